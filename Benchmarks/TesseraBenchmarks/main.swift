@@ -1,0 +1,2 @@
+import TesseraKernels
+print("benchmarks")

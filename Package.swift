@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Swift 6 language mode turns on complete strict-concurrency checking for every target.
+let strictConcurrency: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "Tessera",
+    products: [
+        .library(name: "Tessera", targets: ["Tessera"]),
+        .executable(name: "tessera", targets: ["tessera"]),
+    ],
+    targets: [
+        // OpenBLAS through its C interface; `libopenblas-dev` provides the header and library.
+        .systemLibrary(
+            name: "COpenBLAS",
+            path: "Sources/COpenBLAS",
+            providers: [.apt(["libopenblas-dev"])]
+        ),
+        .target(
+            name: "TesseraKernels",
+            dependencies: ["COpenBLAS"],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "Tessera",
+            dependencies: ["TesseraKernels"],
+            swiftSettings: strictConcurrency
+        ),
+        .executableTarget(
+            name: "tessera",
+            dependencies: ["Tessera"],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "_TesseraTestSupport",
+            dependencies: ["TesseraKernels"],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "TesseraKernelsTests",
+            dependencies: ["TesseraKernels", "_TesseraTestSupport"],
+            swiftSettings: strictConcurrency
+        ),
+        .executableTarget(
+            name: "TesseraBenchmarks",
+            dependencies: ["TesseraKernels", "COpenBLAS"],
+            path: "Benchmarks/TesseraBenchmarks",
+            swiftSettings: strictConcurrency
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

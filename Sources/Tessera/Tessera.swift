@@ -1,0 +1,4 @@
+// The umbrella module: `import Tessera` brings in Foundation and every public Tessera module,
+// the way `import CoreML` does on Apple platforms.
+@_exported import Foundation
+@_exported import TesseraKernels

@@ -1,0 +1,188 @@
+import Synchronization
+
+/// Why the pool refused an allocation.
+public enum BufferPoolError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Granting the request would put more than `limit` bytes in live buffers.
+    case memoryLimitExceeded(requested: Int, live: Int, limit: Int)
+    /// A negative size was asked for.
+    case invalidSize(Int)
+
+    public var description: String {
+        switch self {
+        case let .memoryLimitExceeded(requested, live, limit):
+            return "BufferPool: allocating \(requested) bytes would exceed the memory limit of \(limit) bytes "
+                + "(\(live) bytes are live); raise BufferPool.memoryLimit or release tensors"
+        case let .invalidSize(size):
+            return "BufferPool: cannot allocate a negative number of bytes (\(size))"
+        }
+    }
+}
+
+/// A size-bucketed cache of 64-byte-aligned buffers, with a cap on live memory.
+///
+/// Requests round up to a size class (four classes per power of two, at least 64 bytes), so
+/// a buffer released by one operation is reused by the next of similar size without going
+/// back to the system allocator. Two limits apply:
+///
+/// - ``memoryLimit``: the most bytes that may be live (handed out and not yet released) at
+///   once. An allocation beyond it throws ``BufferPoolError/memoryLimitExceeded(requested:live:limit:)``.
+/// - ``cacheLimit``: the most bytes kept for reuse after release; beyond it, released buffers
+///   are freed, oldest size classes first.
+///
+/// The pool is thread-safe.
+///
+/// ```swift
+/// let pool = BufferPool(memoryLimit: 1 << 30, cacheLimit: 256 << 20)
+/// let a = try pool.allocate(byteCount: 4096)
+/// print(pool.statistics.liveBytes)   // 4096
+/// ```
+public final class BufferPool: Sendable {
+    /// Counters describing the pool's use since it was made.
+    public struct Statistics: Sendable, Equatable, CustomStringConvertible {
+        /// Allocations served.
+        public var allocations = 0
+        /// Allocations served from the cache.
+        public var reuses = 0
+        /// Allocations refused for the memory limit.
+        public var refusals = 0
+        /// Bytes (size classes) currently handed out.
+        public var liveBytes = 0
+        /// The most bytes ever live at once.
+        public var peakLiveBytes = 0
+        /// Bytes held in the cache for reuse.
+        public var cachedBytes = 0
+
+        public var description: String {
+            "allocations \(allocations), reuses \(reuses), refusals \(refusals), live \(liveBytes) B, "
+                + "peak \(peakLiveBytes) B, cached \(cachedBytes) B"
+        }
+    }
+
+    struct State {
+        var memoryLimit: Int
+        var cacheLimit: Int
+        /// Cached blocks by size class, as addresses (plain integers, so the state stays `Sendable`).
+        var freeLists: [Int: [UInt]] = [:]
+        var statistics = Statistics()
+    }
+
+    private let state: Mutex<State>
+
+    /// The pool the kernels and the graph use unless told otherwise.
+    ///
+    /// Its memory limit is 80% of physical memory; its cache limit is 1/8 of that.
+    public static let shared: BufferPool = {
+        let physical = Int(clamping: ProcessInfoShim.physicalMemory)
+        let limit = physical / 10 * 8
+        return BufferPool(memoryLimit: limit, cacheLimit: limit / 8)
+    }()
+
+    /// A pool with the given limits, in bytes.
+    public init(memoryLimit: Int, cacheLimit: Int) {
+        state = Mutex(State(memoryLimit: memoryLimit, cacheLimit: cacheLimit))
+    }
+
+    deinit {
+        state.withLock { state in
+            for (_, list) in state.freeLists { for address in list { UnsafeMutableRawPointer(bitPattern: address)?.deallocate() } }
+            state.freeLists = [:]
+        }
+    }
+
+    /// The most bytes that may be live at once.
+    public var memoryLimit: Int {
+        get { state.withLock { $0.memoryLimit } }
+        set { state.withLock { $0.memoryLimit = newValue } }
+    }
+
+    /// The most bytes kept for reuse; lowering it frees cached buffers at once.
+    public var cacheLimit: Int {
+        get { state.withLock { $0.cacheLimit } }
+        set {
+            state.withLock { state in
+                state.cacheLimit = newValue
+                BufferPool.evict(&state, toFit: 0)
+            }
+        }
+    }
+
+    /// A snapshot of the counters.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// The size class a request of `byteCount` bytes is served from.
+    ///
+    /// At least 64 bytes; above that, four classes per power of two (x, 1.25x, 1.5x, 1.75x).
+    public static func sizeClass(for byteCount: Int) -> Int {
+        if byteCount <= 64 { return 64 }
+        let highBit = Int.bitWidth - 1 - (byteCount - 1).leadingZeroBitCount  // floor(log2(byteCount - 1))
+        let base = 1 << highBit
+        let step = Swift.max(base / 4, 64)
+        return (byteCount + step - 1) / step * step
+    }
+
+    /// Hands out a buffer of at least `byteCount` bytes, reusing a cached one when possible.
+    ///
+    /// - Throws: ``BufferPoolError/memoryLimitExceeded(requested:live:limit:)`` when the live
+    ///   total would pass ``memoryLimit``; ``BufferPoolError/invalidSize(_:)`` for a negative size.
+    public func allocate(byteCount: Int) throws(BufferPoolError) -> AlignedBuffer {
+        guard byteCount >= 0 else { throw .invalidSize(byteCount) }
+        let capacity = BufferPool.sizeClass(for: byteCount)
+        let reused: UInt? = try state.withLock { (state) throws(BufferPoolError) -> UInt? in
+            if state.statistics.liveBytes + capacity > state.memoryLimit {
+                state.statistics.refusals += 1
+                throw .memoryLimitExceeded(
+                    requested: byteCount, live: state.statistics.liveBytes, limit: state.memoryLimit)
+            }
+            state.statistics.allocations += 1
+            state.statistics.liveBytes += capacity
+            state.statistics.peakLiveBytes = Swift.max(state.statistics.peakLiveBytes, state.statistics.liveBytes)
+            if let address = state.freeLists[capacity]?.popLast() {
+                state.statistics.reuses += 1
+                state.statistics.cachedBytes -= capacity
+                return address
+            }
+            return nil
+        }
+        let pointer =
+            reused.flatMap { UnsafeMutableRawPointer(bitPattern: $0) }
+            ?? UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: AlignedBuffer.alignment)
+        return AlignedBuffer(pointer: pointer, byteCount: byteCount, capacity: capacity, pool: self)
+    }
+
+    /// Frees every cached buffer.
+    public func trim() {
+        state.withLock { state in
+            for (_, list) in state.freeLists { for address in list { UnsafeMutableRawPointer(bitPattern: address)?.deallocate() } }
+            state.freeLists = [:]
+            state.statistics.cachedBytes = 0
+        }
+    }
+
+    func recycle(_ pointer: UnsafeMutableRawPointer, capacity: Int) {
+        let address = UInt(bitPattern: pointer)
+        let keep = state.withLock { state -> Bool in
+            state.statistics.liveBytes -= capacity
+            guard capacity <= state.cacheLimit else { return false }
+            BufferPool.evict(&state, toFit: capacity)
+            state.freeLists[capacity, default: []].append(address)
+            state.statistics.cachedBytes += capacity
+            return true
+        }
+        if !keep { pointer.deallocate() }
+    }
+
+    /// Frees cached buffers, largest classes first, until `incoming` more bytes fit the cache.
+    private static func evict(_ state: inout State, toFit incoming: Int) {
+        guard state.statistics.cachedBytes + incoming > state.cacheLimit else { return }
+        for size in state.freeLists.keys.sorted(by: >) {
+            while state.statistics.cachedBytes + incoming > state.cacheLimit,
+                let address = state.freeLists[size]?.popLast()
+            {
+                UnsafeMutableRawPointer(bitPattern: address)?.deallocate()
+                state.statistics.cachedBytes -= size
+            }
+            if state.freeLists[size]?.isEmpty == true { state.freeLists[size] = nil }
+            if state.statistics.cachedBytes + incoming <= state.cacheLimit { return }
+        }
+    }
+}

@@ -1,0 +1,203 @@
+/// How an operand's elements sit in memory: a shape, a stride per dimension (in elements,
+/// not bytes) and an offset from the base pointer.
+///
+/// Broadcast dimensions have stride 0; transposes and permutations are a reordering of
+/// strides; slices move the offset. Kernels read operands through a layout and write their
+/// results contiguously in row-major order.
+///
+/// ```swift
+/// let m = StridedLayout(contiguous: [2, 3])          // strides [3, 1]
+/// let t = m.permuted([1, 0])                        // shape [3, 2], strides [1, 3]
+/// let row = StridedLayout(contiguous: [3]).broadcast(to: [4, 3])   // strides [0, 1]
+/// ```
+public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
+    /// The size of each dimension; empty for a rank-0 (scalar) operand.
+    public var shape: [Int]
+    /// The distance in elements between neighbours along each dimension.
+    public var strides: [Int]
+    /// The position of element `[0, 0, …]` relative to the base pointer, in elements.
+    public var offset: Int
+
+    /// A layout with explicit strides.
+    ///
+    /// - Precondition: `shape` and `strides` have the same count and no dimension is negative.
+    @inlinable
+    public init(shape: [Int], strides: [Int], offset: Int = 0) {
+        precondition(
+            shape.count == strides.count,
+            "[StridedLayout] shape \(shape) and strides \(strides) differ in rank")
+        precondition(shape.allSatisfy { $0 >= 0 }, "[StridedLayout] negative dimension in shape \(shape)")
+        self.shape = shape
+        self.strides = strides
+        self.offset = offset
+    }
+
+    /// The row-major (C order) layout of `shape`.
+    @inlinable
+    public init(contiguous shape: [Int]) {
+        self.init(shape: shape, strides: StridedLayout.contiguousStrides(for: shape))
+    }
+
+    /// Row-major strides for `shape`: the last dimension has stride 1.
+    @inlinable
+    public static func contiguousStrides(for shape: [Int]) -> [Int] {
+        var strides = [Int](repeating: 1, count: shape.count)
+        var running = 1
+        for axis in stride(from: shape.count - 1, through: 0, by: -1) {
+            strides[axis] = running
+            running *= Swift.max(shape[axis], 1)
+        }
+        return strides
+    }
+
+    /// The number of dimensions.
+    @inlinable public var rank: Int { shape.count }
+
+    /// The number of elements (1 for rank 0, 0 when any dimension is 0).
+    @inlinable public var count: Int { shape.reduce(1, *) }
+
+    /// Whether the elements are exactly row-major from `offset` on, with no gaps.
+    ///
+    /// Dimensions of size 1 may have any stride.
+    @inlinable
+    public var isContiguous: Bool {
+        var expected = 1
+        for axis in stride(from: rank - 1, through: 0, by: -1) where shape[axis] != 1 {
+            if strides[axis] != expected { return false }
+            expected *= shape[axis]
+        }
+        return true
+    }
+
+    /// The smallest and largest element positions (relative to the base pointer) the layout
+    /// touches, or `nil` when it has no elements. Use it to check that a layout stays inside
+    /// a buffer before handing it to a kernel.
+    @inlinable
+    public var elementRange: ClosedRange<Int>? {
+        if count == 0 { return nil }
+        var low = offset
+        var high = offset
+        for axis in 0..<rank {
+            let reach = strides[axis] * (shape[axis] - 1)
+            if reach < 0 { low += reach } else { high += reach }
+        }
+        return low...high
+    }
+
+    /// The layout with dimensions reordered: result dimension `i` is this layout's
+    /// dimension `permutation[i]`.
+    ///
+    /// - Precondition: `permutation` is a permutation of `0..<rank`.
+    @inlinable
+    public func permuted(_ permutation: [Int]) -> StridedLayout {
+        precondition(
+            permutation.count == rank && Set(permutation) == Set(0..<rank),
+            "[permute] \(permutation) is not a permutation of the axes of shape \(shape)")
+        return StridedLayout(
+            shape: permutation.map { shape[$0] }, strides: permutation.map { strides[$0] }, offset: offset)
+    }
+
+    /// The layout read as `target` under NumPy broadcasting: missing leading dimensions and
+    /// dimensions of size 1 get stride 0.
+    ///
+    /// - Precondition: the shapes are broadcast-compatible (each dimension equal, or 1 here).
+    @inlinable
+    public func broadcast(to target: [Int]) -> StridedLayout {
+        precondition(
+            target.count >= rank, "[broadcast] cannot broadcast shape \(shape) to lower-rank shape \(target)")
+        let lead = target.count - rank
+        var newStrides = [Int](repeating: 0, count: target.count)
+        for axis in 0..<rank {
+            let size = shape[axis]
+            let want = target[lead + axis]
+            if size == want {
+                newStrides[lead + axis] = size == 1 ? 0 : strides[axis]
+            } else {
+                precondition(size == 1, "[broadcast] cannot broadcast shape \(shape) to \(target)")
+            }
+        }
+        return StridedLayout(shape: target, strides: newStrides, offset: offset)
+    }
+
+    /// The NumPy broadcast of two shapes, or `nil` when they are incompatible.
+    @inlinable
+    public static func broadcastShape(_ a: [Int], _ b: [Int]) -> [Int]? {
+        let rank = Swift.max(a.count, b.count)
+        var result = [Int](repeating: 1, count: rank)
+        for i in 0..<rank {
+            let x = i < rank - a.count ? 1 : a[i - (rank - a.count)]
+            let y = i < rank - b.count ? 1 : b[i - (rank - b.count)]
+            if x == y || y == 1 {
+                result[i] = x
+            } else if x == 1 {
+                result[i] = y
+            } else {
+                return nil
+            }
+        }
+        return result
+    }
+
+    public var description: String {
+        offset == 0 ? "\(shape) strides \(strides)" : "\(shape) strides \(strides) offset \(offset)"
+    }
+}
+
+/// Several operands' strides over one shared iteration shape, with dimensions merged where
+/// every operand allows it.
+///
+/// Two neighbouring dimensions `i, i+1` merge when, for every operand,
+/// `stride[i] == stride[i+1] * shape[i+1]`; dimensions of size 1 drop out. A contiguous
+/// `[8, 3, 224, 224]` buffer added to a `[1, 3, 1, 1]` broadcast collapses to
+/// `[8, 3, 50176]` with strides `[150528, 50176, 1]` and `[0, 1, 0]`, so the inner loop runs
+/// 50176 elements at a time.
+///
+/// ```swift
+/// let c = CollapsedLayouts(shape: [4, 5, 6], strides: [[30, 6, 1], [30, 6, 1]])
+/// c.shape      // [120]
+/// c.strides    // [[1], [1]]
+/// ```
+public struct CollapsedLayouts: Sendable, Hashable {
+    /// The merged iteration shape (never contains 1s unless it is `[1]` for a scalar).
+    public var shape: [Int]
+    /// For each operand, its strides over `shape`.
+    public var strides: [[Int]]
+
+    /// Merges the dimensions of `shape` as far as every operand's `strides` allow.
+    @inlinable
+    public init(shape: [Int], strides operandStrides: [[Int]]) {
+        for s in operandStrides {
+            precondition(s.count == shape.count, "[collapse] strides \(s) do not match shape \(shape)")
+        }
+        var outShape: [Int] = []
+        var outStrides: [[Int]] = Array(repeating: [], count: operandStrides.count)
+        outShape.reserveCapacity(shape.count)
+        for axis in 0..<shape.count where shape[axis] != 1 {
+            let size = shape[axis]
+            if let last = outShape.indices.last {
+                var mergeable = true
+                for k in 0..<operandStrides.count
+                where outStrides[k][last] != operandStrides[k][axis] * size {
+                    mergeable = false
+                    break
+                }
+                if mergeable {
+                    outShape[last] *= size
+                    for k in 0..<operandStrides.count { outStrides[k][last] = operandStrides[k][axis] }
+                    continue
+                }
+            }
+            outShape.append(size)
+            for k in 0..<operandStrides.count { outStrides[k].append(operandStrides[k][axis]) }
+        }
+        if outShape.isEmpty {
+            outShape = [1]
+            for k in 0..<operandStrides.count { outStrides[k] = [0] }
+        }
+        self.shape = outShape
+        self.strides = outStrides
+    }
+
+    /// The number of elements in the iteration space.
+    @inlinable public var count: Int { shape.reduce(1, *) }
+}

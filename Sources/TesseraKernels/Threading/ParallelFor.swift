@@ -1,0 +1,146 @@
+import COpenBLAS
+import Dispatch
+import Foundation
+import Synchronization
+
+/// How much work one item of a ``parallelFor(count:cost:_:)`` loop is, in nanoseconds on one
+/// core. It decides whether a loop is worth splitting across threads and into how many chunks.
+public struct ParallelCost: Sendable, Hashable {
+    /// Estimated nanoseconds per item.
+    public var nanosecondsPerItem: Double
+
+    /// A cost of `nanoseconds` per item.
+    public init(nanosecondsPerItem: Double) {
+        self.nanosecondsPerItem = nanosecondsPerItem
+    }
+
+    /// One streaming element-wise operation (an add, a copy, a compare) per item.
+    public static let elementwise = ParallelCost(nanosecondsPerItem: 0.4)
+    /// One transcendental function (exp, log, tanh, erf) per item.
+    public static let transcendental = ParallelCost(nanosecondsPerItem: 4)
+    /// `nanoseconds` per item, for rows, blocks or images.
+    public static func perItem(nanoseconds: Double) -> ParallelCost {
+        ParallelCost(nanosecondsPerItem: nanoseconds)
+    }
+}
+
+/// The number of threads the kernel layer uses, and OpenBLAS's thread count with it.
+///
+/// Both default to the number of active processors. Change them together through
+/// ``setCoreBudget(_:)`` so Tessera's own loops and OpenBLAS never oversubscribe the machine.
+public enum KernelThreads {
+    private static let budget = Atomic<Int>(0)
+    /// Loops whose estimated total work is below this many nanoseconds run serially: splitting
+    /// them costs more than it saves.
+    public static let serialThresholdNanoseconds: Double = 30_000
+
+    /// The number of threads a ``parallelFor(count:cost:_:)`` loop may use.
+    public static var coreBudget: Int {
+        let current = budget.load(ordering: .relaxed)
+        if current > 0 { return current }
+        let initial = ProcessInfoShim.activeProcessorCount
+        setCoreBudget(initial)
+        return initial
+    }
+
+    /// Sets the thread budget for Tessera's loops and OpenBLAS together.
+    ///
+    /// - Precondition: `cores >= 1`.
+    public static func setCoreBudget(_ cores: Int) {
+        precondition(cores >= 1, "[KernelThreads] core budget must be at least 1, got \(cores)")
+        budget.store(cores, ordering: .relaxed)
+        openblas_set_num_threads(Int32(cores))
+    }
+
+    /// Makes sure OpenBLAS has been told the budget; call before the first BLAS call.
+    @inlinable
+    public static func configure() {
+        _ = coreBudget
+    }
+}
+
+/// Marks threads that are inside a parallel region, so a nested `parallelFor` runs serially.
+@usableFromInline
+enum ParallelRegion {
+    @usableFromInline static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        precondition(status == 0, "[parallelFor] pthread_key_create failed (\(status))")
+        return key
+    }()
+
+    @usableFromInline static var isInside: Bool { pthread_getspecific(key) != nil }
+
+    @usableFromInline static func enter() -> UnsafeMutableRawPointer? {
+        let previous = pthread_getspecific(key)
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        return previous
+    }
+
+    @usableFromInline static func leave(restoring previous: UnsafeMutableRawPointer?) {
+        pthread_setspecific(key, previous.map { UnsafeRawPointer($0) })
+    }
+}
+
+/// Runs `body` over `0..<count` in contiguous chunks, in parallel when the work is large enough.
+///
+/// The loop stays on the calling thread when `count × cost` is below
+/// ``KernelThreads/serialThresholdNanoseconds``, when the core budget is 1, or when it is
+/// called from inside another `parallelFor` (regions never nest). Otherwise it splits the
+/// range into about four chunks per core (whole chunks, never interleaved items) and runs
+/// them with `DispatchQueue.concurrentPerform`; the calling thread takes part. `body` must
+/// not block waiting for other work.
+///
+/// ```swift
+/// parallelFor(count: n, cost: .elementwise) { range in
+///     for i in range { out[i] = a[i] + b[i] }
+/// }
+/// ```
+///
+/// - Parameters:
+///   - count: The number of items; nothing runs when it is 0 or less.
+///   - cost: The estimated cost of one item.
+///   - alignment: Chunk boundaries fall on multiples of this many items (for example 16
+///     floats, one cache line), except the end of the last chunk.
+///   - body: Called once per chunk with the chunk's items.
+@inlinable
+public func parallelFor(
+    count: Int, cost: ParallelCost, alignment: Int = 1, _ body: (Range<Int>) -> Void
+) {
+    guard count > 0 else { return }
+    let budget = KernelThreads.coreBudget
+    let total = Double(count) * cost.nanosecondsPerItem
+    if budget <= 1 || total < KernelThreads.serialThresholdNanoseconds || ParallelRegion.isInside {
+        body(0..<count)
+        return
+    }
+    // About four chunks per core balances uneven chunks without paying much dispatch; no
+    // chunk is smaller than half the serial threshold's worth of work.
+    let minimumItems = Swift.max(1, Int(KernelThreads.serialThresholdNanoseconds / 2 / cost.nanosecondsPerItem))
+    let chunkCount = Swift.max(1, Swift.min(budget * 4, count / minimumItems))
+    if chunkCount == 1 {
+        body(0..<count)
+        return
+    }
+    let align = Swift.max(1, alignment)
+    let chunkSize = ((count + chunkCount - 1) / chunkCount + align - 1) / align * align
+    let chunks = (count + chunkSize - 1) / chunkSize
+    withoutActuallyEscaping(body) { body in
+        let box = UncheckedSendableBox(body)
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            let start = chunk * chunkSize
+            let end = Swift.min(count, start + chunkSize)
+            let previous = ParallelRegion.enter()
+            box.value(start..<end)
+            ParallelRegion.leave(restoring: previous)
+        }
+    }
+}
+
+/// Carries a value across a concurrency boundary whose safety the caller guarantees
+/// (here: a loop body that only touches disjoint memory per chunk).
+@usableFromInline
+struct UncheckedSendableBox<Value>: @unchecked Sendable {
+    @usableFromInline let value: Value
+    @usableFromInline init(_ value: Value) { self.value = value }
+}

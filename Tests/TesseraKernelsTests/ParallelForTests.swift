@@ -1,0 +1,44 @@
+import Synchronization
+import Testing
+import TesseraKernels
+
+@Suite("parallelFor")
+struct ParallelForTests {
+    @Test("every item runs exactly once, in aligned chunks", arguments: [0, 1, 7, 1000, 100_003])
+    func coversRange(count: Int) {
+        let hits = UnsafeMutablePointer<Int32>.allocate(capacity: max(count, 1))
+        hits.initialize(repeating: 0, count: max(count, 1))
+        defer { hits.deallocate() }
+        let chunks = Atomic<Int>(0)
+        let badStarts = Atomic<Int>(0)
+        let pointer = UncheckedPointer(hits)
+        parallelFor(count: count, cost: .transcendental, alignment: 16) { range in
+            chunks.add(1, ordering: .relaxed)
+            if range.lowerBound % 16 != 0 { badStarts.add(1, ordering: .relaxed) }
+            for i in range { pointer.value[i] += 1 }
+        }
+        #expect((0..<count).allSatisfy { hits[$0] == 1 })
+        #expect(badStarts.load(ordering: .relaxed) == 0)
+        if count >= 100_000 && KernelThreads.coreBudget > 1 {
+            #expect(chunks.load(ordering: .relaxed) > 1)
+        }
+    }
+
+    @Test("a nested parallelFor runs serially on its caller's thread")
+    func nested() {
+        let innerChunks = Atomic<Int>(0)
+        parallelFor(count: 100_000, cost: .transcendental) { _ in
+            parallelFor(count: 100_000, cost: .transcendental) { _ in
+                innerChunks.add(1, ordering: .relaxed)
+            }
+        }
+        let outer = KernelThreads.coreBudget > 1 ? 2 : 1
+        #expect(innerChunks.load(ordering: .relaxed) >= outer)
+        #expect(innerChunks.load(ordering: .relaxed) <= 4 * KernelThreads.coreBudget)
+    }
+}
+
+struct UncheckedPointer<T>: @unchecked Sendable {
+    let value: UnsafeMutablePointer<T>
+    init(_ value: UnsafeMutablePointer<T>) { self.value = value }
+}
