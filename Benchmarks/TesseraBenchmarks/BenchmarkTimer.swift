@@ -1,0 +1,45 @@
+import Foundation
+
+/// The result of timing one workload: the median and spread of repeated runs.
+struct Timing {
+    /// Seconds per run, sorted.
+    let samples: [Double]
+    var median: Double { samples[samples.count / 2] }
+    var best: Double { samples[0] }
+    /// The interquartile range, as a fraction of the median.
+    var spread: Double {
+        let q1 = samples[samples.count / 4]
+        let q3 = samples[(samples.count * 3) / 4]
+        return (q3 - q1) / median
+    }
+}
+
+/// Runs `body` `warmups` times untimed, then `iterations` times timed, and returns the timings.
+///
+/// Inputs are built by the caller outside `body`; `body` should end when the result is in
+/// memory.
+func measure(warmups: Int = 3, iterations: Int = 30, _ body: () -> Void) -> Timing {
+    for _ in 0..<warmups { body() }
+    var samples: [Double] = []
+    samples.reserveCapacity(iterations)
+    for _ in 0..<iterations {
+        let start = DispatchTime.now().uptimeNanoseconds
+        body()
+        let end = DispatchTime.now().uptimeNanoseconds
+        samples.append(Double(end - start) / 1e9)
+    }
+    return Timing(samples: samples.sorted())
+}
+
+/// Prints one line of a benchmark table.
+func report(_ name: String, _ timing: Timing, _ figures: String) {
+    let ms = String(format: "%9.3f ms", timing.median * 1e3)
+    let spread = String(format: "±%4.1f%%", timing.spread * 100)
+    print("\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(ms) \(spread)  \(figures)")
+}
+
+/// Keeps the optimizer from deleting work whose result is otherwise unused.
+@inline(never)
+func blackHole<T>(_ value: T) {
+    withExtendedLifetime(value) {}
+}
