@@ -1,0 +1,205 @@
+import Foundation
+
+/// The floating-point compute types: `Float` and `Double` share one generic implementation
+/// of every op; each supplies its vector `exp` and its C-library functions.
+@usableFromInline
+protocol FloatComputeScalar: FusedComputeScalar, BinaryFloatingPoint, Codable {
+    static func vectorExp(_ x: SIMD16<Self>) -> SIMD16<Self>
+    static func libm(_ op: UnaryOp, _ x: Self) -> Self
+    static func libmPow(_ x: Self, _ y: Self) -> Self
+    static func libmFmod(_ x: Self, _ y: Self) -> Self
+}
+
+extension FloatComputeScalar {
+    @usableFromInline static func supports(_ op: UnaryOp) -> Bool { true }
+
+    @usableFromInline
+    static func apply(_ op: UnaryOp, _ src: UnsafePointer<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int) {
+        typealias V = SIMD16<Self>
+        switch op {
+        case .neg: BlockLoop.map(src, dst, n) { -$0 }
+        case .abs: BlockLoop.map(src, dst, n) { $0.replacing(with: -$0, where: $0 .< 0) }
+        case .sign:
+            BlockLoop.map(src, dst, n) { x in
+                var r = V(repeating: 0)
+                r.replace(with: 1, where: x .> 0)
+                r.replace(with: -1, where: x .< 0)
+                r.replace(with: x, where: x .!= x)
+                return r
+            }
+        case .sqrt: BlockLoop.map(src, dst, n) { $0.squareRoot() }
+        case .rsqrt: BlockLoop.map(src, dst, n) { 1 / $0.squareRoot() }
+        case .square: BlockLoop.map(src, dst, n) { $0 * $0 }
+        case .reciprocal: BlockLoop.map(src, dst, n) { 1 / $0 }
+        case .exp: BlockLoop.map(src, dst, n) { vectorExp($0) }
+        case .sigmoid: BlockLoop.map(src, dst, n) { 1 / (1 + vectorExp(-$0)) }
+        case .floor: BlockLoop.map(src, dst, n) { $0.rounded(.down) }
+        case .ceil: BlockLoop.map(src, dst, n) { $0.rounded(.up) }
+        case .round: BlockLoop.map(src, dst, n) { $0.rounded(.toNearestOrEven) }
+        case .erf:
+            // The vector fit is good to ~1e-7, which is float precision but not double's.
+            if computeType == .float64 {
+                BlockLoop.mapScalar(src, dst, n) { libm(op, $0) }
+            } else {
+                BlockLoop.map(src, dst, n) { vectorErf($0) }
+            }
+        case .exp2, .log, .sin, .cos, .tan, .asin, .acos, .atan, .sinh, .cosh, .tanh, .asinh, .acosh, .atanh:
+            BlockLoop.mapScalar(src, dst, n) { libm(op, $0) }
+        }
+    }
+
+    @usableFromInline
+    static func apply(
+        _ op: BinaryOp, _ a: BlockOperand<Self>, _ b: BlockOperand<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int
+    ) {
+        typealias V = SIMD16<Self>
+        @inline(__always) func flag(_ m: SIMDMask<V.MaskStorage>) -> V {
+            V(repeating: 0).replacing(with: 1, where: m)
+        }
+        switch op {
+        case .add: BlockLoop.map(a, b, dst, n) { $0 + $1 }
+        case .sub: BlockLoop.map(a, b, dst, n) { $0 - $1 }
+        case .mul: BlockLoop.map(a, b, dst, n) { $0 * $1 }
+        case .div: BlockLoop.map(a, b, dst, n) { $0 / $1 }
+        case .min:
+            BlockLoop.map(a, b, dst, n) { x, y in
+                var r = x.replacing(with: y, where: y .< x)
+                r.replace(with: x, where: x .!= x)
+                r.replace(with: y, where: y .!= y)
+                return r
+            }
+        case .max:
+            BlockLoop.map(a, b, dst, n) { x, y in
+                var r = x.replacing(with: y, where: y .> x)
+                r.replace(with: x, where: x .!= x)
+                r.replace(with: y, where: y .!= y)
+                return r
+            }
+        case .equal: BlockLoop.map(a, b, dst, n) { flag($0 .== $1) }
+        case .notEqual: BlockLoop.map(a, b, dst, n) { flag($0 .!= $1) }
+        case .less: BlockLoop.map(a, b, dst, n) { flag($0 .< $1) }
+        case .lessEqual: BlockLoop.map(a, b, dst, n) { flag($0 .<= $1) }
+        case .greater: BlockLoop.map(a, b, dst, n) { flag($0 .> $1) }
+        case .greaterEqual: BlockLoop.map(a, b, dst, n) { flag($0 .>= $1) }
+        case .logicalAnd: BlockLoop.map(a, b, dst, n) { flag(($0 .!= 0) .& ($1 .!= 0)) }
+        case .logicalOr: BlockLoop.map(a, b, dst, n) { flag(($0 .!= 0) .| ($1 .!= 0)) }
+        case .logicalXor: BlockLoop.map(a, b, dst, n) { flag(($0 .!= 0) .^ ($1 .!= 0)) }
+        case .pow: BlockLoop.mapScalar(a, b, dst, n) { libmPow($0, $1) }
+        case .remainder:
+            // Floored modulo (Python, NumPy `mod`): the result takes the divisor's sign.
+            BlockLoop.mapScalar(a, b, dst, n) { x, y in
+                var r = libmFmod(x, y)
+                if r != 0 && ((r < 0) != (y < 0)) { r += y }
+                return r
+            }
+        }
+    }
+
+    @usableFromInline
+    static func select(
+        _ cond: UnsafePointer<Self>, _ a: UnsafePointer<Self>, _ b: UnsafePointer<Self>,
+        _ dst: UnsafeMutablePointer<Self>, _ n: Int
+    ) {
+        for i in 0..<n { dst[i] = cond[i] != 0 ? a[i] : b[i] }
+    }
+
+    /// The error function, vectorised: a Taylor series below |x| = 0.5 and Numerical Recipes'
+    /// Chebyshev fit of erfc (relative error below 1.2e-7) above.
+    @inline(__always)
+    static func vectorErf(_ x: SIMD16<Self>) -> SIMD16<Self> {
+        typealias V = SIMD16<Self>
+        let z = x.replacing(with: -x, where: x .< 0)
+        // Small |x|: 2/sqrt(pi) * x * (1 - x²/3 + x⁴/10 - x⁶/42 + x⁸/216 - x¹⁰/1320)
+        let x2 = x * x
+        var series = V(repeating: -1.0 / 1320)
+        series = series * x2 + 1.0 / 216
+        series = series * x2 - 1.0 / 42
+        series = series * x2 + 1.0 / 10
+        series = series * x2 - 1.0 / 3
+        series = series * x2 + 1
+        let small = series * x * 1.1283791670955126
+        // Large |x|: 1 - erfc(|x|), with the sign restored.
+        let t = 1 / (1 + 0.5 * z)
+        var p = V(repeating: 0.17087277)
+        p = p * t - 0.82215223
+        p = p * t + 1.48851587
+        p = p * t - 1.13520398
+        p = p * t + 0.27886807
+        p = p * t - 0.18628806
+        p = p * t + 0.09678418
+        p = p * t + 0.37409196
+        p = p * t + 1.00002368
+        p = p * t - 1.26551223
+        let erfc = t * vectorExp(-z * z + p)
+        var large = 1 - erfc
+        large.replace(with: -large, where: x .< 0)
+        var result = small.replacing(with: large, where: z .>= 0.5)
+        result.replace(with: x, where: x .!= x)
+        return result
+    }
+}
+
+extension Float: FloatComputeScalar {
+    @usableFromInline static var computeType: FusedProgram.ComputeType { .float32 }
+    @usableFromInline @inline(__always)
+    static func vectorExp(_ x: SIMD16<Float>) -> SIMD16<Float> { SIMDMath.exp(x) }
+    @usableFromInline @inline(__always) static func libmPow(_ x: Float, _ y: Float) -> Float { Foundation.pow(x, y) }
+    @usableFromInline @inline(__always) static func libmFmod(_ x: Float, _ y: Float) -> Float { Foundation.fmod(x, y) }
+    @usableFromInline @inline(__always)
+    static func libm(_ op: UnaryOp, _ x: Float) -> Float {
+        switch op {
+        case .exp2: return Foundation.exp2(x)
+        case .log: return Foundation.log(x)
+        case .sin: return Foundation.sin(x)
+        case .cos: return Foundation.cos(x)
+        case .tan: return Foundation.tan(x)
+        case .asin: return Foundation.asin(x)
+        case .acos: return Foundation.acos(x)
+        case .atan: return Foundation.atan(x)
+        case .sinh: return Foundation.sinh(x)
+        case .cosh: return Foundation.cosh(x)
+        case .tanh: return Foundation.tanh(x)
+        case .asinh: return Foundation.asinh(x)
+        case .acosh: return Foundation.acosh(x)
+        case .atanh: return Foundation.atanh(x)
+        case .exp: return Foundation.exp(x)
+        case .erf: return Foundation.erf(x)
+        default: preconditionFailure("[elementwise] \(op) has a vector body")
+        }
+    }
+}
+
+extension Double: FloatComputeScalar {
+    @usableFromInline static var computeType: FusedProgram.ComputeType { .float64 }
+    @usableFromInline @inline(__always)
+    static func vectorExp(_ x: SIMD16<Double>) -> SIMD16<Double> {
+        var r = x
+        for lane in 0..<16 { r[lane] = Foundation.exp(x[lane]) }
+        return r
+    }
+    @usableFromInline @inline(__always) static func libmPow(_ x: Double, _ y: Double) -> Double { Foundation.pow(x, y) }
+    @usableFromInline @inline(__always)
+    static func libmFmod(_ x: Double, _ y: Double) -> Double { Foundation.fmod(x, y) }
+    @usableFromInline @inline(__always)
+    static func libm(_ op: UnaryOp, _ x: Double) -> Double {
+        switch op {
+        case .exp2: return Foundation.exp2(x)
+        case .log: return Foundation.log(x)
+        case .sin: return Foundation.sin(x)
+        case .cos: return Foundation.cos(x)
+        case .tan: return Foundation.tan(x)
+        case .asin: return Foundation.asin(x)
+        case .acos: return Foundation.acos(x)
+        case .atan: return Foundation.atan(x)
+        case .sinh: return Foundation.sinh(x)
+        case .cosh: return Foundation.cosh(x)
+        case .tanh: return Foundation.tanh(x)
+        case .asinh: return Foundation.asinh(x)
+        case .acosh: return Foundation.acosh(x)
+        case .atanh: return Foundation.atanh(x)
+        case .exp: return Foundation.exp(x)
+        case .erf: return Foundation.erf(x)
+        default: preconditionFailure("[elementwise] \(op) has a vector body")
+        }
+    }
+}

@@ -1,0 +1,149 @@
+/// How one run of a program reaches each input: decided once per run from the layouts.
+enum FusedInputAccess {
+    /// Every element reads the same position (all strides 0 after collapsing).
+    case uniform(position: Int)
+    /// Element `i` of the iteration space is at `position + i`.
+    case linear(position: Int)
+    /// Elements follow the collapsed `strides` from `position`.
+    case strided(position: Int, strides: [Int])
+}
+
+/// Where an instruction's block lives during a run.
+enum FusedDestination {
+    /// Nothing to store: a constant, or an input read in place.
+    case none
+    /// Scratch slot `s` of the chunk's scratch memory.
+    case slot(Int)
+    /// Written straight into output `o` at the block's position.
+    case output(Int)
+}
+
+/// The per-run plan of a fused program: collapsed shape, input access, scratch slots.
+struct FusedPlan {
+    var shape: [Int]
+    var count: Int
+    var access: [FusedInputAccess]
+    /// Inputs read in place: contiguous with the iteration and already of the compute type.
+    var inPlace: [Bool]
+    var destinations: [FusedDestination]
+    /// Outputs already written by their instruction (nothing to store after the block).
+    var writtenDirectly: [Bool]
+    var slotCount: Int
+    var blockSize: Int
+    var nanosecondsPerElement: Double
+
+    init(
+        program: FusedProgram, computeScalarType: KernelScalarType, shape fullShape: [Int], inputs: [FusedInput],
+        outputs: [FusedOutput]
+    ) {
+        let contiguous = StridedLayout.contiguousStrides(for: fullShape)
+        let collapsed = CollapsedLayouts(shape: fullShape, strides: inputs.map { $0.layout.strides } + [contiguous])
+        shape = collapsed.shape
+        count = collapsed.count
+        let iterationStrides = collapsed.strides[inputs.count]
+        access = []
+        inPlace = []
+        for (k, input) in inputs.enumerated() {
+            let strides = collapsed.strides[k]
+            if strides.allSatisfy({ $0 == 0 }) {
+                access.append(.uniform(position: input.layout.offset))
+                inPlace.append(false)
+            } else if strides == iterationStrides {
+                access.append(.linear(position: input.layout.offset))
+                inPlace.append(input.type == computeScalarType)
+            } else {
+                access.append(.strided(position: input.layout.offset, strides: strides))
+                inPlace.append(false)
+            }
+        }
+
+        // An output overlapping an input must not be written before the block's last read.
+        var overlaps = false
+        for output in outputs {
+            let outStart = UInt(bitPattern: output.pointer)
+            let outEnd = outStart + UInt(count * output.type.byteCount)
+            for input in inputs {
+                guard let range = input.layout.elementRange else { continue }
+                let base = Int(bitPattern: input.pointer)
+                let inStart = UInt(bitPattern: base + range.lowerBound * input.type.byteCount)
+                let inEnd = UInt(bitPattern: base + (range.upperBound + 1) * input.type.byteCount)
+                if inStart < outEnd && outStart < inEnd { overlaps = true }
+            }
+        }
+
+        let instructions = program.instructions
+        var lastUse = [Int](repeating: -1, count: instructions.count)
+        for (index, instruction) in instructions.enumerated() {
+            for operand in instruction.operands { lastUse[operand] = index }
+        }
+        for output in program.outputs { lastUse[output] = instructions.count }
+
+        var directOutput = [Int?](repeating: nil, count: instructions.count)
+        writtenDirectly = [Bool](repeating: false, count: outputs.count)
+        if !overlaps {
+            for (o, register) in program.outputs.enumerated()
+            where directOutput[register] == nil && outputs[o].type == computeScalarType {
+                directOutput[register] = o
+                writtenDirectly[o] = true
+            }
+        }
+
+        destinations = []
+        var freeSlots: [Int] = []
+        slotCount = 0
+        var slotOf = [Int?](repeating: nil, count: instructions.count)
+        var cost = 0.0
+        for (index, instruction) in instructions.enumerated() {
+            for operand in instruction.operands where lastUse[operand] == index {
+                if let slot = slotOf[operand] {
+                    freeSlots.append(slot)
+                    slotOf[operand] = nil
+                }
+            }
+            var needsStorage = true
+            switch instruction {
+            case .constant:
+                needsStorage = false
+            case let .input(k):
+                cost += 0.3
+                if inPlace[k] {
+                    needsStorage = false
+                } else if case .uniform = access[k] {
+                    needsStorage = false
+                }
+            case let .unary(op, _): cost += op.isTranscendental ? (op == .exp || op == .sigmoid ? 1 : 4) : 0.15
+            case let .binary(op, _, _): cost += op.isTranscendental ? 4 : 0.15
+            case .select, .cast: cost += 0.3
+            }
+            if !needsStorage {
+                // An output naming a constant or an in-place input is stored after the block.
+                if let o = directOutput[index] {
+                    writtenDirectly[o] = false
+                    directOutput[index] = nil
+                }
+                destinations.append(.none)
+            } else if let o = directOutput[index] {
+                destinations.append(.output(o))
+            } else {
+                let slot: Int
+                if let free = freeSlots.popLast() {
+                    slot = free
+                } else {
+                    slot = slotCount
+                    slotCount += 1
+                }
+                slotOf[index] = slot
+                destinations.append(.slot(slot))
+            }
+            if lastUse[index] < index, let slot = slotOf[index] {
+                freeSlots.append(slot)  // a dead value: its slot is free again at once
+                slotOf[index] = nil
+            }
+        }
+        nanosecondsPerElement = cost + 0.3 * Double(outputs.count)
+        // Small problems use one block of their own size; three spare slots serve `select`
+        // operands that are uniform within a block.
+        blockSize = Swift.min(FusedProgram.blockSize, (count + 15) / 16 * 16)
+        slotCount += 3
+    }
+}

@@ -1,0 +1,254 @@
+extension FusedProgram {
+    /// Runs the program over every element of `shape`.
+    ///
+    /// - Parameters:
+    ///   - shape: The iteration shape; every input layout has this shape (stride 0 where it
+    ///     broadcasts) and every output is written contiguously in this shape.
+    ///   - inputs: At least ``inputCount`` operands.
+    ///   - outputs: One per entry of ``outputs``.
+    /// - Precondition: the counts match and every input layout's shape equals `shape`.
+    public func run(shape: [Int], inputs: [FusedInput], outputs outputOperands: [FusedOutput]) {
+        precondition(
+            inputs.count >= inputCount, "[fused] program reads \(inputCount) inputs but \(inputs.count) were given")
+        precondition(
+            outputOperands.count == outputs.count,
+            "[fused] program writes \(outputs.count) outputs but \(outputOperands.count) were given")
+        for (k, input) in inputs.enumerated() {
+            precondition(
+                input.layout.shape == shape,
+                "[fused] input \(k) has shape \(input.layout.shape), expected the iteration shape \(shape)")
+        }
+        guard shape.reduce(1, *) > 0 else { return }
+        switch computeType {
+        case .float32: FusedRunner<Float>(program: self, shape: shape, inputs: inputs, outputs: outputOperands).run()
+        case .float64: FusedRunner<Double>(program: self, shape: shape, inputs: inputs, outputs: outputOperands).run()
+        case .int32: FusedRunner<Int32>(program: self, shape: shape, inputs: inputs, outputs: outputOperands).run()
+        }
+    }
+}
+
+/// Executes one run of a program in compute type `C`: plans once, then streams blocks in
+/// parallel chunks, each chunk with its own scratch memory.
+struct FusedRunner<C: FusedComputeScalar> {
+    let program: FusedProgram
+    let plan: FusedPlan
+    let inputs: [FusedInput]
+    let outputs: [FusedOutput]
+    /// Values of inputs that are the same at every element, converted once.
+    let uniformInputs: [C?]
+
+    init(program: FusedProgram, shape: [Int], inputs: [FusedInput], outputs: [FusedOutput]) {
+        self.program = program
+        self.inputs = inputs
+        self.outputs = outputs
+        plan = FusedPlan(
+            program: program, computeScalarType: C.computeType.scalarType, shape: shape, inputs: inputs,
+            outputs: outputs)
+        var uniform: [C?] = []
+        for (k, access) in plan.access.enumerated() {
+            if case let .uniform(position) = access {
+                var value = C.converting(Int32(0))
+                ScalarConversion.convert(
+                    inputs[k].pointer + position * inputs[k].type.byteCount, from: inputs[k].type,
+                    into: &value, to: C.computeType.scalarType, count: 1)
+                uniform.append(value)
+            } else {
+                uniform.append(nil)
+            }
+        }
+        uniformInputs = uniform
+    }
+
+    func run() {
+        let blockSize = plan.blockSize
+        let blocks = (plan.count + blockSize - 1) / blockSize
+        let cost = ParallelCost(nanosecondsPerItem: plan.nanosecondsPerElement * Double(blockSize))
+        parallelFor(count: blocks, cost: cost) { range in
+            runChunk(blocks: range)
+        }
+    }
+
+    private func runChunk(blocks: Range<Int>) {
+        let blockSize = plan.blockSize
+        let scratch = UnsafeMutablePointer<C>.allocate(capacity: plan.slotCount * blockSize)
+        let values = UnsafeMutablePointer<BlockOperand<C>>.allocate(capacity: program.instructions.count)
+        defer {
+            scratch.deallocate()
+            values.deallocate()
+        }
+        let spare = scratch + (plan.slotCount - 3) * blockSize
+        for block in blocks {
+            let start = block * blockSize
+            let n = Swift.min(blockSize, plan.count - start)
+            for (index, instruction) in program.instructions.enumerated() {
+                let destination: UnsafeMutablePointer<C>? =
+                    switch plan.destinations[index] {
+                    case .none: nil
+                    case let .slot(s): scratch + s * blockSize
+                    case let .output(o): outputs[o].pointer.assumingMemoryBound(to: C.self) + start
+                    }
+                values[index] = evaluate(instruction, start: start, n: n, into: destination, values: values, spare: spare)
+            }
+            store(start: start, n: n, values: values)
+        }
+    }
+
+    @inline(__always)
+    private func evaluate(
+        _ instruction: FusedProgram.Instruction, start: Int, n: Int, into destination: UnsafeMutablePointer<C>?,
+        values: UnsafeMutablePointer<BlockOperand<C>>, spare: UnsafeMutablePointer<C>
+    ) -> BlockOperand<C> {
+        switch instruction {
+        case let .constant(value):
+            return .uniform(C.converting(value))
+        case let .input(k):
+            if let value = uniformInputs[k] { return .uniform(value) }
+            if plan.inPlace[k], case let .linear(position) = plan.access[k] {
+                return .block(inputs[k].pointer.assumingMemoryBound(to: C.self) + position + start)
+            }
+            return load(k, start: start, n: n, into: destination!)
+        case let .unary(op, a):
+            switch values[a] {
+            case let .uniform(x): return .uniform(C.apply(op, scalar: x))
+            case let .block(p):
+                C.apply(op, p, destination!, n)
+                return .block(destination!)
+            }
+        case let .binary(op, a, b):
+            if case let .uniform(x) = values[a], case let .uniform(y) = values[b] {
+                return .uniform(C.apply(op, scalar: x, y))
+            }
+            C.apply(op, values[a], values[b], destination!, n)
+            return .block(destination!)
+        case let .select(c, a, b):
+            if case let .uniform(condition) = values[c] {
+                return condition != C.converting(Int32(0)) ? values[a] : values[b]
+            }
+            let operands = [values[c], values[a], values[b]].enumerated().map { (i, operand) -> UnsafePointer<C> in
+                switch operand {
+                case let .block(p): return p
+                case let .uniform(v):
+                    let fill = spare + i * plan.blockSize
+                    fill.update(repeating: v, count: n)
+                    return UnsafePointer(fill)
+                }
+            }
+            C.select(operands[0], operands[1], operands[2], destination!, n)
+            return .block(destination!)
+        case let .cast(type, a):
+            switch values[a] {
+            case let .uniform(x): return .uniform(C.roundTrip(x, through: type))
+            case let .block(p):
+                let d = destination!
+                for i in 0..<n { d[i] = C.roundTrip(p[i], through: type) }
+                return .block(d)
+            }
+        }
+    }
+
+    /// Reads input `k`'s elements `start..<start+n` (in iteration order) as `C`.
+    private func load(_ k: Int, start: Int, n: Int, into destination: UnsafeMutablePointer<C>) -> BlockOperand<C> {
+        let input = inputs[k]
+        let computeType = C.computeType.scalarType
+        switch plan.access[k] {
+        case .uniform:
+            preconditionFailure("[fused] uniform inputs are read once per run")
+        case let .linear(position):
+            ScalarConversion.convert(
+                input.pointer + (position + start) * input.type.byteCount, from: input.type,
+                into: destination, to: computeType, count: n)
+            return .block(destination)
+        case let .strided(position, strides):
+            return switch input.type {
+            case .float32: gather(input.pointer, Float.self, position, strides, start, n, destination)
+            case .float16: gather(input.pointer, Float16.self, position, strides, start, n, destination)
+            case .float64: gather(input.pointer, Double.self, position, strides, start, n, destination)
+            case .int32: gather(input.pointer, Int32.self, position, strides, start, n, destination)
+            case .int8: gather(input.pointer, Int8.self, position, strides, start, n, destination)
+            case .uint8: gather(input.pointer, UInt8.self, position, strides, start, n, destination)
+            case .int16: gather(input.pointer, Int16.self, position, strides, start, n, destination)
+            case .uint16: gather(input.pointer, UInt16.self, position, strides, start, n, destination)
+            case .uint32: gather(input.pointer, UInt32.self, position, strides, start, n, destination)
+            case .bool: gather(input.pointer, Bool.self, position, strides, start, n, destination)
+            }
+        }
+    }
+
+    /// Walks the collapsed shape from element `start`, one inner run at a time. A block that
+    /// lies inside one run of a broadcast (stride-0) dimension comes back uniform.
+    private func gather<T: ConvertibleScalar>(
+        _ raw: UnsafeRawPointer, _: T.Type, _ origin: Int, _ strides: [Int], _ start: Int, _ n: Int,
+        _ destination: UnsafeMutablePointer<C>
+    ) -> BlockOperand<C> {
+        let base = raw.assumingMemoryBound(to: T.self)
+        let shape = plan.shape
+        let rank = shape.count
+        let innerSize = shape[rank - 1]
+        let innerStride = strides[rank - 1]
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: rank) { index in
+            var remainder = start
+            var position = origin
+            for axis in stride(from: rank - 1, through: 0, by: -1) {
+                index[axis] = remainder % shape[axis]
+                remainder /= shape[axis]
+                position += index[axis] * strides[axis]
+            }
+            if innerStride == 0 && innerSize - index[rank - 1] >= n {
+                return .uniform(C.converting(base[position]))
+            }
+            var done = 0
+            while done < n {
+                let run = Swift.min(innerSize - index[rank - 1], n - done)
+                let out = destination + done
+                if innerStride == 0 {
+                    out.update(repeating: C.converting(base[position]), count: run)
+                } else if innerStride == 1 {
+                    for j in 0..<run { out[j] = C.converting(base[position + j]) }
+                } else {
+                    for j in 0..<run { out[j] = C.converting(base[position + j * innerStride]) }
+                }
+                done += run
+                index[rank - 1] += run
+                position += run * innerStride
+                if index[rank - 1] == innerSize && done < n {
+                    position -= innerSize * innerStride
+                    index[rank - 1] = 0
+                    var axis = rank - 2
+                    while axis >= 0 {
+                        index[axis] += 1
+                        position += strides[axis]
+                        if index[axis] < shape[axis] { break }
+                        position -= shape[axis] * strides[axis]
+                        index[axis] = 0
+                        axis -= 1
+                    }
+                }
+            }
+            return .block(destination)
+        }
+    }
+
+    /// Writes each output's block unless its instruction already wrote it in place.
+    private func store(start: Int, n: Int, values: UnsafeMutablePointer<BlockOperand<C>>) {
+        let computeType = C.computeType.scalarType
+        for (o, register) in program.outputs.enumerated() {
+            let output = outputs[o]
+            let target = output.pointer + start * output.type.byteCount
+            switch values[register] {
+            case let .block(p):
+                if plan.writtenDirectly[o] { continue }
+                ScalarConversion.convert(p, from: computeType, into: target, to: output.type, count: n)
+            case let .uniform(v):
+                var value = v
+                ScalarConversion.convert(&value, from: computeType, into: target, to: output.type, count: 1)
+                let width = output.type.byteCount
+                var filled = 1
+                while filled < n {
+                    let chunk = Swift.min(filled, n - filled)
+                    (target + filled * width).copyMemory(from: target, byteCount: chunk * width)
+                    filled += chunk
+                }
+            }
+        }
+    }
+}
