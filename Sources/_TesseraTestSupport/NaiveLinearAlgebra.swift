@@ -87,7 +87,8 @@ public enum NaiveLinearAlgebra {
                                     if iy < 0 || iy >= h || ix < 0 || ix >= wd { continue }
                                     let channel = group * cg + ci
                                     sum +=
-                                        w[((oc * cg + ci) * kh + i) * kw + j] * x[((image * c + channel) * h + iy) * wd + ix]
+                                        w[((oc * cg + ci) * kh + i) * kw + j]
+                                        * x[((image * c + channel) * h + iy) * wd + ix]
                                 }
                             }
                         }

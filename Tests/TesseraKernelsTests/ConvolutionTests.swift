@@ -125,7 +125,10 @@ struct ConvolutionTests {
         #expect(resnet.outputShape(inputShape: [1, 64, 56, 56], weightShape: [64, 64, 3, 3]) == [1, 64, 56, 56])
         let stem = Conv2DParameters(strides: (2, 2), padding: (3, 3, 3, 3))
         #expect(stem.outputShape(inputShape: [1, 3, 224, 224], weightShape: [64, 3, 7, 7]) == [1, 64, 112, 112])
-        #expect(Conv2DParameters(strides: (2, 2)).outputShape(inputShape: [1, 3, 7, 7], weightShape: [8, 3, 3, 3]) == [1, 8, 3, 3])
+        #expect(
+            Conv2DParameters(strides: (2, 2)).outputShape(inputShape: [1, 3, 7, 7], weightShape: [8, 3, 3, 3]) == [
+                1, 8, 3, 3,
+            ])
         #expect(
             Conv2DParameters(dilations: (2, 2)).outputShape(inputShape: [1, 1, 5, 5], weightShape: [1, 1, 3, 3])
                 == [1, 1, 1, 1])

@@ -44,7 +44,10 @@ struct GEMMTests {
     func float32Layouts(aKind: LayoutKind, bKind: LayoutKind) {
         var rng = SeededRandom(seed: 11)
         for batch in [[], [3], [2, 2]] {
-            let (m, k, n) = (Int.random(in: 1...9, using: &rng), Int.random(in: 1...9, using: &rng), Int.random(in: 1...9, using: &rng))
+            let (m, k, n) = (
+                Int.random(in: 1...9, using: &rng), Int.random(in: 1...9, using: &rng),
+                Int.random(in: 1...9, using: &rng)
+            )
             let a = randomOperand(aKind, batch + [m, k], &rng, as: Float.self)
             let b = randomOperand(bKind, batch + [k, n], &rng, as: Float.self)
             let (shape, got) = matmul(a, b)
@@ -148,11 +151,14 @@ struct GEMMTests {
         let small = kind.make(shape: [2, 5, 3]) { _ in Int8.random(in: -100...100, using: &rng) }
         let small2 = LayoutKind.transposed.make(shape: [3, 2]) { _ in Int8.random(in: -100...100, using: &rng) }
         let (_, got8) = matmul(small, small2)
-        #expect(got8 == NaiveLinearAlgebra.matmulWrapping(small.logicalElements, [2, 5, 3], small2.logicalElements, [3, 2]))
+        #expect(
+            got8
+                == NaiveLinearAlgebra.matmulWrapping(small.logicalElements, [2, 5, 3], small2.logicalElements, [3, 2]))
 
         let bytes = kind.make(shape: [4, 4]) { UInt8(truncatingIfNeeded: $0 * 37) }
         let (_, gotU8) = matmul(bytes, bytes)
-        #expect(gotU8 == NaiveLinearAlgebra.matmulWrapping(bytes.logicalElements, [4, 4], bytes.logicalElements, [4, 4]))
+        #expect(
+            gotU8 == NaiveLinearAlgebra.matmulWrapping(bytes.logicalElements, [4, 4], bytes.logicalElements, [4, 4]))
     }
 
     @Test("sgemm applies alpha, beta and transpose flags; k = 0 scales C by beta")

@@ -1,5 +1,5 @@
-import Testing
 import TesseraKernels
+import Testing
 import _TesseraTestSupport
 
 /// One pooling configuration for the parameterised tests.
@@ -72,7 +72,8 @@ struct PoolingTests {
     func maxNaN() {
         let x: [Float] = [1, .nan, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
         var out = [Float](repeating: 0, count: 4)
-        PoolingKernels.maxPool2d(input: x, inputShape: [1, 1, 4, 4], output: &out, parameters: Pool2DParameters(kernel: (2, 2)))
+        PoolingKernels.maxPool2d(
+            input: x, inputShape: [1, 1, 4, 4], output: &out, parameters: Pool2DParameters(kernel: (2, 2)))
         #expect(out[0].isNaN && out[1] == 8 && out[2] == 14 && out[3] == 16)
     }
 
@@ -91,8 +92,12 @@ struct PoolingTests {
 
     @Test("ceil-mode output sizes follow PyTorch")
     func ceilShapes() {
-        #expect(Pool2DParameters(kernel: (3, 3), strides: (2, 2), ceilMode: true).outputShape(inputShape: [1, 1, 6, 6]) == [1, 1, 3, 3])
-        #expect(Pool2DParameters(kernel: (3, 3), strides: (2, 2)).outputShape(inputShape: [1, 1, 6, 6]) == [1, 1, 2, 2])
+        #expect(
+            Pool2DParameters(kernel: (3, 3), strides: (2, 2), ceilMode: true).outputShape(inputShape: [1, 1, 6, 6]) == [
+                1, 1, 3, 3,
+            ])
+        #expect(
+            Pool2DParameters(kernel: (3, 3), strides: (2, 2)).outputShape(inputShape: [1, 1, 6, 6]) == [1, 1, 2, 2])
         // The last window would start in the trailing padding: dropped.
         #expect(
             Pool2DParameters(kernel: (2, 2), strides: (2, 2), padding: (1, 1, 1, 1), ceilMode: true)

@@ -32,25 +32,33 @@ enum DepthwiseConvolution {
         geometry g: ConvGeometry
     ) {
         let p = g.parameters
-        for y in 0..<g.oh {
-            let row = output + y * g.ow
-            row.update(repeating: bias, count: g.ow)
-            for i in 0..<g.kh {
-                let inputRow = y * p.strideHeight - p.padTop + i * p.dilationHeight
-                if inputRow < 0 || inputRow >= g.h { continue }
-                let sourceRow = source + inputRow * g.w
-                for j in 0..<g.kw {
-                    let weight = kernel[i * g.kw + j]
-                    let offset = j * p.dilationWidth - p.padLeft
-                    let valid = ConvGeometry.validRange(
-                        lower: 0, upper: g.ow, offset: offset, stride: p.strideWidth, extent: g.w)
-                    if valid.isEmpty { continue }
-                    if p.strideWidth == 1 {
-                        multiplyAdd(
-                            row + valid.lowerBound, sourceRow + valid.lowerBound + offset, weight, count: valid.count)
-                    } else {
-                        let stride = p.strideWidth
-                        for x in valid { row[x] += weight * sourceRow[x * stride + offset] }
+        // The output columns each kernel column reaches inside the image do not depend on
+        // the row: work them out once per plane, not once per row and tap.
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: g.kw) { validColumns in
+            for j in 0..<g.kw {
+                validColumns[j] = ConvGeometry.validRange(
+                    lower: 0, upper: g.ow, offset: j * p.dilationWidth - p.padLeft, stride: p.strideWidth, extent: g.w)
+            }
+            for y in 0..<g.oh {
+                let row = output + y * g.ow
+                row.update(repeating: bias, count: g.ow)
+                for i in 0..<g.kh {
+                    let inputRow = y * p.strideHeight - p.padTop + i * p.dilationHeight
+                    if inputRow < 0 || inputRow >= g.h { continue }
+                    let sourceRow = source + inputRow * g.w
+                    for j in 0..<g.kw {
+                        let valid = validColumns[j]
+                        if valid.isEmpty { continue }
+                        let weight = kernel[i * g.kw + j]
+                        let offset = j * p.dilationWidth - p.padLeft
+                        if p.strideWidth == 1 {
+                            multiplyAdd(
+                                row + valid.lowerBound, sourceRow + valid.lowerBound + offset, weight,
+                                count: valid.count)
+                        } else {
+                            let stride = p.strideWidth
+                            for x in valid { row[x] += weight * sourceRow[x * stride + offset] }
+                        }
                     }
                 }
             }

@@ -68,10 +68,12 @@ public enum GEMMKernels {
         }
         switch type {
         case .float32:
-            floatingMatmul(a: a.assumingMemoryBound(to: Float.self), b: b.assumingMemoryBound(to: Float.self),
+            floatingMatmul(
+                a: a.assumingMemoryBound(to: Float.self), b: b.assumingMemoryBound(to: Float.self),
                 plan: plan, output: output.assumingMemoryBound(to: Float.self))
         case .float64:
-            floatingMatmul(a: a.assumingMemoryBound(to: Double.self), b: b.assumingMemoryBound(to: Double.self),
+            floatingMatmul(
+                a: a.assumingMemoryBound(to: Double.self), b: b.assumingMemoryBound(to: Double.self),
                 plan: plan, output: output.assumingMemoryBound(to: Double.self))
         case .float16:
             halfMatmul(a: a, aLayout: aLayout, b: b, bLayout: bLayout, plan: plan, output: output)
@@ -207,7 +209,8 @@ public enum GEMMKernels {
         floatingMatmul(
             a: UnsafePointer(aWide.typedPointer(Float.self)), b: UnsafePointer(bWide.typedPointer(Float.self)),
             plan: MatmulPlan(a: aShifted, b: bShifted), output: result.typedPointer(Float.self))
-        convert(UnsafePointer(result.typedPointer(Float.self)), to: output.assumingMemoryBound(to: Float16.self),
+        convert(
+            UnsafePointer(result.typedPointer(Float.self)), to: output.assumingMemoryBound(to: Float16.self),
             count: count)
     }
 
