@@ -98,6 +98,7 @@ public struct Conv2DParameters: Sendable, Hashable, CustomStringConvertible {
             && padBottom == 0 && padLeft == 0 && padRight == 0
     }
 
+    /// The parameters in words, for trap messages.
     public var description: String {
         "strides (\(strideHeight), \(strideWidth)), dilations (\(dilationHeight), \(dilationWidth)), "
             + "padding (t \(padTop), b \(padBottom), l \(padLeft), r \(padRight)), groups \(groups)"

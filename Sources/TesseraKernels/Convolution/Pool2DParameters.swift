@@ -99,6 +99,7 @@ public struct Pool2DParameters: Sendable, Hashable, CustomStringConvertible {
         return count
     }
 
+    /// The parameters in words, for trap messages.
     public var description: String {
         "kernel (\(kernelHeight), \(kernelWidth)), strides (\(strideHeight), \(strideWidth)), "
             + "dilations (\(dilationHeight), \(dilationWidth)), "
