@@ -34,7 +34,7 @@ private func randomFloats(_ count: Int) -> [Float] {
     }
 }
 
-/// Times `first` and `second` alternately, `iterations` samples each, after 3 warm-ups each.
+/// Times `first` and `second` alternately (ABBA order), `iterations` samples each, after 3 warm-ups each.
 private func measureInterleaved(iterations: Int, _ first: () -> Void, _ second: () -> Void) -> (Timing, Timing) {
     for _ in 0..<3 {
         first()
@@ -47,9 +47,15 @@ private func measureInterleaved(iterations: Int, _ first: () -> Void, _ second: 
         body()
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
     }
-    for _ in 0..<iterations {
-        firstSamples.append(seconds(first))
-        secondSamples.append(seconds(second))
+    // A B B A …: neither side always runs right after the other.
+    for iteration in 0..<iterations {
+        if iteration % 2 == 0 {
+            firstSamples.append(seconds(first))
+            secondSamples.append(seconds(second))
+        } else {
+            secondSamples.append(seconds(second))
+            firstSamples.append(seconds(first))
+        }
     }
     return (Timing(samples: firstSamples.sorted()), Timing(samples: secondSamples.sorted()))
 }
