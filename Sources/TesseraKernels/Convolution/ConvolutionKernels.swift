@@ -1,0 +1,205 @@
+/// 2-D convolution over contiguous NCHW Float32 tensors.
+///
+/// Three paths, chosen from the shapes:
+///
+/// - **depthwise** (`groups == C`, `C > 1`): a direct loop per output plane, vectorised over
+///   output width and parallel over `N × O` planes;
+/// - **pointwise** (1×1 kernel, stride 1, no padding): one GEMM per image and group,
+///   `W[O/g, C/g] × X[C/g, H·W]`, reading the input in place;
+/// - **im2col + GEMM** otherwise: for each image and group, the input patches are unrolled
+///   into a `[C/g·kH·kW, tile]` column buffer (built in parallel over its rows), then
+///   `W[O/g, C/g·kH·kW] × cols` lands directly in the NCHW output. The output positions are
+///   processed in tiles so the column buffer stays under ``defaultColumnBufferBytes``.
+///
+/// ```swift
+/// let p = Conv2DParameters(padding: (top: 1, bottom: 1, left: 1, right: 1))
+/// ConvolutionKernels.conv2d(input: x, inputShape: [1, 64, 56, 56], weights: w,
+///                           weightShape: [64, 64, 3, 3], bias: b, output: y, parameters: p)
+/// ```
+public enum ConvolutionKernels {
+    /// The largest im2col column buffer, in bytes; output positions are tiled to stay below it.
+    public static let defaultColumnBufferBytes = 8 << 20
+
+    /// Which algorithm ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:)``
+    /// uses for a configuration.
+    enum Path: Equatable {
+        case depthwise
+        case pointwise
+        case im2col
+    }
+
+    /// The path for an input with `channels` channels and a `kernelHeight × kernelWidth` kernel.
+    static func path(channels: Int, kernelHeight: Int, kernelWidth: Int, parameters: Conv2DParameters) -> Path {
+        if parameters.groups == channels && channels > 1 { return .depthwise }
+        if parameters.isPointwise(kernelHeight: kernelHeight, kernelWidth: kernelWidth) { return .pointwise }
+        return .im2col
+    }
+
+    /// Convolves a batch of NCHW Float32 images with an OIHW weight, adding an optional bias.
+    ///
+    /// Computes, for every image `n`, output channel `o` in group `g = o / (O/groups)` and
+    /// output position `(y, x)`:
+    /// `out[n, o, y, x] = bias[o] + Σ_{c, i, j} W[o, c, i, j] · in[n, g·C/groups + c, y·sH - padTop + i·dH, x·sW - padLeft + j·dW]`,
+    /// with input positions outside the image reading as 0 — PyTorch's `conv2d` (a
+    /// cross-correlation, like every deep-learning framework's).
+    ///
+    /// ```swift
+    /// // 3×3, stride 2, 2 groups: [2, 4, 9, 9] → [2, 6, 4, 4]
+    /// let p = Conv2DParameters(strides: (2, 2), groups: 2)
+    /// ConvolutionKernels.conv2d(input: x, inputShape: [2, 4, 9, 9], weights: w, weightShape: [6, 2, 3, 3],
+    ///                           bias: nil, output: y, parameters: p)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - input: Contiguous `[N, C, H, W]` input.
+    ///   - inputShape: `[N, C, H, W]`.
+    ///   - weights: Contiguous `[O, C/groups, kH, kW]` weights.
+    ///   - weightShape: `[O, C/groups, kH, kW]`.
+    ///   - bias: `O` values added to each output channel, or `nil`.
+    ///   - output: Contiguous destination of the shape
+    ///     ``Conv2DParameters/outputShape(inputShape:weightShape:)`` returns; must not overlap
+    ///     the input.
+    ///   - parameters: Strides, dilations, padding and groups.
+    /// - Precondition: The configuration is valid (see
+    ///   ``Conv2DParameters/outputShape(inputShape:weightShape:)``).
+    /// - Note: The im2col path needs a column buffer of at most ``defaultColumnBufferBytes``
+    ///   (more only if a single output position's patch is larger). It comes from
+    ///   ``BufferPool/shared`` so repeated calls reuse it; if the pool's memory limit refuses,
+    ///   the kernel allocates it outside the pool instead of failing, since the amount is
+    ///   bounded. Runs multithreaded (OpenBLAS and ``parallelFor(count:cost:alignment:_:)``):
+    ///   do not call it from inside a `parallelFor` body.
+    public static func conv2d(
+        input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
+        bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters
+    ) {
+        conv2d(
+            input: input, inputShape: inputShape, weights: weights, weightShape: weightShape, bias: bias,
+            output: output, parameters: parameters, columnBufferBytes: defaultColumnBufferBytes)
+    }
+
+    /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:)`` with an explicit
+    /// column-buffer budget, so tests can force the tiled im2col path on small data.
+    static func conv2d(
+        input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
+        bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters,
+        columnBufferBytes: Int
+    ) {
+        let outputShape = parameters.outputShape(inputShape: inputShape, weightShape: weightShape)
+        let geometry = ConvGeometry(input: inputShape, weight: weightShape, output: outputShape, parameters: parameters)
+        if geometry.outputCount == 0 { return }
+        switch path(channels: geometry.c, kernelHeight: geometry.kh, kernelWidth: geometry.kw, parameters: parameters) {
+        case .depthwise:
+            DepthwiseConvolution.run(geometry, input: input, weights: weights, bias: bias, output: output)
+            return
+        case .pointwise:
+            pointwise(geometry, input: input, weights: weights, output: output)
+        case .im2col:
+            im2colGEMM(geometry, input: input, weights: weights, output: output, columnBufferBytes: columnBufferBytes)
+        }
+        if let bias { addBias(bias, geometry, output: output) }
+    }
+
+    /// 1×1, stride 1, unpadded: `out[n, group] = W[group] × in[n, group]`, one GEMM each.
+    private static func pointwise(
+        _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
+        output: UnsafeMutablePointer<Float>
+    ) {
+        let positions = g.outputPositions
+        for image in 0..<g.n {
+            for group in 0..<g.parameters.groups {
+                GEMMKernels.sgemm(
+                    transposeA: false, transposeB: false, m: g.og, n: positions, k: g.cg, alpha: 1,
+                    a: weights + group * g.og * g.cg, lda: g.cg,
+                    b: input + (image * g.c + group * g.cg) * g.h * g.w, ldb: positions, beta: 0,
+                    c: output + (image * g.o + group * g.og) * positions, ldc: positions)
+            }
+        }
+    }
+
+    /// The general path: tiled im2col into a pooled buffer, then one GEMM per tile.
+    private static func im2colGEMM(
+        _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
+        output: UnsafeMutablePointer<Float>, columnBufferBytes: Int
+    ) {
+        let positions = g.outputPositions
+        let patch = g.patchSize
+        let tile = Swift.max(1, Swift.min(positions, columnBufferBytes / MemoryLayout<Float>.stride / patch))
+        let buffer = GEMMKernels.temporary(Float.self, count: patch * tile)
+        let columns = buffer.typedPointer(Float.self)
+        for image in 0..<g.n {
+            for group in 0..<g.parameters.groups {
+                let groupInput = input + (image * g.c + group * g.cg) * g.h * g.w
+                var start = 0
+                while start < positions {
+                    let end = Swift.min(positions, start + tile)
+                    Im2Col.fill(columns, from: groupInput, geometry: g, positions: start..<end)
+                    GEMMKernels.sgemm(
+                        transposeA: false, transposeB: false, m: g.og, n: end - start, k: patch, alpha: 1,
+                        a: weights + group * g.og * patch, lda: patch, b: columns, ldb: end - start, beta: 0,
+                        c: output + (image * g.o + group * g.og) * positions + start, ldc: positions)
+                    start = end
+                }
+            }
+        }
+        withExtendedLifetime(buffer) {}
+    }
+
+    /// Adds `bias[o]` to every position of output plane `(n, o)`.
+    private static func addBias(_ bias: UnsafePointer<Float>, _ g: ConvGeometry, output: UnsafeMutablePointer<Float>) {
+        let positions = g.outputPositions
+        parallelFor(count: g.n * g.o, cost: .perItem(nanoseconds: Double(positions) * 0.3)) { planes in
+            for plane in planes {
+                let value = bias[plane % g.o]
+                let row = output + plane * positions
+                for i in 0..<positions { row[i] += value }
+            }
+        }
+    }
+}
+
+/// Sizes of one convolution, worked out once.
+struct ConvGeometry {
+    let n, c, h, w: Int
+    let o, kh, kw: Int
+    let oh, ow: Int
+    /// Input channels per group.
+    let cg: Int
+    /// Output channels per group.
+    let og: Int
+    let parameters: Conv2DParameters
+
+    init(input: [Int], weight: [Int], output: [Int], parameters: Conv2DParameters) {
+        (n, c, h, w) = (input[0], input[1], input[2], input[3])
+        (o, kh, kw) = (weight[0], weight[2], weight[3])
+        (oh, ow) = (output[2], output[3])
+        cg = c / parameters.groups
+        og = o / parameters.groups
+        self.parameters = parameters
+    }
+
+    /// Output positions per plane, `oH · oW`.
+    var outputPositions: Int { oh * ow }
+    /// Elements in the output.
+    var outputCount: Int { n * o * oh * ow }
+    /// Rows of the im2col matrix: one per (input channel in group, kernel row, kernel column).
+    var patchSize: Int { cg * kh * kw }
+
+    /// The output columns `x` in `lower..<upper` whose input column `x·stride + offset`
+    /// lies inside `0..<extent`, clamped to `lower..<upper`.
+    @inline(__always)
+    static func validRange(lower: Int, upper: Int, offset: Int, stride: Int, extent: Int) -> Range<Int> {
+        // x·stride + offset ≥ 0  ⇔  x ≥ ceil(-offset / stride)
+        let first = -floorDivide(offset, stride)
+        // x·stride + offset ≤ extent - 1  ⇔  x ≤ floor((extent - 1 - offset) / stride)
+        let last = floorDivide(extent - 1 - offset, stride)
+        let lo = Swift.min(Swift.max(first, lower), upper)
+        let hi = Swift.max(Swift.min(last + 1, upper), lo)
+        return lo..<hi
+    }
+
+    /// `⌊a / b⌋` for positive `b`.
+    @inline(__always)
+    static func floorDivide(_ a: Int, _ b: Int) -> Int {
+        a >= 0 ? a / b : -((-a + b - 1) / b)
+    }
+}
