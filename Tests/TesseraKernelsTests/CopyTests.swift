@@ -90,6 +90,14 @@ struct CopyStridedTests {
         }
     }
 
+    @Test("4-byte transposes whose row strides are multiples of 1 KiB take the buffered path, edges included")
+    func bufferedTranspose() {
+        for shape in [[256, 83], [70, 512], [256, 256], [1024, 19]] {
+            let x = operand(Float.self, .transposed, shape)
+            expectSameElements(kernelCopy(x), x.logicalElements, "\(shape)")
+        }
+    }
+
     @Test("batched transposes: [3, 37, 70] permuted, and a transpose of a padded view")
     func batchedTranspose() {
         let base = operand(Float.self, .contiguous, [3, 37, 70])
