@@ -126,10 +126,7 @@ extension CopyKernels {
         while true {
             let s = src + sOffset * size
             let d = dst + dOffset * size
-            for j in 0..<n {
-                d.storeBytes(
-                    of: s.loadUnaligned(fromByteOffset: j * sStep, as: W.self), toByteOffset: j * dStep, as: W.self)
-            }
+            copyRun(W.self, from: s, step: sStep, to: d, step: dStep, count: n)
             var axis = rank - 2
             while axis >= 0 {
                 index[axis] += 1

@@ -176,8 +176,9 @@ extension CopyKernels {
                             "[\(op)] index \(index) is out of range for axis \(axis) of size \(axisSize) "
                                 + "(shape \(dataShape))")
                         if index < 0 { index += axisSize }
-                        let d = data + (dataBase + j * dataStep + index * axisStride) * size
-                        let o = other + (otherBase + j * otherStep) * size
+                        // Offsets cannot overflow: every index was checked against the axis above.
+                        let d = data + (dataBase &+ j &* dataStep &+ index &* axisStride) &* size
+                        let o = other + (otherBase &+ j &* otherStep) &* size
                         switch direction {
                         case .gather:
                             o.storeBytes(of: d.loadUnaligned(as: W.self), as: W.self)

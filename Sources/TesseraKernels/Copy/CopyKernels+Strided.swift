@@ -114,11 +114,7 @@ extension CopyKernels {
                 let sStep = sInner * size
                 let dStep = dInner * size
                 forEachRow(size: size, cost: cost) { s, d in
-                    for j in 0..<n {
-                        d.storeBytes(
-                            of: s.loadUnaligned(fromByteOffset: j * sStep, as: W.self), toByteOffset: j * dStep,
-                            as: W.self)
-                    }
+                    CopyKernels.copyRun(W.self, from: s, step: sStep, to: d, step: dStep, count: n)
                 }
             }
         }
@@ -245,10 +241,10 @@ extension CopyKernels {
         for i in rows {
             let sRow = s + i * size
             let dRow = d + i * dK
-            for j in columns {
-                dRow.storeBytes(
-                    of: sRow.loadUnaligned(fromByteOffset: j * sL, as: W.self), toByteOffset: j * size, as: W.self)
-            }
+            CopyKernels.copyRun(
+                W.self, from: sRow + columns.lowerBound * sL, step: sL, to: dRow + columns.lowerBound * size,
+                step: size,
+                count: columns.count)
         }
     }
 
@@ -332,6 +328,21 @@ extension CopyKernels {
         if columnEnd < columns.upperBound {
             transposeTile4x4(
                 s, d, rows: rows.lowerBound..<rowEnd, columns: columnEnd..<columns.upperBound, sL: sL, dK: dK)
+        }
+    }
+
+    /// Copies `count` words from `from` to `to`, advancing each by its step in bytes. Pointers
+    /// are bumped rather than indexed so the loop carries no overflow-checked multiplies.
+    @inline(__always)
+    static func copyRun<W: CopyWord>(
+        _: W.Type, from: UnsafeRawPointer, step sStep: Int, to: UnsafeMutableRawPointer, step dStep: Int, count: Int
+    ) {
+        var s = from
+        var d = to
+        for _ in 0..<count {
+            d.storeBytes(of: s.loadUnaligned(as: W.self), as: W.self)
+            s += sStep
+            d += dStep
         }
     }
 }
