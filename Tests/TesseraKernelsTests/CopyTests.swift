@@ -86,7 +86,14 @@ struct CopyStridedTests {
 
         func check<T: CopyTestElement>(_ type: T.Type) {
             let x = operand(T.self, .transposed, [300, 517])
-            expectSameElements(kernelCopy(x), x.logicalElements, "\(T.self)")
+            // The storage is a row-major [517, 300] matrix, so out[i][j] = storage[j * 300 + i]
+            // (written out directly: the generic naive gather is slow in debug builds).
+            var expected: [T] = []
+            expected.reserveCapacity(300 * 517)
+            for i in 0..<300 {
+                for j in 0..<517 { expected.append(x.storage[j * 300 + i]) }
+            }
+            expectSameElements(kernelCopy(x), expected, "\(T.self)")
         }
     }
 
@@ -113,8 +120,8 @@ struct CopyStridedTests {
 
     @Test("a medium contiguous copy splits across threads")
     func contiguousParallel() {
-        let x = operand(Float.self, .contiguous, [1 << 20])
-        expectSameElements(kernelCopy(x), x.storage, "[1 << 20]")
+        let x = operand(Float.self, .contiguous, [1 << 18])
+        expectSameElements(kernelCopy(x), x.storage, "[1 << 18]")
     }
 
     @Test("permute writes the permuted view")
