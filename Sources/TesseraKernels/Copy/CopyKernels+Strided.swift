@@ -218,8 +218,8 @@ extension CopyKernels {
                         if W.self == UInt32.self && conflicting {
                             CopyKernels.transposeTile32Bit(
                                 s, d, rows: k0..<k1, columns: l0..<l1, sL: sL, dK: dK, buffer: buffer)
-                        } else if W.self == UInt32.self {
-                            CopyKernels.transposeTile4x4(s, d, rows: k0..<k1, columns: l0..<l1, sL: sL, dK: dK)
+                        } else if W.self != UInt64.self {
+                            CopyKernels.transposeTile4x4(W.self, s, d, rows: k0..<k1, columns: l0..<l1, sL: sL, dK: dK)
                         } else {
                             CopyKernels.transposeTile(W.self, s, d, rows: k0..<k1, columns: l0..<l1, sL: sL, dK: dK)
                         }
@@ -248,11 +248,12 @@ extension CopyKernels {
         }
     }
 
-    /// A 4-byte transpose tile in 4 × 4 register blocks (four vector loads, four vector
-    /// stores), with the ragged edges done element by element.
+    /// A transpose tile of 1-, 2- or 4-byte words in 4 × 4 register blocks (four vector
+    /// loads, four vector stores), with the ragged edges done element by element.
     @inline(__always)
-    static func transposeTile4x4(
-        _ s: UnsafeRawPointer, _ d: UnsafeMutableRawPointer, rows: Range<Int>, columns: Range<Int>, sL: Int, dK: Int
+    static func transposeTile4x4<W: CopyWord>(
+        _: W.Type, _ s: UnsafeRawPointer, _ d: UnsafeMutableRawPointer, rows: Range<Int>, columns: Range<Int>, sL: Int,
+        dK: Int
     ) {
         let rowEnd = rows.lowerBound + (rows.count & ~3)
         let columnEnd = columns.lowerBound + (columns.count & ~3)
@@ -261,26 +262,26 @@ extension CopyKernels {
             var i = rows.lowerBound
             let s0 = s + j * sL
             while i < rowEnd {
-                let p = s0 + i * 4
-                let a = p.loadUnaligned(as: SIMD4<UInt32>.self)
-                let b = (p + sL).loadUnaligned(as: SIMD4<UInt32>.self)
-                let c = (p + 2 * sL).loadUnaligned(as: SIMD4<UInt32>.self)
-                let e = (p + 3 * sL).loadUnaligned(as: SIMD4<UInt32>.self)
-                let q = d + i * dK + j * 4
-                q.storeBytes(of: SIMD4(a[0], b[0], c[0], e[0]), as: SIMD4<UInt32>.self)
-                (q + dK).storeBytes(of: SIMD4(a[1], b[1], c[1], e[1]), as: SIMD4<UInt32>.self)
-                (q + 2 * dK).storeBytes(of: SIMD4(a[2], b[2], c[2], e[2]), as: SIMD4<UInt32>.self)
-                (q + 3 * dK).storeBytes(of: SIMD4(a[3], b[3], c[3], e[3]), as: SIMD4<UInt32>.self)
+                let p = s0 + i * MemoryLayout<W>.size
+                let a = p.loadUnaligned(as: SIMD4<W>.self)
+                let b = (p + sL).loadUnaligned(as: SIMD4<W>.self)
+                let c = (p + 2 * sL).loadUnaligned(as: SIMD4<W>.self)
+                let e = (p + 3 * sL).loadUnaligned(as: SIMD4<W>.self)
+                let q = d + i * dK + j * MemoryLayout<W>.size
+                q.storeBytes(of: SIMD4(a[0], b[0], c[0], e[0]), as: SIMD4<W>.self)
+                (q + dK).storeBytes(of: SIMD4(a[1], b[1], c[1], e[1]), as: SIMD4<W>.self)
+                (q + 2 * dK).storeBytes(of: SIMD4(a[2], b[2], c[2], e[2]), as: SIMD4<W>.self)
+                (q + 3 * dK).storeBytes(of: SIMD4(a[3], b[3], c[3], e[3]), as: SIMD4<W>.self)
                 i += 4
             }
             j += 4
         }
         if rowEnd < rows.upperBound {
-            transposeTile(UInt32.self, s, d, rows: rowEnd..<rows.upperBound, columns: columns, sL: sL, dK: dK)
+            transposeTile(W.self, s, d, rows: rowEnd..<rows.upperBound, columns: columns, sL: sL, dK: dK)
         }
         if columnEnd < columns.upperBound {
             transposeTile(
-                UInt32.self, s, d, rows: rows.lowerBound..<rowEnd, columns: columnEnd..<columns.upperBound, sL: sL,
+                W.self, s, d, rows: rows.lowerBound..<rowEnd, columns: columnEnd..<columns.upperBound, sL: sL,
                 dK: dK)
         }
     }
@@ -323,11 +324,12 @@ extension CopyKernels {
             j0 += 16
         }
         if rowEnd < rows.upperBound {
-            transposeTile4x4(s, d, rows: rowEnd..<rows.upperBound, columns: columns, sL: sL, dK: dK)
+            transposeTile4x4(UInt32.self, s, d, rows: rowEnd..<rows.upperBound, columns: columns, sL: sL, dK: dK)
         }
         if columnEnd < columns.upperBound {
             transposeTile4x4(
-                s, d, rows: rows.lowerBound..<rowEnd, columns: columnEnd..<columns.upperBound, sL: sL, dK: dK)
+                UInt32.self, s, d, rows: rows.lowerBound..<rowEnd, columns: columnEnd..<columns.upperBound, sL: sL,
+                dK: dK)
         }
     }
 

@@ -22,7 +22,7 @@ public enum CopyKernels {}
 
 /// A fixed-size trivial type the copy loops move elements as: one per supported element size.
 @usableFromInline
-protocol CopyWord: FixedWidthInteger, UnsignedInteger, BitwiseCopyable {}
+protocol CopyWord: FixedWidthInteger, UnsignedInteger, BitwiseCopyable, SIMDScalar, Codable {}
 
 extension UInt8: CopyWord {}
 extension UInt16: CopyWord {}
