@@ -19,9 +19,11 @@ let package = Package(
             path: "Sources/COpenBLAS",
             providers: [.apt(["libopenblas-dev"])]
         ),
+        // Single-instruction vector operations that Swift's SIMD types would scalarize.
+        .target(name: "CTesseraSIMD"),
         .target(
             name: "TesseraKernels",
-            dependencies: ["COpenBLAS"],
+            dependencies: ["COpenBLAS", "CTesseraSIMD"],
             swiftSettings: strictConcurrency
         ),
         .target(

@@ -5,6 +5,7 @@ import Foundation
 @usableFromInline
 protocol FloatComputeScalar: FusedComputeScalar, BinaryFloatingPoint, Codable {
     static func vectorExp(_ x: SIMD16<Self>) -> SIMD16<Self>
+    static func vectorSqrt(_ x: SIMD16<Self>) -> SIMD16<Self>
     static func libm(_ op: UnaryOp, _ x: Self) -> Self
     static func libmPow(_ x: Self, _ y: Self) -> Self
     static func libmFmod(_ x: Self, _ y: Self) -> Self
@@ -27,8 +28,8 @@ extension FloatComputeScalar {
                 r.replace(with: x, where: x .!= x)
                 return r
             }
-        case .sqrt: BlockLoop.map(src, dst, n) { $0.squareRoot() }
-        case .rsqrt: BlockLoop.map(src, dst, n) { 1 / $0.squareRoot() }
+        case .sqrt: BlockLoop.map(src, dst, n) { vectorSqrt($0) }
+        case .rsqrt: BlockLoop.map(src, dst, n) { 1 / vectorSqrt($0) }
         case .square: BlockLoop.map(src, dst, n) { $0 * $0 }
         case .reciprocal: BlockLoop.map(src, dst, n) { 1 / $0 }
         case .exp: BlockLoop.map(src, dst, n) { vectorExp($0) }
@@ -143,6 +144,8 @@ extension Float: FloatComputeScalar {
     @usableFromInline static var computeType: FusedProgram.ComputeType { .float32 }
     @usableFromInline @inline(__always)
     static func vectorExp(_ x: SIMD16<Float>) -> SIMD16<Float> { SIMDMath.exp(x) }
+    @usableFromInline @inline(__always)
+    static func vectorSqrt(_ x: SIMD16<Float>) -> SIMD16<Float> { SIMDMath.sqrt(x) }
     @usableFromInline @inline(__always) static func libmPow(_ x: Float, _ y: Float) -> Float { Foundation.pow(x, y) }
     @usableFromInline @inline(__always) static func libmFmod(_ x: Float, _ y: Float) -> Float { Foundation.fmod(x, y) }
     @usableFromInline @inline(__always)
@@ -171,6 +174,8 @@ extension Float: FloatComputeScalar {
 
 extension Double: FloatComputeScalar {
     @usableFromInline static var computeType: FusedProgram.ComputeType { .float64 }
+    @usableFromInline @inline(__always)
+    static func vectorSqrt(_ x: SIMD16<Double>) -> SIMD16<Double> { SIMDMath.sqrt(x) }
     @usableFromInline @inline(__always)
     static func vectorExp(_ x: SIMD16<Double>) -> SIMD16<Double> {
         var r = x

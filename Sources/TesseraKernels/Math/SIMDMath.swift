@@ -1,9 +1,26 @@
+import CTesseraSIMD
+
 /// Vectorised transcendental functions on `SIMD16<Float>`, for kernels whose inner loops
 /// would otherwise call the C library once per element.
 ///
 /// Accuracy is within a few ulp of the C library over the normal range; results that would
 /// be subnormal flush to zero.
 public enum SIMDMath {
+    /// The correctly rounded square root of each lane, as one vector instruction per
+    /// register (Swift's `squareRoot()` on SIMD types calls `sqrtf` once per lane).
+    @inlinable
+    @inline(__always)
+    public static func sqrt(_ x: SIMD16<Float>) -> SIMD16<Float> {
+        tessera_sqrt_f32x16(x)
+    }
+
+    /// The correctly rounded square root of each lane.
+    @inlinable
+    @inline(__always)
+    public static func sqrt(_ x: SIMD16<Double>) -> SIMD16<Double> {
+        tessera_sqrt_f64x16(x)
+    }
+
     /// `e^x` for each lane (Cephes-style range reduction and a degree-6 polynomial).
     ///
     /// `exp(-inf) == 0`, `exp(+inf) == +inf`, NaN stays NaN; inputs below about -87.3 give 0.
@@ -12,8 +29,14 @@ public enum SIMDMath {
     public static func exp(_ x: SIMD16<Float>) -> SIMD16<Float> {
         let high: Float = 88.72283
         let low: Float = -87.33654
-        var v = x.clamped(lowerBound: SIMD16(repeating: low), upperBound: SIMD16(repeating: high))
-        let n = (v * 1.442695041).rounded(.toNearestOrEven)
+        var v = x.replacing(with: high, where: x .> high)
+        v.replace(with: low, where: x .< low)
+        // n = round(v / ln 2) by the 1.5·2²³ trick: adding it leaves n in the low mantissa
+        // bits, so the integer comes from the bit pattern with no float→int conversion.
+        let magic: Float = 12_582_912
+        let shifted = v * 1.442695041 + magic
+        let n = shifted - magic
+        let ni = unsafeBitCast(shifted, to: SIMD16<Int32>.self) &- 0x4B40_0000
         v = v - n * 0.693359375
         v = v + n * 2.12194440e-4
         let z = v * v
@@ -26,7 +49,6 @@ public enum SIMDMath {
         y = y * z + v + 1
         // 2^n by building the exponent bits; n is in [-126, 128], so split the scale in two
         // to stay in range at the top end.
-        let ni = SIMD16<Int32>(n, rounding: .towardZero)
         let half = ni &>> 1
         let scaleA = unsafeBitCast((half &+ 127) &<< 23, to: SIMD16<Float>.self)
         let scaleB = unsafeBitCast((ni &- half &+ 127) &<< 23, to: SIMD16<Float>.self)

@@ -1,0 +1,20 @@
+// Vector operations Swift's SIMD types lower to one scalar libm call per lane (square root
+// goes through `sqrtf` with its errno check). Clang's element-wise builtins lower to single
+// instructions (`sqrtps`) on every x86-64 and arm64 target, so Swift calls these instead.
+#ifndef CTESSERA_SIMD_H
+#define CTESSERA_SIMD_H
+
+typedef float tessera_float16v __attribute__((ext_vector_type(16)));
+typedef double tessera_double16v __attribute__((ext_vector_type(16)));
+
+/// Correctly rounded square root of each lane.
+static inline __attribute__((always_inline)) tessera_float16v tessera_sqrt_f32x16(tessera_float16v x) {
+    return __builtin_elementwise_sqrt(x);
+}
+
+/// Correctly rounded square root of each lane.
+static inline __attribute__((always_inline)) tessera_double16v tessera_sqrt_f64x16(tessera_double16v x) {
+    return __builtin_elementwise_sqrt(x);
+}
+
+#endif
