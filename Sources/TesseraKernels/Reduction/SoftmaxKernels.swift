@@ -145,8 +145,9 @@ public enum SoftmaxKernels {
                     var sum = 0.0
                     for k in 0..<n { sum += Foundation.exp(src[k * stride] - m) }
                     if log {
-                        let shift = m + Foundation.log(sum)
-                        for k in 0..<n { dst[k * dstStride] = src[k * stride] - shift }
+                        // (x - m) - log(sum), not x - (m + log(sum)): the latter loses log(sum) next to a large m.
+                        let logSum = Foundation.log(sum)
+                        for k in 0..<n { dst[k * dstStride] = (src[k * stride] - m) - logSum }
                     } else {
                         for k in 0..<n { dst[k * dstStride] = Foundation.exp(src[k * stride] - m) / sum }
                     }
@@ -229,14 +230,14 @@ enum FloatSoftmax {
         }
         let sum = (s0 + s1).sum()
         if log {
-            let shift = SIMD16<Float>(repeating: m + Foundation.log(sum))
+            let logSum = Foundation.log(sum)
             i = 0
             while i + 16 <= count {
-                FloatReduction.store(FloatReduction.load(src + i) - shift, dst + i)
+                FloatReduction.store((FloatReduction.load(src + i) - mv) - logSum, dst + i)
                 i += 16
             }
             while i < count {
-                dst[i] = src[i] - shift[0]
+                dst[i] = (src[i] - m) - logSum
                 i += 1
             }
         } else {
@@ -285,9 +286,9 @@ enum FloatSoftmax {
                 }
             }
             if log {
-                for j in 0..<width { sums[j] = maxima[j] + Foundation.log(sums[j]) }
+                for j in 0..<width { sums[j] = Foundation.log(sums[j]) }
                 for k in 0..<count {
-                    for j in 0..<width { dst[k * rowStride + j] = src[k * width + j] - sums[j] }
+                    for j in 0..<width { dst[k * rowStride + j] = (src[k * width + j] - maxima[j]) - sums[j] }
                 }
             } else {
                 for j in 0..<width { sums[j] = 1 / sums[j] }
