@@ -8,7 +8,8 @@ public enum NaiveReduction {
     ///
     /// Sums and products are exact-ish in `Double`; callers wrap integer results to their
     /// type. `argmax`/`argmin` give the first index of the extreme, the first NaN winning.
-    public static func reduce(_ op: ReductionOp, _ storage: [Double], _ layout: StridedLayout, axes: [Int]) -> [Double] {
+    public static func reduce(_ op: ReductionOp, _ storage: [Double], _ layout: StridedLayout, axes: [Int]) -> [Double]
+    {
         var outShape = layout.shape
         for axis in axes { outShape[axis] = 1 }
         var groups = [[Double]](repeating: [], count: outShape.reduce(1, *))

@@ -1,5 +1,5 @@
-import Testing
 import TesseraKernels
+import Testing
 import _TesseraTestSupport
 
 @Suite("Reductions")
@@ -166,7 +166,8 @@ struct ReductionTests {
 
     @Test("integer sums wrap; integer means are exact floats")
     func integerSemantics() {
-        let bytes = StridedStorage<Int8>(storage: Array(repeating: 100, count: 6), layout: StridedLayout(contiguous: [6]))
+        let bytes = StridedStorage<Int8>(
+            storage: Array(repeating: 100, count: 6), layout: StridedLayout(contiguous: [6]))
         #expect(runReduce(.sum, bytes, axes: [0]) == [Double(Int8(truncatingIfNeeded: 600))])
         let unsigned = StridedStorage<UInt8>(storage: [200, 100, 7], layout: StridedLayout(contiguous: [3]))
         #expect(runReduce(.sum, unsigned, axes: [0]) == [51])
@@ -179,7 +180,8 @@ struct ReductionTests {
 
     @Test("float16 accumulates in float32")
     func float16Accumulates() {
-        let ones = StridedStorage<Float16>(storage: Array(repeating: 1, count: 3000), layout: StridedLayout(contiguous: [3000]))
+        let ones = StridedStorage<Float16>(
+            storage: Array(repeating: 1, count: 3000), layout: StridedLayout(contiguous: [3000]))
         #expect(runReduce(.sum, ones, axes: [0]) == [3000])
         #expect(runReduce(.mean, ones, axes: [0]) == [1])
     }

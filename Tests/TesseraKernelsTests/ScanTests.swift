@@ -1,5 +1,5 @@
-import Testing
 import TesseraKernels
+import Testing
 import _TesseraTestSupport
 
 /// Runs a cumulative kernel on a test operand and returns the output as `Double`s.
@@ -37,7 +37,8 @@ struct ScanTests {
             let operand = kind.make(shape: shape) { values[$0 % values.count] }
             for axis in 0..<rank {
                 for mode in Self.modes {
-                    let got = runScan(operand, axis: axis, product: product, exclusive: mode.exclusive, reverse: mode.reverse)
+                    let got = runScan(
+                        operand, axis: axis, product: product, exclusive: mode.exclusive, reverse: mode.reverse)
                     let want = NaiveReduction.cumulative(
                         operand.storage.map(Double.init), operand.layout, axis: axis, product: product,
                         exclusive: mode.exclusive, reverse: mode.reverse)
@@ -72,15 +73,20 @@ struct ScanTests {
             for axis in 0..<3 {
                 for product in [false, true] {
                     // Sums may wrap; products use small values so Double stays exact.
-                    let operand = kind.make(shape: [2, 3, 4]) { (i: Int) -> T in product ? small[i % 200] : values[i % 200] }
+                    let operand = kind.make(shape: [2, 3, 4]) { (i: Int) -> T in
+                        product ? small[i % 200] : values[i % 200]
+                    }
                     for mode in Self.modes {
-                        let got = runScan(operand, axis: axis, product: product, exclusive: mode.exclusive, reverse: mode.reverse)
+                        let got = runScan(
+                            operand, axis: axis, product: product, exclusive: mode.exclusive, reverse: mode.reverse)
                         let want = NaiveReduction.cumulative(
                             operand.storage.map(\.kernelDoubleValue), operand.layout, axis: axis, product: product,
                             exclusive: mode.exclusive, reverse: mode.reverse
                         ).map { T(kernelDoubleValue: $0).kernelDoubleValue }
-                        let mismatch = firstMismatch(got, want, rtol: T.kernelScalarType == .float16 ? 2e-3 : 1e-5, atol: 1e-4)
-                        #expect(mismatch == nil, "\(T.kernelScalarType) \(kind) axis \(axis) \(mode): \(mismatch ?? "")")
+                        let mismatch = firstMismatch(
+                            got, want, rtol: T.kernelScalarType == .float16 ? 2e-3 : 1e-5, atol: 1e-4)
+                        #expect(
+                            mismatch == nil, "\(T.kernelScalarType) \(kind) axis \(axis) \(mode): \(mismatch ?? "")")
                     }
                 }
             }
@@ -95,7 +101,8 @@ struct ScanTests {
         #expect(runScan(x, axis: 0, product: true, exclusive: true, reverse: false) == [1, 1, 2, 6])
         let bytes = StridedStorage<UInt8>(storage: [200, 100], layout: StridedLayout(contiguous: [2]))
         #expect(runScan(bytes, axis: 0, product: false, exclusive: false, reverse: false) == [200, 44])
-        let b = StridedStorage<Float>(storage: [1, 2], layout: StridedLayout(contiguous: [2, 1]).broadcast(to: [2, 3]))
+        let b = StridedStorage<Float>(
+            storage: [1, 2], layout: StridedLayout(contiguous: [2, 1]).broadcast(to: [2, 3]))
         #expect(runScan(b, axis: 1, product: false, exclusive: false, reverse: false) == [1, 2, 3, 2, 4, 6])
         let empty = StridedStorage<Float>(storage: [0], layout: StridedLayout(contiguous: [3, 0]))
         #expect(runScan(empty, axis: 0, product: false, exclusive: false, reverse: false) == [])

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraKernels
+import Testing
 import _TesseraTestSupport
 
 /// Runs softmax or log-softmax on a test operand and returns the output as `Double`s.
@@ -14,7 +14,8 @@ func runSoftmax<T: KernelScalar>(_ operand: StridedStorage<T>, axis: Int, log: B
             SoftmaxKernels.logSoftmax(
                 input: input.baseAddress!, layout: operand.layout, type: type, axis: axis, output: raw)
         } else {
-            SoftmaxKernels.softmax(input: input.baseAddress!, layout: operand.layout, type: type, axis: axis, output: raw)
+            SoftmaxKernels.softmax(
+                input: input.baseAddress!, layout: operand.layout, type: type, axis: axis, output: raw)
         }
     }
     return readDoubles(raw, count: count, type: type)
@@ -22,7 +23,8 @@ func runSoftmax<T: KernelScalar>(_ operand: StridedStorage<T>, axis: Int, log: B
 
 @Suite("Softmax")
 struct SoftmaxTests {
-    @Test("float32 random shapes, every axis, match the naive reference", arguments: LayoutKind.allCases, [false, true])
+    @Test(
+        "float32 random shapes, every axis, match the naive reference", arguments: LayoutKind.allCases, [false, true])
     func randomShapes(kind: LayoutKind, log: Bool) {
         var rng = SeededRandom(seed: 21)
         for rank in 1...4 {
@@ -50,7 +52,9 @@ struct SoftmaxTests {
             let halves = kind.make(shape: [3, 5, 40]) { Float16(values[$0 % values.count]) }
             for axis in 0..<3 {
                 let wantDouble = NaiveReduction.softmax(doubles.storage, doubles.layout, axis: axis, log: log)
-                #expect(firstMismatch(runSoftmax(doubles, axis: axis, log: log), wantDouble, rtol: 1e-12, atol: 1e-14) == nil)
+                #expect(
+                    firstMismatch(runSoftmax(doubles, axis: axis, log: log), wantDouble, rtol: 1e-12, atol: 1e-14)
+                        == nil)
                 let wantHalf = NaiveReduction.softmax(
                     halves.storage.map(\.kernelDoubleValue), halves.layout, axis: axis, log: log)
                 let mismatch = firstMismatch(runSoftmax(halves, axis: axis, log: log), wantHalf, rtol: 2e-3, atol: 1e-4)
@@ -61,7 +65,8 @@ struct SoftmaxTests {
 
     @Test("broadcast input, negative axis, large and infinite values")
     func edges() {
-        let row = StridedStorage<Float>(storage: [1, 2, 3], layout: StridedLayout(contiguous: [3]).broadcast(to: [4, 3]))
+        let row = StridedStorage<Float>(
+            storage: [1, 2, 3], layout: StridedLayout(contiguous: [3]).broadcast(to: [4, 3]))
         let got = runSoftmax(row, axis: -1, log: false)
         #expect(firstMismatch(got, NaiveReduction.softmax([1, 2, 3], row.layout, axis: 1, log: false)) == nil)
         let column = runSoftmax(row, axis: 0, log: false)
@@ -74,7 +79,8 @@ struct SoftmaxTests {
 
         let minusInf = [Float](repeating: -.infinity, count: 40) + [0, -.infinity]
         let lines = StridedStorage<Float>(storage: minusInf, layout: StridedLayout(contiguous: [21, 2]))
-        let byRow = runSoftmax(StridedStorage(storage: minusInf, layout: StridedLayout(contiguous: [2, 21])), axis: 1, log: false)
+        let byRow = runSoftmax(
+            StridedStorage(storage: minusInf, layout: StridedLayout(contiguous: [2, 21])), axis: 1, log: false)
         #expect(byRow[..<21].allSatisfy { $0.isNaN })
         #expect(Array(byRow[21...]) == [Double](repeating: 0, count: 19) + [1, 0])
         let byColumn = runSoftmax(lines, axis: 0, log: true)

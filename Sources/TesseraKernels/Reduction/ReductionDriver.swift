@@ -176,7 +176,8 @@ enum ReductionDriver {
                 for o in 0..<plan.outputCount {
                     let base = src + plan.keptPosition(o)
                     partials.initialize(repeating: S.initial, count: pieces)
-                    parallelFor(count: pieces, cost: .perItem(nanoseconds: Double(pieceLength) * nanosecondsPerElement)) {
+                    parallelFor(count: pieces, cost: .perItem(nanoseconds: Double(pieceLength) * nanosecondsPerElement))
+                    {
                         range in
                         for piece in range {
                             let start = piece * pieceLength

@@ -66,8 +66,9 @@ public enum SoftmaxKernels {
         case .float32, .float16:
             runFloat(log: log, input: input, lines: lines, isHalf: type == .float16, output: output)
         default:
-            runDouble(log: log, input: input.assumingMemoryBound(to: Double.self), lines: lines,
-                      output: output.assumingMemoryBound(to: Double.self))
+            runDouble(
+                log: log, input: input.assumingMemoryBound(to: Double.self), lines: lines,
+                output: output.assumingMemoryBound(to: Double.self))
         }
     }
 
