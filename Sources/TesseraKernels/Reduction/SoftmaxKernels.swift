@@ -102,7 +102,7 @@ public enum SoftmaxKernels {
                             let position = rowBase + innerPositions[column + j]
                             scratch[k * columns + j] =
                                 isHalf
-                                ? Float(input.assumingMemoryBound(to: Float16.self)[position])
+                                ? input.assumingMemoryBound(to: Float16.self)[position].wide
                                 : input.assumingMemoryBound(to: Float.self)[position]
                         }
                     }
