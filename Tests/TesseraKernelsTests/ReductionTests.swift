@@ -189,7 +189,7 @@ struct ReductionTests {
     @Test("medium float32 operand (parallel chunks, SIMD paths)", arguments: [LayoutKind.contiguous, .transposed])
     func medium(kind: LayoutKind) {
         var rng = SeededRandom(seed: 99)
-        let (rows, columns) = (256, 800)
+        let (rows, columns) = (256, 1000)
         let values = rng.floats(rows * columns, in: 0...1)
         let operand = kind.make(shape: [rows, columns]) { values[$0] }
         let logical = (0..<(rows * columns)).map { i in

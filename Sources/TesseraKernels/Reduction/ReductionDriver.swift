@@ -166,7 +166,7 @@ enum ReductionDriver {
             let budget = KernelThreads.coreBudget
             let totalNanoseconds = Double(plan.outputCount * reducedCount) * nanosecondsPerElement
             if plan.outputCount < budget * 2 && budget > 1 && S.isSplittable
-                && totalNanoseconds > 4 * KernelThreads.serialThresholdNanoseconds
+                && totalNanoseconds > 2 * KernelThreads.serialThresholdNanoseconds
             {
                 // Few, long reductions: split each one's reduced range, combine in order.
                 let pieces = Swift.min(budget * 4, Swift.max(1, reducedCount / 16384))

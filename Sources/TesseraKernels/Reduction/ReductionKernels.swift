@@ -9,7 +9,24 @@
 /// ReductionOp.argmax.outputType(for: .float32)   // .int32
 /// ```
 public enum ReductionOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case sum, mean, product, max, min, all, any, argmax, argmin
+    /// The sum (0 over nothing).
+    case sum
+    /// The arithmetic mean (NaN over nothing).
+    case mean
+    /// The product (1 over nothing).
+    case product
+    /// The largest value; NaN if any value is NaN.
+    case max
+    /// The smallest value; NaN if any value is NaN.
+    case min
+    /// Whether every value is non-zero (true over nothing).
+    case all
+    /// Whether some value is non-zero (false over nothing).
+    case any
+    /// The index of the first largest value (or of the first NaN).
+    case argmax
+    /// The index of the first smallest value (or of the first NaN).
+    case argmin
 
     /// The output type the op produces for `input`, or `nil` when the caller must choose
     /// (`mean` of an integer type: any floating-point type) or the op does not apply
@@ -32,6 +49,7 @@ public enum ReductionOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringCo
         }
     }
 
+    /// The lowercase name used in messages, e.g. `argmax`.
     public var description: String {
         switch self {
         case .sum: return "sum"
