@@ -125,6 +125,26 @@ struct ReductionTests {
         #expect(runReduce(.any, rows, axes: [1]) == [1, 1])
     }
 
+    @Test("NaN handling on the scalar paths (strided runs, float16, float64)", arguments: LayoutKind.allCases)
+    func nanOnScalarPaths(kind: LayoutKind) {
+        func check<T: KernelScalar & BinaryFloatingPoint>(_: T.Type) {
+            let operand = kind.make(shape: [4, 3, 5]) { (i: Int) -> T in
+                i % 7 == 3 ? .nan : T(Double((i * 37) % 11) - 5)
+            }
+            for axes in axisSubsets(rank: 3) {
+                for op in [ReductionOp.max, .min, .argmax, .argmin, .sum, .any] {
+                    let got = runReduce(op, operand, axes: axes)
+                    let want = expectedReduce(op, operand, axes: axes)
+                    let mismatch = firstMismatch(got, want)
+                    #expect(mismatch == nil, "\(T.self) \(op) \(kind) axes \(axes): \(mismatch ?? "")")
+                }
+            }
+        }
+        check(Float.self)
+        check(Float16.self)
+        check(Double.self)
+    }
+
     @Test("every scalar type: sum, max, min, argmax, argmin, product, all, any", arguments: KernelScalarType.allCases)
     func everyType(type: KernelScalarType) {
         switch type {
