@@ -192,12 +192,33 @@ enum ReductionDriver {
                 }
                 return
             }
+            // One output element after another along the innermost kept dimension; only the
+            // outer kept index needs dividing, once per row of outputs.
+            let innerSize = plan.keptShape.last ?? 1
+            let innerStride = plan.keptStrides.last ?? 0
+            var outer = plan
+            if !outer.keptShape.isEmpty {
+                outer.keptShape.removeLast()
+                outer.keptStrides.removeLast()
+            }
+            let runCount = runStarts.count
             let cost = ParallelCost.perItem(nanoseconds: Double(reducedCount) * nanosecondsPerElement + 2)
             parallelFor(count: plan.outputCount, cost: cost) { outputs in
-                for o in outputs {
-                    var acc = S.initial
-                    fold(&acc, src + plan.keptPosition(o), 0..<reducedCount)
-                    dst[o] = S.finish(acc, count: reducedCount)
+                var o = outputs.lowerBound
+                while o < outputs.upperBound {
+                    let row = o / innerSize
+                    let rowBase = src + outer.keptPosition(row)
+                    let end = Swift.min(outputs.upperBound, (row + 1) * innerSize)
+                    var base = rowBase + (o - row * innerSize) * innerStride
+                    while o < end {
+                        var acc = S.initial
+                        for run in 0..<runCount {
+                            S.accumulateRun(&acc, base + runStarts[run], count: runLength, stride: runStride)
+                        }
+                        dst[o] = S.finish(acc, count: reducedCount)
+                        base += innerStride
+                        o += 1
+                    }
                 }
             }
         }

@@ -11,8 +11,23 @@ enum FloatReduction {
         UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD16<Float>.self)
     }
 
+    /// The sum of the lanes by halving (the generic `SIMD.sum()` is an out-of-line call).
+    @inline(__always)
+    static func horizontalSum(_ v: SIMD16<Float>) -> Float {
+        let v8 = v.lowHalf + v.highHalf
+        let v4 = v8.lowHalf + v8.highHalf
+        let v2 = v4.lowHalf + v4.highHalf
+        return v2[0] + v2[1]
+    }
+
     /// The sum of `p[0..<count]` with four vector accumulators (64 partial sums).
+    @inline(__always)
     static func sum(_ p: UnsafePointer<Float>, count: Int) -> Float {
+        if count < 16 {
+            var total: Float = 0
+            for i in 0..<count { total += p[i] }
+            return total
+        }
         var a0 = SIMD16<Float>()
         var a1 = SIMD16<Float>()
         var a2 = SIMD16<Float>()
@@ -34,7 +49,7 @@ enum FloatReduction {
             tail += p[i]
             i += 1
         }
-        return ((a0 + a1) + (a2 + a3)).sum() + tail
+        return horizontalSum((a0 + a1) + (a2 + a3)) + tail
     }
 
     /// The product of `p[0..<count]` with two vector accumulators.

@@ -229,7 +229,7 @@ enum FloatSoftmax {
             s0 += e
             i += lanes
         }
-        let sum = (s0 + s1).sum()
+        let sum = FloatReduction.horizontalSum(s0 + s1)
         if log {
             let logSum = Foundation.log(sum)
             i = 0
