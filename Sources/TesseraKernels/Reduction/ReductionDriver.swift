@@ -165,7 +165,7 @@ enum ReductionDriver {
 
             let budget = KernelThreads.coreBudget
             let totalNanoseconds = Double(plan.outputCount * reducedCount) * nanosecondsPerElement
-            if plan.outputCount < budget * 2 && budget > 1 && S.isSplittable
+            if plan.outputCount < budget * 2 && budget > 1
                 && totalNanoseconds > 2 * KernelThreads.serialThresholdNanoseconds
             {
                 // Few, long reductions: split each one's reduced range, combine in order.

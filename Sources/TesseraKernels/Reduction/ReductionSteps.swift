@@ -16,9 +16,8 @@ protocol ReductionStep {
     static func accumulateRun(_ acc: inout Accumulator, _ p: UnsafePointer<Element>, count: Int, stride: Int)
     /// Folds the contiguous row `p[0..<count]` into the column accumulators `acc[0..<count]`.
     static func accumulateRow(_ acc: UnsafeMutablePointer<Accumulator>, _ p: UnsafePointer<Element>, count: Int)
-    /// Whether partial results over consecutive ranges can be merged with `combine`.
-    static var isSplittable: Bool { get }
-    /// Merges the result of an earlier range (`a`) with that of the following range (`b`).
+    /// Merges the result of an earlier range of reduced indices (`a`) with that of the range
+    /// right after it (`b`), so a long reduction can be split across threads.
     static func combine(_ a: Accumulator, _ b: Accumulator) -> Accumulator
     /// The output element after `count` elements.
     static func finish(_ acc: Accumulator, count: Int) -> Result
@@ -38,8 +37,6 @@ extension ReductionStep {
     static func accumulateRow(_ acc: UnsafeMutablePointer<Accumulator>, _ p: UnsafePointer<Element>, count: Int) {
         for j in 0..<count { accumulate(&acc[j], p[j]) }
     }
-
-    static var isSplittable: Bool { true }
 }
 
 /// Reinterprets a pointer when the generic type is known (after specialisation) to be `Float`.
