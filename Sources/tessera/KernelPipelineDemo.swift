@@ -7,7 +7,7 @@ import Tessera
 /// this shows the kernels a model's prediction goes through.
 enum KernelPipelineDemo {
     static func run() {
-        print("Tessera demo: a 3-layer image classifier on the CPU kernels (OpenBLAS, \(KernelThreads.coreBudget) threads)\n")
+        print("Tessera demo: a 3-layer image classifier on the CPU kernels (OpenBLAS core \(KernelThreads.blasCoreName), \(KernelThreads.coreBudget) threads)\n")
         var rng = DemoRandom(seed: 2026)
         let start = DispatchTime.now().uptimeNanoseconds
 

@@ -68,13 +68,13 @@ public struct Pool2DParameters: Sendable, Hashable, CustomStringConvertible {
     ///   dilations are positive; padding is non-negative; the dilated window fits in the
     ///   padded input.
     public func outputShape(inputShape: [Int]) -> [Int] {
-        precondition(inputShape.count == 4, "[pool2d] input \(inputShape) must have rank 4 (NCHW)")
-        precondition(inputShape.allSatisfy { $0 >= 0 }, "[pool2d] negative size in input \(inputShape)")
-        precondition(
+        kernelPrecondition(inputShape.count == 4, "[pool2d] input \(inputShape) must have rank 4 (NCHW)")
+        kernelPrecondition(inputShape.allSatisfy { $0 >= 0 }, "[pool2d] negative size in input \(inputShape)")
+        kernelPrecondition(
             kernelHeight >= 1 && kernelWidth >= 1 && strideHeight >= 1 && strideWidth >= 1 && dilationHeight >= 1
                 && dilationWidth >= 1,
             "[pool2d] kernel, strides and dilations must be positive: \(self)")
-        precondition(
+        kernelPrecondition(
             padTop >= 0 && padBottom >= 0 && padLeft >= 0 && padRight >= 0,
             "[pool2d] padding must be non-negative: \(self)")
         let oh = Pool2DParameters.outputSize(
@@ -83,7 +83,7 @@ public struct Pool2DParameters: Sendable, Hashable, CustomStringConvertible {
         let ow = Pool2DParameters.outputSize(
             inputShape[3], kernel: kernelWidth, stride: strideWidth, dilation: dilationWidth, padBefore: padLeft,
             padAfter: padRight, ceilMode: ceilMode)
-        precondition(oh >= 1 && ow >= 1, "[pool2d] window does not fit in padded input \(inputShape) (\(self))")
+        kernelPrecondition(oh >= 1 && ow >= 1, "[pool2d] window does not fit in padded input \(inputShape) (\(self))")
         return [inputShape[0], inputShape[1], oh, ow]
     }
 

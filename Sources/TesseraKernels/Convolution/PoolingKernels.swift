@@ -85,7 +85,7 @@ public enum PoolingKernels {
         input: UnsafePointer<Float>, inputShape: [Int], output: UnsafeMutablePointer<Float>,
         parameters p: Pool2DParameters, countIncludePad: Bool
     ) {
-        precondition(
+        kernelPrecondition(
             p.dilationHeight == 1 && p.dilationWidth == 1, "[averagePool2d] dilation is not supported: \(p)")
         let shape = p.outputShape(inputShape: inputShape)
         let (h, w, oh, ow) = (inputShape[2], inputShape[3], shape[2], shape[3])
@@ -139,7 +139,7 @@ public enum PoolingKernels {
     public static func globalAveragePool2d(
         input: UnsafePointer<Float>, inputShape: [Int], output: UnsafeMutablePointer<Float>
     ) {
-        precondition(
+        kernelPrecondition(
             inputShape.count == 4 && inputShape.allSatisfy { $0 >= 0 },
             "[globalAveragePool2d] input \(inputShape) must be a rank-4 NCHW shape")
         let planes = inputShape[0] * inputShape[1]

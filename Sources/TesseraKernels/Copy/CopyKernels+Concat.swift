@@ -25,10 +25,10 @@ extension CopyKernels {
         to: UnsafeMutableRawPointer
     ) {
         checkElementSize(elementSize, op: "concatenate")
-        precondition(!inputs.isEmpty, "[concatenate] needs at least one input")
+        kernelPrecondition(!inputs.isEmpty, "[concatenate] needs at least one input")
         let first = inputs[0].layout.shape
         let rank = first.count
-        precondition(rank >= 1, "[concatenate] cannot concatenate rank-0 operands")
+        kernelPrecondition(rank >= 1, "[concatenate] cannot concatenate rank-0 operands")
         let axis = normalizedAxis(axis, rank: rank, shape: first, op: "concatenate")
         var outShape = first
         outShape[axis] = 0
@@ -38,7 +38,7 @@ extension CopyKernels {
             if matches {
                 for d in 0..<rank where d != axis && shape[d] != first[d] { matches = false }
             }
-            precondition(
+            kernelPrecondition(
                 matches,
                 "[concatenate] shapes must agree off axis \(axis): \(first) vs \(shape) "
                     + "(all shapes: \(inputs.map { $0.layout.shape }))")
@@ -80,13 +80,13 @@ extension CopyKernels {
         to: [UnsafeMutableRawPointer]
     ) {
         checkElementSize(elementSize, op: "split")
-        precondition(layout.rank >= 1, "[split] cannot split a rank-0 operand")
+        kernelPrecondition(layout.rank >= 1, "[split] cannot split a rank-0 operand")
         let axis = normalizedAxis(axis, rank: layout.rank, shape: layout.shape, op: "split")
-        precondition(
+        kernelPrecondition(
             sizes.allSatisfy { $0 >= 0 } && sizes.reduce(0, +) == layout.shape[axis],
             "[split] sizes \(sizes) do not add up to \(layout.shape[axis]), the size of axis \(axis) of \(layout.shape)"
         )
-        precondition(
+        kernelPrecondition(
             to.count == sizes.count, "[split] \(sizes.count) sizes but \(to.count) destinations")
         var start = 0
         for (piece, size) in sizes.enumerated() {

@@ -26,8 +26,8 @@ extension CopyKernels {
         elementSize: Int, to: UnsafeMutableRawPointer
     ) {
         checkElementSize(elementSize, op: "gather")
-        precondition(layout.rank >= 1, "[gather] cannot index a rank-0 operand")
-        precondition(
+        kernelPrecondition(layout.rank >= 1, "[gather] cannot index a rank-0 operand")
+        kernelPrecondition(
             indicesShape.allSatisfy { $0 >= 0 }, "[gather] negative dimension in indices shape \(indicesShape)")
         let axis = normalizedAxis(axis, rank: layout.rank, shape: layout.shape, op: "gather")
         let axisSize = layout.shape[axis]
@@ -35,7 +35,7 @@ extension CopyKernels {
         var normalized = [Int](repeating: 0, count: indexCount)
         for j in 0..<indexCount {
             let index = Int(indices[j])
-            precondition(
+            kernelPrecondition(
                 index >= -axisSize && index < axisSize,
                 "[gather] index \(index) is out of range for axis \(axis) of size \(axisSize) (shape \(layout.shape))")
             normalized[j] = index < 0 ? index + axisSize : index

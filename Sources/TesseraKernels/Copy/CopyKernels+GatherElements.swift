@@ -85,11 +85,11 @@ extension CopyKernels {
     ) {
         checkElementSize(elementSize, op: "scatterElements")
         let axis = checkElementIndexShapes(shape: shape, axis: axis, indicesShape: indicesShape, op: "scatterElements")
-        precondition(
+        kernelPrecondition(
             updatesLayout.shape == indicesShape,
             "[scatterElements] updates shape \(updatesLayout.shape) differs from indices shape \(indicesShape)")
         if mode == .add {
-            precondition(
+            kernelPrecondition(
                 scalarType == .float32 && elementSize == 4,
                 "[scatterElements] add mode supports float32 only, got \(scalarType.map { "\($0)" } ?? "no type") "
                     + "with element size \(elementSize)")
@@ -105,13 +105,13 @@ extension CopyKernels {
 
     /// Checks the shapes shared by `gatherElements` and `scatterElements`; returns the axis.
     static func checkElementIndexShapes(shape: [Int], axis: Int, indicesShape: [Int], op: String) -> Int {
-        precondition(shape.count >= 1, "[\(op)] cannot index a rank-0 operand")
+        kernelPrecondition(shape.count >= 1, "[\(op)] cannot index a rank-0 operand")
         let axis = normalizedAxis(axis, rank: shape.count, shape: shape, op: op)
-        precondition(
+        kernelPrecondition(
             indicesShape.count == shape.count,
             "[\(op)] indices shape \(indicesShape) must have the rank of shape \(shape)")
         for d in 0..<shape.count {
-            precondition(
+            kernelPrecondition(
                 indicesShape[d] >= 0 && (d == axis || indicesShape[d] <= shape[d]),
                 "[\(op)] indices shape \(indicesShape) exceeds shape \(shape) on axis \(d)")
         }
@@ -171,7 +171,7 @@ extension CopyKernels {
                     let rowIndices = indices + row * n
                     for j in 0..<n {
                         var index = Int(rowIndices[j])
-                        precondition(
+                        kernelPrecondition(
                             index >= -axisSize && index < axisSize,
                             "[\(op)] index \(index) is out of range for axis \(axis) of size \(axisSize) "
                                 + "(shape \(dataShape))")

@@ -52,10 +52,10 @@ extension CopyKernels {
         checkElementSize(elementSize, op: "pad")
         let rank = layout.rank
         let shape = layout.shape
-        precondition(
+        kernelPrecondition(
             padding.count == rank, "[pad] \(padding.count) padding pairs for shape \(shape) of rank \(rank)")
         for (axis, p) in padding.enumerated() {
-            precondition(
+            kernelPrecondition(
                 p.before >= 0 && p.after >= 0,
                 "[pad] negative padding (\(p.before), \(p.after)) on axis \(axis) of shape \(shape)")
             let n = shape[axis]
@@ -63,17 +63,17 @@ extension CopyKernels {
             switch mode {
             case .constant: break
             case .reflect:
-                precondition(
+                kernelPrecondition(
                     widest == 0 || widest < n,
                     "[pad] reflect padding (\(p.before), \(p.after)) must be less than the size \(n) of axis \(axis) "
                         + "of shape \(shape)")
             case .symmetric:
-                precondition(
+                kernelPrecondition(
                     widest <= n,
                     "[pad] symmetric padding (\(p.before), \(p.after)) must be at most the size \(n) of axis "
                         + "\(axis) of shape \(shape)")
             case .edge:
-                precondition(
+                kernelPrecondition(
                     widest == 0 || n > 0,
                     "[pad] edge padding (\(p.before), \(p.after)) of empty axis \(axis) of shape \(shape)")
             }

@@ -22,10 +22,10 @@ extension CopyKernels {
         to: UnsafeMutableRawPointer
     ) {
         checkElementSize(elementSize, op: "tile")
-        precondition(
+        kernelPrecondition(
             multiples.count == layout.rank,
             "[tile] \(multiples.count) multiples \(multiples) for shape \(layout.shape) of rank \(layout.rank)")
-        precondition(multiples.allSatisfy { $0 >= 0 }, "[tile] negative multiple in \(multiples)")
+        kernelPrecondition(multiples.allSatisfy { $0 >= 0 }, "[tile] negative multiple in \(multiples)")
         let outShape = zip(layout.shape, multiples).map { $0 * $1 }
         let outStrides = StridedLayout.contiguousStrides(for: outShape)
         // View the output as [m0, n0, m1, n1, …]: the copy index along each m_d reads the

@@ -43,7 +43,7 @@ extension CopyKernels {
 
     /// Traps unless `elementSize` is 1, 2, 4 or 8.
     static func checkElementSize(_ elementSize: Int, op: String) {
-        precondition(
+        kernelPrecondition(
             elementSize == 1 || elementSize == 2 || elementSize == 4 || elementSize == 8,
             "[\(op)] element size must be 1, 2, 4 or 8 bytes, got \(elementSize)")
     }
@@ -61,7 +61,7 @@ extension CopyKernels {
 
     /// `axis` with negative values counted from the end, after checking it is in `-rank..<rank`.
     static func normalizedAxis(_ axis: Int, rank: Int, shape: [Int], op: String) -> Int {
-        precondition(
+        kernelPrecondition(
             axis >= -rank && axis < rank, "[\(op)] axis \(axis) is out of range for shape \(shape) (rank \(rank))")
         return axis < 0 ? axis + rank : axis
     }
@@ -96,7 +96,7 @@ extension CopyKernels {
     /// - Precondition: `count >= 0` and `elementSize` is 1, 2, 4 or 8.
     public static func fill(_ to: UnsafeMutableRawPointer, count: Int, elementSize: Int, bitPattern: UInt64) {
         checkElementSize(elementSize, op: "fill")
-        precondition(count >= 0, "[fill] negative element count \(count)")
+        kernelPrecondition(count >= 0, "[fill] negative element count \(count)")
         if count == 0 { return }
         dispatch(Fill(to: to, count: count, bitPattern: bitPattern), elementSize: elementSize, op: "fill")
     }

@@ -167,7 +167,7 @@ extension Float: FloatComputeScalar {
         case .atanh: return Foundation.atanh(x)
         case .exp: return Foundation.exp(x)
         case .erf: return Foundation.erf(x)
-        default: preconditionFailure("[elementwise] \(op) has a vector body")
+        default: kernelFailure("[elementwise] \(op) has a vector body")
         }
     }
 }
@@ -204,7 +204,7 @@ extension Double: FloatComputeScalar {
         case .atanh: return Foundation.atanh(x)
         case .exp: return Foundation.exp(x)
         case .erf: return Foundation.erf(x)
-        default: preconditionFailure("[elementwise] \(op) has a vector body")
+        default: kernelFailure("[elementwise] \(op) has a vector body")
         }
     }
 }

@@ -17,7 +17,7 @@ extension Int32: FusedComputeScalar {
                 V(repeating: 0).replacing(with: 1, where: x .> 0).replacing(with: -1, where: x .< 0)
             }
         case .square: BlockLoop.map(src, dst, n) { $0 &* $0 }
-        default: preconditionFailure("[elementwise] \(op) is not defined for integer operands")
+        default: kernelFailure("[elementwise] \(op) is not defined for integer operands")
         }
     }
 

@@ -27,7 +27,7 @@ public enum ElementwiseKernels {
         _ op: UnaryOp, input: UnsafeRawPointer, layout: StridedLayout, type: KernelScalarType,
         output: UnsafeMutableRawPointer
     ) {
-        precondition(
+        kernelPrecondition(
             type.isFloatingPoint || (type.isInteger && op.isDefinedForIntegers),
             "[\(op)] is not defined for \(type) operands (shape \(layout.shape))")
         let program = FusedProgram(
@@ -48,9 +48,9 @@ public enum ElementwiseKernels {
         rhsLayout: StridedLayout, type: KernelScalarType, output: UnsafeMutableRawPointer
     ) {
         guard let shape = StridedLayout.broadcastShape(lhsLayout.shape, rhsLayout.shape) else {
-            preconditionFailure("[\(op)] shapes \(lhsLayout.shape) and \(rhsLayout.shape) do not broadcast")
+            kernelFailure("[\(op)] shapes \(lhsLayout.shape) and \(rhsLayout.shape) do not broadcast")
         }
-        precondition(type != .bool || op.isDefinedForBool, "[\(op)] is not defined for bool operands")
+        kernelPrecondition(type != .bool || op.isDefinedForBool, "[\(op)] is not defined for bool operands")
         let program = FusedProgram(
             computeType: computeType(for: op, type), instructions: [.input(0), .input(1), .binary(op, 0, 1)],
             outputs: [2])
@@ -96,7 +96,7 @@ public enum ElementwiseKernels {
         guard let ab = StridedLayout.broadcastShape(aLayout.shape, bLayout.shape),
             let shape = StridedLayout.broadcastShape(conditionLayout.shape, ab)
         else {
-            preconditionFailure(
+            kernelFailure(
                 "[select] shapes \(conditionLayout.shape), \(aLayout.shape) and \(bLayout.shape) do not broadcast")
         }
         let compute = FusedProgram.ComputeType(for: type)

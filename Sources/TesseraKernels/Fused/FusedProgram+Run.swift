@@ -8,13 +8,13 @@ extension FusedProgram {
     ///   - outputs: One per entry of ``outputs``.
     /// - Precondition: the counts match and every input layout's shape equals `shape`.
     public func run(shape: [Int], inputs: [FusedInput], outputs outputOperands: [FusedOutput]) {
-        precondition(
+        kernelPrecondition(
             inputs.count >= inputCount, "[fused] program reads \(inputCount) inputs but \(inputs.count) were given")
-        precondition(
+        kernelPrecondition(
             outputOperands.count == outputs.count,
             "[fused] program writes \(outputs.count) outputs but \(outputOperands.count) were given")
         for (k, input) in inputs.enumerated() {
-            precondition(
+            kernelPrecondition(
                 input.layout.shape == shape,
                 "[fused] input \(k) has shape \(input.layout.shape), expected the iteration shape \(shape)")
         }
@@ -152,7 +152,7 @@ struct FusedRunner<C: FusedComputeScalar> {
         let computeType = C.computeType.scalarType
         switch plan.access[k] {
         case .uniform:
-            preconditionFailure("[fused] uniform inputs are read once per run")
+            kernelFailure("[fused] uniform inputs are read once per run")
         case let .linear(position):
             ScalarConversion.convert(
                 input.pointer + (position + start) * input.type.byteCount, from: input.type,

@@ -114,24 +114,24 @@ public struct FusedProgram: Sendable, Hashable, CustomStringConvertible {
         var inputCount = 0
         for (index, instruction) in instructions.enumerated() {
             for operand in instruction.operands {
-                precondition(
+                kernelPrecondition(
                     operand >= 0 && operand < index,
                     "[fused] instruction \(index) (\(instruction)) reads %\(operand), which is not an earlier value")
             }
             switch instruction {
             case let .input(k):
-                precondition(k >= 0, "[fused] negative input index \(k)")
+                kernelPrecondition(k >= 0, "[fused] negative input index \(k)")
                 inputCount = Swift.max(inputCount, k + 1)
             case let .unary(op, _):
-                precondition(
+                kernelPrecondition(
                     computeType != .int32 || op.isDefinedForIntegers,
                     "[fused] \(op) is not defined for integer programs")
             default: break
             }
         }
-        precondition(!outputs.isEmpty, "[fused] a program needs at least one output")
+        kernelPrecondition(!outputs.isEmpty, "[fused] a program needs at least one output")
         for output in outputs {
-            precondition(
+            kernelPrecondition(
                 output >= 0 && output < instructions.count, "[fused] output %\(output) names no instruction")
         }
         self.computeType = computeType

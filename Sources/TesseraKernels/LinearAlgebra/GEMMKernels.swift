@@ -57,7 +57,7 @@ public enum GEMMKernels {
         type: KernelScalarType, output: UnsafeMutableRawPointer
     ) {
         let plan = MatmulPlan(a: aLayout, b: bLayout)
-        precondition(
+        kernelPrecondition(
             plan.m <= Int(Int32.max) && plan.n <= Int(Int32.max) && plan.k <= Int(Int32.max),
             "[matmul] dimensions exceed the 32-bit BLAS range: \(aLayout.shape) vs \(bLayout.shape)")
         let count = plan.outputCount
@@ -84,7 +84,7 @@ public enum GEMMKernels {
         case .int8: loop(Int8.self, a, b, plan, output)
         case .uint8: loop(UInt8.self, a, b, plan, output)
         case .bool:
-            preconditionFailure("[matmul] bool operands are not supported: \(aLayout.shape) vs \(bLayout.shape)")
+            kernelFailure("[matmul] bool operands are not supported: \(aLayout.shape) vs \(bLayout.shape)")
         }
     }
 
@@ -256,12 +256,12 @@ private func prepareGEMM<T: FloatingPoint>(
     transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int, lda: Int, ldb: Int, beta: T,
     c: UnsafeMutablePointer<T>, ldc: Int
 ) -> Bool {
-    precondition(
+    kernelPrecondition(
         m >= 0 && n >= 0 && k >= 0 && m <= Int(Int32.max) && n <= Int(Int32.max) && k <= Int(Int32.max),
         "[gemm] invalid sizes m \(m), n \(n), k \(k)")
-    precondition(lda >= Swift.max(1, transposeA ? m : k), "[gemm] lda \(lda) too small for m \(m), k \(k)")
-    precondition(ldb >= Swift.max(1, transposeB ? k : n), "[gemm] ldb \(ldb) too small for k \(k), n \(n)")
-    precondition(ldc >= Swift.max(1, n), "[gemm] ldc \(ldc) too small for n \(n)")
+    kernelPrecondition(lda >= Swift.max(1, transposeA ? m : k), "[gemm] lda \(lda) too small for m \(m), k \(k)")
+    kernelPrecondition(ldb >= Swift.max(1, transposeB ? k : n), "[gemm] ldb \(ldb) too small for k \(k), n \(n)")
+    kernelPrecondition(ldc >= Swift.max(1, n), "[gemm] ldc \(ldc) too small for n \(n)")
     if m == 0 || n == 0 { return false }
     if k == 0 {
         for i in 0..<m {

@@ -59,10 +59,10 @@ struct MatmulPlan {
 
     /// Validates the operands and works out the batch offsets.
     init(a: StridedLayout, b: StridedLayout) {
-        precondition(
+        kernelPrecondition(
             a.rank >= 2 && b.rank >= 2,
             "[matmul] operands must have rank 2 or more (promote vectors first): \(a.shape) vs \(b.shape)")
-        precondition(
+        kernelPrecondition(
             a.shape[a.rank - 1] == b.shape[b.rank - 2],
             "[matmul] inner dimensions differ: \(a.shape) vs \(b.shape)")
         m = a.shape[a.rank - 2]
@@ -75,7 +75,7 @@ struct MatmulPlan {
         let aBatch = StridedLayout(shape: Array(a.shape.dropLast(2)), strides: Array(a.strides.dropLast(2)))
         let bBatch = StridedLayout(shape: Array(b.shape.dropLast(2)), strides: Array(b.strides.dropLast(2)))
         guard let batch = StridedLayout.broadcastShape(aBatch.shape, bBatch.shape) else {
-            preconditionFailure("[matmul] batch dimensions do not broadcast: \(a.shape) vs \(b.shape)")
+            kernelFailure("[matmul] batch dimensions do not broadcast: \(a.shape) vs \(b.shape)")
         }
         batchShape = batch
         aOffsets = MatmulPlan.offsets(of: aBatch.broadcast(to: batch), base: a.offset)

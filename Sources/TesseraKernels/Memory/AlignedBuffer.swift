@@ -34,7 +34,7 @@ public final class AlignedBuffer: @unchecked Sendable {
     ///
     /// - Precondition: `byteCount >= 0`.
     public convenience init(unpooledByteCount byteCount: Int) {
-        precondition(byteCount >= 0, "[AlignedBuffer] negative byte count \(byteCount)")
+        kernelPrecondition(byteCount >= 0, "[AlignedBuffer] negative byte count \(byteCount)")
         let capacity = Swift.max(byteCount, 1)
         let pointer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: AlignedBuffer.alignment)
         self.init(pointer: pointer, byteCount: byteCount, capacity: capacity, pool: nil)

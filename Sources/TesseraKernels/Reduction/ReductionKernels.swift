@@ -104,26 +104,26 @@ public enum ReductionKernels {
     ) {
         let shape = layout.shape
         for axis in axes {
-            precondition(axis >= 0 && axis < layout.rank, "[reduce] axis \(axis) out of range for shape \(shape)")
+            kernelPrecondition(axis >= 0 && axis < layout.rank, "[reduce] axis \(axis) out of range for shape \(shape)")
         }
-        precondition(Set(axes).count == axes.count, "[reduce] repeated axis in \(axes) for shape \(shape)")
+        kernelPrecondition(Set(axes).count == axes.count, "[reduce] repeated axis in \(axes) for shape \(shape)")
         if let expected = op.outputType(for: type) {
-            precondition(
+            kernelPrecondition(
                 outputType == expected,
                 "[reduce] \(op) of \(type) produces \(expected), not \(outputType) (shape \(shape))")
         } else {
-            precondition(
+            kernelPrecondition(
                 op == .mean && type.isInteger && outputType.isFloatingPoint,
                 "[reduce] \(op) is not defined for \(type) with output \(outputType) (shape \(shape))")
         }
         let reducedCount = axes.reduce(1) { $0 * shape[$1] }
         if op.requiresNonEmpty && reducedCount == 0 {
             let outputCount = (0..<layout.rank).reduce(1) { axes.contains($1) ? $0 : $0 * shape[$1] }
-            precondition(
+            kernelPrecondition(
                 outputCount == 0,
                 "[reduce] \(op) over an empty axis (axes \(axes) of shape \(shape)) has no identity")
         }
-        precondition(
+        kernelPrecondition(
             !(op == .argmax || op == .argmin) || reducedCount <= Int(Int32.max),
             "[reduce] \(op) over \(reducedCount) elements overflows int32 indices (shape \(shape))")
         let plan = ReductionPlan(layout: layout, axes: axes)
@@ -159,7 +159,7 @@ public enum ReductionKernels {
                 case .float32: run(IntegerMeanStep<T, Float>.self)
                 case .float64: run(IntegerMeanStep<T, Double>.self)
                 case .float16: run(IntegerMeanStep<T, Float16>.self)
-                default: preconditionFailure("[reduce] mean of \(T.kernelScalarType) into \(outputType)")
+                default: kernelFailure("[reduce] mean of \(T.kernelScalarType) into \(outputType)")
                 }
             }
         case .max: run(ExtremumStep<T, Maximum>.self)

@@ -14,7 +14,7 @@ protocol ReductionArithmetic: Comparable {
     /// Whether the value is a NaN (always false for integers).
     var isNaNValue: Bool { get }
     /// The value as a `Double`, for means and final divisions.
-    var asDouble: Double { get }
+    var reductionDoubleValue: Double { get }
     init(fromDouble value: Double)
 }
 
@@ -26,7 +26,7 @@ extension ReductionArithmetic where Self: BinaryFloatingPoint {
     @inline(__always) static func add(_ a: Self, _ b: Self) -> Self { a + b }
     @inline(__always) static func multiply(_ a: Self, _ b: Self) -> Self { a * b }
     @inline(__always) var isNaNValue: Bool { isNaN }
-    @inline(__always) var asDouble: Double { Double(self) }
+    @inline(__always) var reductionDoubleValue: Double { Double(self) }
     @inline(__always) init(fromDouble value: Double) { self.init(value) }
 }
 
@@ -38,7 +38,7 @@ extension ReductionArithmetic where Self: FixedWidthInteger {
     @inline(__always) static func add(_ a: Self, _ b: Self) -> Self { a &+ b }
     @inline(__always) static func multiply(_ a: Self, _ b: Self) -> Self { a &* b }
     @inline(__always) var isNaNValue: Bool { false }
-    @inline(__always) var asDouble: Double { Double(self) }
+    @inline(__always) var reductionDoubleValue: Double { Double(self) }
     @inline(__always) init(fromDouble value: Double) { self = wrappingInteger(value, as: Self.self) }
 }
 

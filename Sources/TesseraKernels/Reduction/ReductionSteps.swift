@@ -113,7 +113,7 @@ enum MeanStep<Element: ReductionScalar>: ReductionStep {
     }
     static func combine(_ a: Element.Wide, _ b: Element.Wide) -> Element.Wide { .add(a, b) }
     static func finish(_ acc: Element.Wide, count: Int) -> Element {
-        Element(narrowing: Element.Wide(fromDouble: acc.asDouble / Double(count)))
+        Element(narrowing: Element.Wide(fromDouble: acc.reductionDoubleValue / Double(count)))
     }
 }
 
@@ -121,7 +121,7 @@ enum MeanStep<Element: ReductionScalar>: ReductionStep {
 enum IntegerMeanStep<Element: ReductionScalar, Result: BinaryFloatingPoint>: ReductionStep {
     static var initial: Double { 0 }
     @inline(__always) static func accumulate(_ acc: inout Double, _ x: Element) {
-        acc += x.wide.asDouble
+        acc += x.wide.reductionDoubleValue
     }
     static func combine(_ a: Double, _ b: Double) -> Double { a + b }
     static func finish(_ acc: Double, count: Int) -> Result { Result(acc / Double(count)) }

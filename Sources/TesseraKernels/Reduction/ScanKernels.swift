@@ -60,9 +60,9 @@ public enum ScanKernels {
         axis: Int, exclusive: Bool, reverse: Bool, output: UnsafeMutableRawPointer
     ) {
         let shape = layout.shape
-        precondition(
+        kernelPrecondition(
             axis >= -layout.rank && axis < layout.rank, "[\(name)] axis \(axis) out of range for shape \(shape)")
-        precondition(type != .bool, "[\(name)] is not defined for bool (shape \(shape)); cast first")
+        kernelPrecondition(type != .bool, "[\(name)] is not defined for bool (shape \(shape)); cast first")
         if layout.count == 0 { return }
         let lines = LineLayout(layout: layout, axis: axis < 0 ? axis + layout.rank : axis)
         let options = ScanOptions(product: product, exclusive: exclusive, reverse: reverse)
@@ -76,7 +76,7 @@ public enum ScanKernels {
         case .uint32: run(UInt32.self, input, lines, options, output)
         case .uint16: run(UInt16.self, input, lines, options, output)
         case .uint8: run(UInt8.self, input, lines, options, output)
-        case .bool: preconditionFailure("[\(name)] is not defined for bool")
+        case .bool: kernelFailure("[\(name)] is not defined for bool")
         }
     }
 

@@ -56,9 +56,9 @@ public enum SoftmaxKernels {
     ) {
         let name = log ? "logSoftmax" : "softmax"
         let shape = layout.shape
-        precondition(
+        kernelPrecondition(
             axis >= -layout.rank && axis < layout.rank, "[\(name)] axis \(axis) out of range for shape \(shape)")
-        precondition(type.isFloatingPoint, "[\(name)] needs a floating-point type, got \(type) (shape \(shape))")
+        kernelPrecondition(type.isFloatingPoint, "[\(name)] needs a floating-point type, got \(type) (shape \(shape))")
         let axis = axis < 0 ? axis + layout.rank : axis
         let lines = LineLayout(layout: layout, axis: axis)
         if layout.count == 0 { return }

@@ -23,10 +23,10 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
     /// - Precondition: `shape` and `strides` have the same count and no dimension is negative.
     @inlinable
     public init(shape: [Int], strides: [Int], offset: Int = 0) {
-        precondition(
+        kernelPrecondition(
             shape.count == strides.count,
             "[StridedLayout] shape \(shape) and strides \(strides) differ in rank")
-        precondition(shape.allSatisfy { $0 >= 0 }, "[StridedLayout] negative dimension in shape \(shape)")
+        kernelPrecondition(shape.allSatisfy { $0 >= 0 }, "[StridedLayout] negative dimension in shape \(shape)")
         self.shape = shape
         self.strides = strides
         self.offset = offset
@@ -90,7 +90,7 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
     /// - Precondition: `permutation` is a permutation of `0..<rank`.
     @inlinable
     public func permuted(_ permutation: [Int]) -> StridedLayout {
-        precondition(
+        kernelPrecondition(
             permutation.count == rank && Set(permutation) == Set(0..<rank),
             "[permute] \(permutation) is not a permutation of the axes of shape \(shape)")
         return StridedLayout(
@@ -103,7 +103,7 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
     /// - Precondition: the shapes are broadcast-compatible (each dimension equal, or 1 here).
     @inlinable
     public func broadcast(to target: [Int]) -> StridedLayout {
-        precondition(
+        kernelPrecondition(
             target.count >= rank, "[broadcast] cannot broadcast shape \(shape) to lower-rank shape \(target)")
         let lead = target.count - rank
         var newStrides = [Int](repeating: 0, count: target.count)
@@ -113,7 +113,7 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
             if size == want {
                 newStrides[lead + axis] = size == 1 ? 0 : strides[axis]
             } else {
-                precondition(size == 1, "[broadcast] cannot broadcast shape \(shape) to \(target)")
+                kernelPrecondition(size == 1, "[broadcast] cannot broadcast shape \(shape) to \(target)")
             }
         }
         return StridedLayout(shape: target, strides: newStrides, offset: offset)
@@ -167,7 +167,7 @@ public struct CollapsedLayouts: Sendable, Hashable {
     @inlinable
     public init(shape: [Int], strides operandStrides: [[Int]]) {
         for s in operandStrides {
-            precondition(s.count == shape.count, "[collapse] strides \(s) do not match shape \(shape)")
+            kernelPrecondition(s.count == shape.count, "[collapse] strides \(s) do not match shape \(shape)")
         }
         var outShape: [Int] = []
         var outStrides: [[Int]] = Array(repeating: [], count: operandStrides.count)

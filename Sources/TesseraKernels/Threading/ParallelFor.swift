@@ -47,9 +47,16 @@ public enum KernelThreads {
     ///
     /// - Precondition: `cores >= 1`.
     public static func setCoreBudget(_ cores: Int) {
-        precondition(cores >= 1, "[KernelThreads] core budget must be at least 1, got \(cores)")
+        kernelPrecondition(cores >= 1, "[KernelThreads] core budget must be at least 1, got \(cores)")
         budget.store(cores, ordering: .relaxed)
         openblas_set_num_threads(Int32(cores))
+    }
+
+    /// The CPU core type OpenBLAS chose for its kernels (for example `Haswell`, `SkylakeX`, or
+    /// `Prescott` when it did not recognise the CPU), as reported by `openblas_get_corename`.
+    public static var blasCoreName: String {
+        guard let name = openblas_get_corename() else { return "unknown" }
+        return String(cString: name)
     }
 
     /// Makes sure OpenBLAS has been told the budget; call before the first BLAS call.
@@ -65,7 +72,7 @@ enum ParallelRegion {
     @usableFromInline static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, nil)
-        precondition(status == 0, "[parallelFor] pthread_key_create failed (\(status))")
+        kernelPrecondition(status == 0, "[parallelFor] pthread_key_create failed (\(status))")
         return key
     }()
 
