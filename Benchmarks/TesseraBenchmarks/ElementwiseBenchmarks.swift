@@ -42,7 +42,9 @@ func runElementwiseBenchmarks() {
     // T7 hypot_16M: sqrt(a*a + b*b) as one fused pass.
     let hypot = FusedProgram(
         computeType: .float32,
-        instructions: [.input(0), .input(1), .binary(.mul, 0, 0), .binary(.mul, 1, 1), .binary(.add, 2, 3), .unary(.sqrt, 4)],
+        instructions: [
+            .input(0), .input(1), .binary(.mul, 0, 0), .binary(.mul, 1, 1), .binary(.add, 2, 3), .unary(.sqrt, 4),
+        ],
         outputs: [5])
     let hypotInputs = [
         FusedInput(pointer: a, layout: layout, type: .float32), FusedInput(pointer: b, layout: layout, type: .float32),
@@ -50,7 +52,9 @@ func runElementwiseBenchmarks() {
     let hypotTiming = measure(iterations: 15) {
         hypot.run(shape: [n], inputs: hypotInputs, outputs: [FusedOutput(pointer: c, type: .float32)])
     }
-    report("T7 hypot_16M, fused (JAX jit 51.8 ms)", hypotTiming, String(format: "%6.2f GB/s", bytes / hypotTiming.median / 1e9))
+    report(
+        "T7 hypot_16M, fused (JAX jit 51.8 ms)", hypotTiming,
+        String(format: "%6.2f GB/s", bytes / hypotTiming.median / 1e9))
 
     // T1 normalize: (x - mean) / std with per-channel [1,3,1,1] operands.
     let shape = [8, 3, 224, 224]
@@ -74,7 +78,9 @@ func runElementwiseBenchmarks() {
             }
         }
     }
-    report("T1 normalize [8,3,224,224], fused (JAX 0.31 ms)", t1, String(format: "%6.2f GB/s", Double(count * 8) / t1.median / 1e9))
+    report(
+        "T1 normalize [8,3,224,224], fused (JAX 0.31 ms)", t1,
+        String(format: "%6.2f GB/s", Double(count * 8) / t1.median / 1e9))
 
     // T6 chain100_small: 100 times x = x * 1.0001 + 0.0001 on 16 elements, one program.
     var chain: [FusedProgram.Instruction] = [.input(0), .constant(1.0001), .constant(0.0001)]

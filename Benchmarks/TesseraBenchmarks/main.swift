@@ -6,7 +6,9 @@ import TesseraKernels
 let selected = Set(CommandLine.arguments.dropFirst())
 func wants(_ area: String) -> Bool { selected.isEmpty || selected.contains(area) }
 
-print("Tessera kernel benchmarks: \(KernelThreads.coreBudget) threads, OpenBLAS core \(KernelThreads.blasCoreName); median of repeated runs, ± interquartile range")
+print(
+    "Tessera kernel benchmarks: \(KernelThreads.coreBudget) threads, OpenBLAS core \(KernelThreads.blasCoreName); median of repeated runs, ± interquartile range"
+)
 if wants("elementwise") { runElementwiseBenchmarks() }
 if wants("reduction") { runReductionBenchmarks() }
 if wants("linalg") { runLinearAlgebraBenchmarks() }

@@ -7,7 +7,9 @@ import Tessera
 /// this shows the kernels a model's prediction goes through.
 enum KernelPipelineDemo {
     static func run() {
-        print("Tessera demo: a 3-layer image classifier on the CPU kernels (OpenBLAS core \(KernelThreads.blasCoreName), \(KernelThreads.coreBudget) threads)\n")
+        print(
+            "Tessera demo: a 3-layer image classifier on the CPU kernels (OpenBLAS core \(KernelThreads.blasCoreName), \(KernelThreads.coreBudget) threads)\n"
+        )
         var rng = DemoRandom(seed: 2026)
         let start = DispatchTime.now().uptimeNanoseconds
 
@@ -41,7 +43,8 @@ enum KernelPipelineDemo {
                         normalize.run(
                             shape: shape,
                             inputs: [
-                                FusedInput(pointer: p.baseAddress!, layout: StridedLayout(contiguous: shape), type: .uint8),
+                                FusedInput(
+                                    pointer: p.baseAddress!, layout: StridedLayout(contiguous: shape), type: .uint8),
                                 FusedInput(pointer: m.baseAddress!, layout: channel, type: .float32),
                                 FusedInput(pointer: s.baseAddress!, layout: channel, type: .float32),
                             ],
@@ -50,7 +53,9 @@ enum KernelPipelineDemo {
                 }
             }
         }
-        step("normalize", "float32 [1, 3, 64, 64]", "fused (x/255 - mean)/std; mean of result \(format(average(normalized)))")
+        step(
+            "normalize", "float32 [1, 3, 64, 64]",
+            "fused (x/255 - mean)/std; mean of result \(format(average(normalized)))")
 
         // 3. Conv 3×3, 3→16, stride 2, pad 1, then ReLU.
         let filters = 16
@@ -83,7 +88,9 @@ enum KernelPipelineDemo {
             }
         }
         let active = activated.filter { $0 > 0 }.count
-        step("conv2d + relu", "float32 \(convShape)", "im2col + sgemm; \(active) of \(activated.count) activations positive")
+        step(
+            "conv2d + relu", "float32 \(convShape)",
+            "im2col + sgemm; \(active) of \(activated.count) activations positive")
 
         // 4. Global average pool → [1, 16].
         var pooled = [Float](repeating: 0, count: filters)
@@ -116,7 +123,8 @@ enum KernelPipelineDemo {
         let logitsLayout = StridedLayout(contiguous: [1, classes.count])
         logits.withUnsafeBytes { x in
             probabilities.withUnsafeMutableBytes { y in
-                SoftmaxKernels.softmax(input: x.baseAddress!, layout: logitsLayout, type: .float32, axis: 1, output: y.baseAddress!)
+                SoftmaxKernels.softmax(
+                    input: x.baseAddress!, layout: logitsLayout, type: .float32, axis: 1, output: y.baseAddress!)
             }
             best.withUnsafeMutableBytes { y in
                 ReductionKernels.reduce(
@@ -124,7 +132,9 @@ enum KernelPipelineDemo {
                     output: y.baseAddress!, outputType: .int32)
             }
         }
-        step("softmax + argmax", "float32 [1, \(classes.count)], int32 [1, 1]", "probabilities sum to \(format(probabilities.reduce(0, +)))")
+        step(
+            "softmax + argmax", "float32 [1, \(classes.count)], int32 [1, 1]",
+            "probabilities sum to \(format(probabilities.reduce(0, +)))")
 
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         let top = Int(best[0])
@@ -135,7 +145,9 @@ enum KernelPipelineDemo {
     }
 
     private static func step(_ name: String, _ result: String, _ note: String) {
-        print("  \(name.padding(toLength: 22, withPad: " ", startingAt: 0)) → \(result.padding(toLength: 34, withPad: " ", startingAt: 0)) \(note)")
+        print(
+            "  \(name.padding(toLength: 22, withPad: " ", startingAt: 0)) → \(result.padding(toLength: 34, withPad: " ", startingAt: 0)) \(note)"
+        )
     }
 
     private static func average(_ values: [Float]) -> Float { values.reduce(0, +) / Float(values.count) }

@@ -1,5 +1,5 @@
-import Testing
 import TesseraKernels
+import Testing
 
 @Suite("Buffer pool")
 struct BufferPoolTests {

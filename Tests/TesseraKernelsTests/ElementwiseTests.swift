@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraKernels
+import Testing
 import _TesseraTestSupport
 
 /// Runs a unary kernel on `input` (storage + layout) and returns the contiguous result.
@@ -53,7 +53,9 @@ struct ElementwiseTests {
     @Test("float64 unary ops match the Double reference", arguments: UnaryOp.allCases)
     func unaryDouble(op: UnaryOp) {
         var rng = SeededRandom(seed: UInt64(op.rawValue) + 100)
-        let input = LayoutKind.padded.make(shape: [3, 37]) { _ in Double.random(in: NaiveElementwise.domain(of: op), using: &rng) }
+        let input = LayoutKind.padded.make(shape: [3, 37]) { _ in
+            Double.random(in: NaiveElementwise.domain(of: op), using: &rng)
+        }
         let got = runUnary(op, input)
         let expected = input.logicalElements.map { NaiveElementwise.unary(op, $0) }
         #expect(firstMismatch(got, expected, rtol: 1e-12, atol: 1e-12) == nil)
@@ -80,13 +82,18 @@ struct ElementwiseTests {
             let mismatch = firstMismatch(got.map(Double.init), expected.map(Double.init), rtol: 2e-6, atol: 1e-37)
             #expect(mismatch == nil, "\(op): \(mismatch ?? "")")
         }
-        #expect(runUnary(.round, LayoutKind.contiguous.make(shape: [4]) { [0.5, 1.5, 2.5, -0.5][$0] as Float }) == [0, 2, 2, -0])
+        #expect(
+            runUnary(.round, LayoutKind.contiguous.make(shape: [4]) { [0.5, 1.5, 2.5, -0.5][$0] as Float }) == [
+                0, 2, 2, -0,
+            ])
     }
 
     @Test("float32 binary ops broadcast over every layout pair", arguments: BinaryOp.allCases)
     func binaryFloat(op: BinaryOp) {
         var rng = SeededRandom(seed: 1000 + UInt64(op.rawValue))
-        let shapes: [([Int], [Int])] = [([4, 5, 6], [4, 5, 6]), ([4, 1, 6], [5, 1]), ([], [3, 4]), ([2, 3, 4], [])]
+        let shapes: [([Int], [Int])] = [
+            ([4, 5, 6], [4, 5, 6]), ([4, 1, 6], [5, 1]), ([], [3, 4]), ([2, 3, 4], []),
+        ]
         for (sa, sb) in shapes {
             for kind in LayoutKind.allCases {
                 let positive = op == .pow
@@ -118,10 +125,14 @@ struct ElementwiseTests {
         func check<T: KernelScalar & FixedWidthInteger>(_: T.Type) {
             let small = op == .pow
             let a = LayoutKind.padded.make(shape: [3, 41]) { _ in
-                small ? T(truncatingIfNeeded: Int.random(in: T.isSigned ? -3...3 : 0...3, using: &rng)) : T.random(in: T.min...T.max, using: &rng)
+                small
+                    ? T(truncatingIfNeeded: Int.random(in: T.isSigned ? -3...3 : 0...3, using: &rng))
+                    : T.random(in: T.min...T.max, using: &rng)
             }
             var b = LayoutKind.transposed.make(shape: [41]) { _ in
-                small ? T(truncatingIfNeeded: Int.random(in: T.isSigned ? -2...5 : 0...5, using: &rng)) : T.random(in: T.min...T.max, using: &rng)
+                small
+                    ? T(truncatingIfNeeded: Int.random(in: T.isSigned ? -2...5 : 0...5, using: &rng))
+                    : T.random(in: T.min...T.max, using: &rng)
             }
             b.storage[3] = 0
             let ea = NaiveLayout.gather(a.storage, a.layout.broadcast(to: [3, 41]))
@@ -182,7 +193,8 @@ struct ElementwiseTests {
         let expected = zip(a.logicalElements, b.logicalElements).map { Swift.max($0, $1) }
         #expect(got == expected)
         let e = runUnary(.exp, a)
-        #expect(firstMismatch(e.map(Double.init), a.logicalElements.map { Foundation.exp(Double($0)) }, rtol: 2e-6) == nil)
+        #expect(
+            firstMismatch(e.map(Double.init), a.logicalElements.map { Foundation.exp(Double($0)) }, rtol: 2e-6) == nil)
     }
 
     @Test("select picks per element with broadcasting")

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraKernels
+import Testing
 import _TesseraTestSupport
 
 /// Evaluates a program one element at a time in `Float`, from the documented semantics of
@@ -12,12 +12,13 @@ func referenceEvaluate(_ program: FusedProgram, inputs: [[Float]], count: Int) -
         for instruction in program.instructions {
             let v: Float
             switch instruction {
-            case let .input(k): v = inputs[k][e]
-            case let .constant(c): v = Float(c)
-            case let .unary(op, a): v = Float(NaiveElementwise.unary(op, Double(values[a])))
-            case let .binary(op, a, b): v = Float(NaiveElementwise.binary(op, Double(values[a]), Double(values[b])))
-            case let .select(c, a, b): v = values[c] != 0 ? values[a] : values[b]
-            case let .cast(type, a):
+            case .input(let k): v = inputs[k][e]
+            case .constant(let c): v = Float(c)
+            case .unary(let op, let a): v = Float(NaiveElementwise.unary(op, Double(values[a])))
+            case .binary(let op, let a, let b):
+                v = Float(NaiveElementwise.binary(op, Double(values[a]), Double(values[b])))
+            case .select(let c, let a, let b): v = values[c] != 0 ? values[a] : values[b]
+            case .cast(let type, let a):
                 switch type {
                 case .int8: v = Float(Int8(truncatingIfNeeded: Int(values[a].rounded(.towardZero))))
                 case .bool: v = values[a] != 0 ? 1 : 0
@@ -64,7 +65,10 @@ struct FusedProgramTests {
     @Test("random programs over mixed layouts match a per-element reference", arguments: 0..<12)
     func randomPrograms(seed: Int) {
         var rng = SeededRandom(seed: UInt64(seed) * 7919)
-        let shape = [Int.random(in: 1...4, using: &rng), Int.random(in: 1...40, using: &rng), Int.random(in: 1...70, using: &rng)]
+        let shape = [
+            Int.random(in: 1...4, using: &rng), Int.random(in: 1...40, using: &rng),
+            Int.random(in: 1...70, using: &rng),
+        ]
         let count = shape.reduce(1, *)
         let program = randomProgram(inputs: 3, length: Int.random(in: 3...25, using: &rng), rng: &rng)
         let kinds = (0..<3).map { _ in LayoutKind.allCases.randomElement(using: &rng)! }
@@ -108,8 +112,10 @@ struct FusedProgramTests {
         // y = x * 0.5 + 1 (float16), mask = y > 2 (bool), from a uint8 input.
         let program = FusedProgram(
             computeType: .float32,
-            instructions: [.input(0), .constant(0.5), .binary(.mul, 0, 1), .constant(1), .binary(.add, 2, 3),
-                .constant(2), .binary(.greater, 4, 5)],
+            instructions: [
+                .input(0), .constant(0.5), .binary(.mul, 0, 1), .constant(1), .binary(.add, 2, 3),
+                .constant(2), .binary(.greater, 4, 5),
+            ],
             outputs: [4, 6])
         let x: [UInt8] = (0..<3000).map { UInt8($0 % 256) }
         var y = [Float16](repeating: 0, count: 3000)
@@ -118,8 +124,15 @@ struct FusedProgramTests {
             y.withUnsafeMutableBytes { py in
                 mask.withUnsafeMutableBytes { pm in
                     program.run(
-                        shape: [3000], inputs: [FusedInput(pointer: px.baseAddress!, layout: StridedLayout(contiguous: [3000]), type: .uint8)],
-                        outputs: [FusedOutput(pointer: py.baseAddress!, type: .float16), FusedOutput(pointer: pm.baseAddress!, type: .bool)])
+                        shape: [3000],
+                        inputs: [
+                            FusedInput(
+                                pointer: px.baseAddress!, layout: StridedLayout(contiguous: [3000]), type: .uint8)
+                        ],
+                        outputs: [
+                            FusedOutput(pointer: py.baseAddress!, type: .float16),
+                            FusedOutput(pointer: pm.baseAddress!, type: .bool),
+                        ])
                 }
             }
         }
@@ -135,7 +148,10 @@ struct FusedProgramTests {
             outputs: [3])
         data.withUnsafeMutableBytes { p in
             program.run(
-                shape: [5000], inputs: [FusedInput(pointer: p.baseAddress!, layout: StridedLayout(contiguous: [5000]), type: .float32)],
+                shape: [5000],
+                inputs: [
+                    FusedInput(pointer: p.baseAddress!, layout: StridedLayout(contiguous: [5000]), type: .float32)
+                ],
                 outputs: [FusedOutput(pointer: p.baseAddress!, type: .float32)])
         }
         #expect(data == (0..<5000).map { Float($0) * 3 })
@@ -156,8 +172,12 @@ struct FusedProgramTests {
                     program.run(
                         shape: shape,
                         inputs: [
-                            FusedInput(pointer: pr.baseAddress!, layout: StridedLayout(contiguous: [3, 1]).broadcast(to: shape), type: .float32),
-                            FusedInput(pointer: ps.baseAddress!, layout: StridedLayout(contiguous: []).broadcast(to: shape), type: .float32),
+                            FusedInput(
+                                pointer: pr.baseAddress!,
+                                layout: StridedLayout(contiguous: [3, 1]).broadcast(to: shape), type: .float32),
+                            FusedInput(
+                                pointer: ps.baseAddress!, layout: StridedLayout(contiguous: []).broadcast(to: shape),
+                                type: .float32),
                         ],
                         outputs: [FusedOutput(pointer: po.baseAddress!, type: .float32)])
                 }
@@ -177,7 +197,10 @@ struct FusedProgramTests {
         a.withUnsafeBytes { pa in
             out.withUnsafeMutableBytes { po in
                 program.run(
-                    shape: [10, 10], inputs: [FusedInput(pointer: pa.baseAddress!, layout: StridedLayout(contiguous: [10, 10]), type: .int16)],
+                    shape: [10, 10],
+                    inputs: [
+                        FusedInput(pointer: pa.baseAddress!, layout: StridedLayout(contiguous: [10, 10]), type: .int16)
+                    ],
                     outputs: [FusedOutput(pointer: po.baseAddress!, type: .int8)])
             }
         }
@@ -199,7 +222,10 @@ struct FusedProgramTests {
         x.withUnsafeBytes { px in
             out.withUnsafeMutableBytes { po in
                 program.run(
-                    shape: [16], inputs: [FusedInput(pointer: px.baseAddress!, layout: StridedLayout(contiguous: [16]), type: .float32)],
+                    shape: [16],
+                    inputs: [
+                        FusedInput(pointer: px.baseAddress!, layout: StridedLayout(contiguous: [16]), type: .float32)
+                    ],
                     outputs: [FusedOutput(pointer: po.baseAddress!, type: .float32)])
             }
         }

@@ -1,5 +1,5 @@
-import Testing
 import TesseraKernels
+import Testing
 import _TesseraTestSupport
 
 @Suite("Layouts")

@@ -1,6 +1,6 @@
 import Synchronization
-import Testing
 import TesseraKernels
+import Testing
 
 @Suite("parallelFor")
 struct ParallelForTests {

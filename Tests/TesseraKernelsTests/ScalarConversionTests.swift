@@ -1,5 +1,5 @@
-import Testing
 import TesseraKernels
+import Testing
 import _TesseraTestSupport
 
 @Suite("Scalar conversion")
@@ -25,10 +25,13 @@ struct ScalarConversionTests {
     @Test("floats narrow to half rounding to nearest even, like Float16(_:)")
     func narrow() {
         var rng = SeededRandom(seed: 3)
-        var values: [Float] = (0..<20_000).map { _ in Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng)) }
+        var values: [Float] = (0..<20_000).map { _ in Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng))
+        }
         // Ties, the subnormal boundary, overflow and the largest half.
-        values += [65504, 65519.99, 65520, 1e10, -1e10, 6.1035156e-05, 5.9604645e-08, 2.9802322e-08, 2.9802326e-08,
-            1 + 1.0 / 2048, 1 + 3.0 / 2048, 0, -0, .infinity, -.infinity, .nan]
+        values += [
+            65504, 65519.99, 65520, 1e10, -1e10, 6.1035156e-05, 5.9604645e-08, 2.9802322e-08, 2.9802326e-08,
+            1 + 1.0 / 2048, 1 + 3.0 / 2048, 0, -0, .infinity, -.infinity, .nan,
+        ]
         var halves = [Float16](repeating: 0, count: values.count)
         values.withUnsafeBufferPointer { f in
             halves.withUnsafeMutableBufferPointer { h in
@@ -51,7 +54,9 @@ struct ScalarConversionTests {
             var out = [D](repeating: D(kernelDoubleValue: 0), count: values.count)
             values.withUnsafeBytes { src in
                 out.withUnsafeMutableBytes { dst in
-                    ScalarConversion.convert(src.baseAddress!, from: .float32, into: dst.baseAddress!, to: D.kernelScalarType, count: values.count)
+                    ScalarConversion.convert(
+                        src.baseAddress!, from: .float32, into: dst.baseAddress!, to: D.kernelScalarType,
+                        count: values.count)
                 }
             }
             return out
@@ -69,7 +74,8 @@ struct ScalarConversionTests {
         var out = [Double](repeating: 0, count: 15)
         input.storage.withUnsafeBytes { src in
             out.withUnsafeMutableBytes { dst in
-                ElementwiseKernels.cast(input: src.baseAddress!, layout: input.layout, from: .int32, output: dst.baseAddress!, to: .float64)
+                ElementwiseKernels.cast(
+                    input: src.baseAddress!, layout: input.layout, from: .int32, output: dst.baseAddress!, to: .float64)
             }
         }
         #expect(out == input.logicalElements.map(Double.init))

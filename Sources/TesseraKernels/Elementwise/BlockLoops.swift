@@ -41,7 +41,7 @@ enum BlockLoop {
         _ body: (SIMD16<C>, SIMD16<C>) -> SIMD16<C>
     ) {
         switch (a, b) {
-        case let (.block(pa), .block(pb)):
+        case (.block(let pa), .block(let pb)):
             let sa = UnsafeRawPointer(pa)
             let sb = UnsafeRawPointer(pb)
             let d = UnsafeMutableRawPointer(dst)
@@ -63,13 +63,13 @@ enum BlockLoop {
                 let r = body(x, y)
                 for lane in 0..<(n - i) { dst[i + lane] = r[lane] }
             }
-        case let (.block(pa), .uniform(vb)):
+        case (.block(let pa), .uniform(let vb)):
             let y = SIMD16<C>(repeating: vb)
             map(pa, dst, n) { body($0, y) }
-        case let (.uniform(va), .block(pb)):
+        case (.uniform(let va), .block(let pb)):
             let x = SIMD16<C>(repeating: va)
             map(pb, dst, n) { body(x, $0) }
-        case let (.uniform(va), .uniform(vb)):
+        case (.uniform(let va), .uniform(let vb)):
             let r = body(SIMD16(repeating: va), SIMD16(repeating: vb))[0]
             dst.update(repeating: r, count: n)
         }
@@ -90,10 +90,10 @@ enum BlockLoop {
         _ body: (C, C) -> C
     ) {
         switch (a, b) {
-        case let (.block(pa), .block(pb)): for i in 0..<n { dst[i] = body(pa[i], pb[i]) }
-        case let (.block(pa), .uniform(vb)): for i in 0..<n { dst[i] = body(pa[i], vb) }
-        case let (.uniform(va), .block(pb)): for i in 0..<n { dst[i] = body(va, pb[i]) }
-        case let (.uniform(va), .uniform(vb)): dst.update(repeating: body(va, vb), count: n)
+        case (.block(let pa), .block(let pb)): for i in 0..<n { dst[i] = body(pa[i], pb[i]) }
+        case (.block(let pa), .uniform(let vb)): for i in 0..<n { dst[i] = body(pa[i], vb) }
+        case (.uniform(let va), .block(let pb)): for i in 0..<n { dst[i] = body(va, pb[i]) }
+        case (.uniform(let va), .uniform(let vb)): dst.update(repeating: body(va, vb), count: n)
         }
     }
 }

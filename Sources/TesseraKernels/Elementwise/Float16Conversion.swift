@@ -11,7 +11,9 @@ public enum Float16Conversion {
     /// ```swift
     /// Float16Conversion.widen(halves, into: floats, count: n)
     /// ```
-    public static func widen(_ source: UnsafePointer<Float16>, into destination: UnsafeMutablePointer<Float>, count: Int) {
+    public static func widen(
+        _ source: UnsafePointer<Float16>, into destination: UnsafeMutablePointer<Float>, count: Int
+    ) {
         let src = UnsafeRawPointer(source)
         let dst = UnsafeMutableRawPointer(destination)
         var i = 0
@@ -29,7 +31,9 @@ public enum Float16Conversion {
     }
 
     /// Converts `count` floats to halves, rounding to nearest even.
-    public static func narrow(_ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float16>, count: Int) {
+    public static func narrow(
+        _ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float16>, count: Int
+    ) {
         let src = UnsafeRawPointer(source)
         let dst = UnsafeMutableRawPointer(destination)
         var i = 0

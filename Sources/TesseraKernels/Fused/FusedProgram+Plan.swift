@@ -104,15 +104,15 @@ struct FusedPlan {
             switch instruction {
             case .constant:
                 needsStorage = false
-            case let .input(k):
+            case .input(let k):
                 cost += 0.3
                 if inPlace[k] {
                     needsStorage = false
                 } else if case .uniform = access[k] {
                     needsStorage = false
                 }
-            case let .unary(op, _): cost += op.isTranscendental ? (op == .exp || op == .sigmoid ? 1 : 4) : 0.15
-            case let .binary(op, _, _): cost += op.isTranscendental ? 4 : 0.15
+            case .unary(let op, _): cost += op.isTranscendental ? (op == .exp || op == .sigmoid ? 1 : 4) : 0.15
+            case .binary(let op, _, _): cost += op.isTranscendental ? 4 : 0.15
             case .select, .cast: cost += 0.3
             }
             if !needsStorage {

@@ -46,7 +46,7 @@ struct FusedRunner<C: FusedComputeScalar> {
             outputs: outputs)
         var uniform: [C?] = []
         for (k, access) in plan.access.enumerated() {
-            if case let .uniform(position) = access {
+            if case .uniform(let position) = access {
                 var value = C.converting(Int32(0))
                 ScalarConversion.convert(
                     inputs[k].pointer + position * inputs[k].type.byteCount, from: inputs[k].type,
@@ -84,10 +84,11 @@ struct FusedRunner<C: FusedComputeScalar> {
                 let destination: UnsafeMutablePointer<C>? =
                     switch plan.destinations[index] {
                     case .none: nil
-                    case let .slot(s): scratch + s * blockSize
-                    case let .output(o): outputs[o].pointer.assumingMemoryBound(to: C.self) + start
+                    case .slot(let s): scratch + s * blockSize
+                    case .output(let o): outputs[o].pointer.assumingMemoryBound(to: C.self) + start
                     }
-                values[index] = evaluate(instruction, start: start, n: n, into: destination, values: values, spare: spare)
+                values[index] = evaluate(
+                    instruction, start: start, n: n, into: destination, values: values, spare: spare)
             }
             store(start: start, n: n, values: values)
         }
@@ -99,35 +100,35 @@ struct FusedRunner<C: FusedComputeScalar> {
         values: UnsafeMutablePointer<BlockOperand<C>>, spare: UnsafeMutablePointer<C>
     ) -> BlockOperand<C> {
         switch instruction {
-        case let .constant(value):
+        case .constant(let value):
             return .uniform(C.converting(value))
-        case let .input(k):
+        case .input(let k):
             if let value = uniformInputs[k] { return .uniform(value) }
-            if plan.inPlace[k], case let .linear(position) = plan.access[k] {
+            if plan.inPlace[k], case .linear(let position) = plan.access[k] {
                 return .block(inputs[k].pointer.assumingMemoryBound(to: C.self) + position + start)
             }
             return load(k, start: start, n: n, into: destination!)
-        case let .unary(op, a):
+        case .unary(let op, let a):
             switch values[a] {
-            case let .uniform(x): return .uniform(C.apply(op, scalar: x))
-            case let .block(p):
+            case .uniform(let x): return .uniform(C.apply(op, scalar: x))
+            case .block(let p):
                 C.apply(op, p, destination!, n)
                 return .block(destination!)
             }
-        case let .binary(op, a, b):
-            if case let .uniform(x) = values[a], case let .uniform(y) = values[b] {
+        case .binary(let op, let a, let b):
+            if case .uniform(let x) = values[a], case .uniform(let y) = values[b] {
                 return .uniform(C.apply(op, scalar: x, y))
             }
             C.apply(op, values[a], values[b], destination!, n)
             return .block(destination!)
-        case let .select(c, a, b):
-            if case let .uniform(condition) = values[c] {
+        case .select(let c, let a, let b):
+            if case .uniform(let condition) = values[c] {
                 return condition != C.converting(Int32(0)) ? values[a] : values[b]
             }
             let operands = [values[c], values[a], values[b]].enumerated().map { (i, operand) -> UnsafePointer<C> in
                 switch operand {
-                case let .block(p): return p
-                case let .uniform(v):
+                case .block(let p): return p
+                case .uniform(let v):
                     let fill = spare + i * plan.blockSize
                     fill.update(repeating: v, count: n)
                     return UnsafePointer(fill)
@@ -135,10 +136,10 @@ struct FusedRunner<C: FusedComputeScalar> {
             }
             C.select(operands[0], operands[1], operands[2], destination!, n)
             return .block(destination!)
-        case let .cast(type, a):
+        case .cast(let type, let a):
             switch values[a] {
-            case let .uniform(x): return .uniform(C.roundTrip(x, through: type))
-            case let .block(p):
+            case .uniform(let x): return .uniform(C.roundTrip(x, through: type))
+            case .block(let p):
                 let d = destination!
                 for i in 0..<n { d[i] = C.roundTrip(p[i], through: type) }
                 return .block(d)
@@ -153,12 +154,12 @@ struct FusedRunner<C: FusedComputeScalar> {
         switch plan.access[k] {
         case .uniform:
             kernelFailure("[fused] uniform inputs are read once per run")
-        case let .linear(position):
+        case .linear(let position):
             ScalarConversion.convert(
                 input.pointer + (position + start) * input.type.byteCount, from: input.type,
                 into: destination, to: computeType, count: n)
             return .block(destination)
-        case let .strided(position, strides):
+        case .strided(let position, let strides):
             return switch input.type {
             case .float32: gather(input.pointer, Float.self, position, strides, start, n, destination)
             case .float16: gather(input.pointer, Float16.self, position, strides, start, n, destination)
@@ -235,10 +236,10 @@ struct FusedRunner<C: FusedComputeScalar> {
             let output = outputs[o]
             let target = output.pointer + start * output.type.byteCount
             switch values[register] {
-            case let .block(p):
+            case .block(let p):
                 if plan.writtenDirectly[o] { continue }
                 ScalarConversion.convert(p, from: computeType, into: target, to: output.type, count: n)
-            case let .uniform(v):
+            case .uniform(let v):
                 var value = v
                 ScalarConversion.convert(&value, from: computeType, into: target, to: output.type, count: 1)
                 let width = output.type.byteCount

@@ -75,20 +75,20 @@ public struct FusedProgram: Sendable, Hashable, CustomStringConvertible {
         public var operands: [Int] {
             switch self {
             case .input, .constant: return []
-            case let .unary(_, a), let .cast(_, a): return [a]
-            case let .binary(_, a, b): return [a, b]
-            case let .select(c, a, b): return [c, a, b]
+            case .unary(_, let a), .cast(_, let a): return [a]
+            case .binary(_, let a, let b): return [a, b]
+            case .select(let c, let a, let b): return [c, a, b]
             }
         }
 
         public var description: String {
             switch self {
-            case let .input(k): return "input \(k)"
-            case let .constant(v): return "constant \(v)"
-            case let .unary(op, a): return "\(op) %\(a)"
-            case let .binary(op, a, b): return "\(op) %\(a), %\(b)"
-            case let .select(c, a, b): return "select %\(c) ? %\(a) : %\(b)"
-            case let .cast(type, a): return "cast<\(type)> %\(a)"
+            case .input(let k): return "input \(k)"
+            case .constant(let v): return "constant \(v)"
+            case .unary(let op, let a): return "\(op) %\(a)"
+            case .binary(let op, let a, let b): return "\(op) %\(a), %\(b)"
+            case .select(let c, let a, let b): return "select %\(c) ? %\(a) : %\(b)"
+            case .cast(let type, let a): return "cast<\(type)> %\(a)"
             }
         }
     }
@@ -119,10 +119,10 @@ public struct FusedProgram: Sendable, Hashable, CustomStringConvertible {
                     "[fused] instruction \(index) (\(instruction)) reads %\(operand), which is not an earlier value")
             }
             switch instruction {
-            case let .input(k):
+            case .input(let k):
                 kernelPrecondition(k >= 0, "[fused] negative input index \(k)")
                 inputCount = Swift.max(inputCount, k + 1)
-            case let .unary(op, _):
+            case .unary(let op, _):
                 kernelPrecondition(
                     computeType != .int32 || op.isDefinedForIntegers,
                     "[fused] \(op) is not defined for integer programs")

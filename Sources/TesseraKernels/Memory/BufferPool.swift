@@ -9,10 +9,10 @@ public enum BufferPoolError: Error, Sendable, Equatable, CustomStringConvertible
 
     public var description: String {
         switch self {
-        case let .memoryLimitExceeded(requested, live, limit):
+        case .memoryLimitExceeded(let requested, let live, let limit):
             return "BufferPool: allocating \(requested) bytes would exceed the memory limit of \(limit) bytes "
                 + "(\(live) bytes are live); raise BufferPool.memoryLimit or release tensors"
-        case let .invalidSize(size):
+        case .invalidSize(let size):
             return "BufferPool: cannot allocate a negative number of bytes (\(size))"
         }
     }
@@ -84,7 +84,9 @@ public final class BufferPool: Sendable {
 
     deinit {
         state.withLock { state in
-            for (_, list) in state.freeLists { for address in list { UnsafeMutableRawPointer(bitPattern: address)?.deallocate() } }
+            for (_, list) in state.freeLists {
+                for address in list { UnsafeMutableRawPointer(bitPattern: address)?.deallocate() }
+            }
             state.freeLists = [:]
         }
     }
@@ -152,7 +154,9 @@ public final class BufferPool: Sendable {
     /// Frees every cached buffer.
     public func trim() {
         state.withLock { state in
-            for (_, list) in state.freeLists { for address in list { UnsafeMutableRawPointer(bitPattern: address)?.deallocate() } }
+            for (_, list) in state.freeLists {
+                for address in list { UnsafeMutableRawPointer(bitPattern: address)?.deallocate() }
+            }
             state.freeLists = [:]
             state.statistics.cachedBytes = 0
         }
