@@ -27,8 +27,18 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .target(
-            name: "Tessera",
+            name: "TesseraGraph",
             dependencies: ["TesseraKernels"],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "TesseraTensor",
+            dependencies: ["TesseraGraph", "TesseraKernels"],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
+            name: "Tessera",
+            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor"],
             swiftSettings: strictConcurrency
         ),
         .executableTarget(
@@ -46,9 +56,19 @@ let package = Package(
             dependencies: ["TesseraKernels", "_TesseraTestSupport"],
             swiftSettings: strictConcurrency
         ),
+        .testTarget(
+            name: "TesseraGraphTests",
+            dependencies: ["TesseraGraph", "_TesseraTestSupport"],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "TesseraTensorTests",
+            dependencies: ["TesseraTensor", "_TesseraTestSupport"],
+            swiftSettings: strictConcurrency
+        ),
         .executableTarget(
             name: "TesseraBenchmarks",
-            dependencies: ["TesseraKernels", "COpenBLAS"],
+            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "COpenBLAS"],
             path: "Benchmarks/TesseraBenchmarks",
             swiftSettings: strictConcurrency
         ),

@@ -1,0 +1,1 @@
+// TesseraTensor: Apple's MLTensor and MLShapedArray API over the lazy graph.

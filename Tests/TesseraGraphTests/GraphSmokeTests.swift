@@ -1,0 +1,4 @@
+import Testing
+import TesseraGraph
+
+@Test func graphModuleLoads() { #expect(Bool(true)) }

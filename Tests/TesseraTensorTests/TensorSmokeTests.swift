@@ -1,0 +1,4 @@
+import Testing
+import TesseraTensor
+
+@Test func tensorModuleLoads() { #expect(Bool(true)) }
