@@ -1,4 +1,69 @@
 import Testing
 import TesseraGraph
+import TesseraKernels
 
-@Test func graphModuleLoads() { #expect(Bool(true)) }
+/// A constant node holding `scalars` in `shape`.
+func constant(_ scalars: [Float], _ shape: [Int]) -> Node {
+    let storage = TensorStorage.allocate(count: scalars.count, type: .float32)
+    scalars.withUnsafeBytes { storage.pointer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    return Node(value: TensorValue(storage: storage, layout: StridedLayout(contiguous: shape), type: .float32))
+}
+
+/// The node's elements in row-major order.
+func floats(_ node: Node) -> [Float] {
+    let value = node.value!.compacted()
+    return Array(UnsafeBufferPointer(start: value.pointer.assumingMemoryBound(to: Float.self), count: node.count))
+}
+
+@Suite("Graph execution")
+struct GraphSmokeTests {
+    @Test("a broadcast normalize chain runs as one fused program")
+    func normalizeFuses() {
+        let x = constant((0..<24).map(Float.init), [2, 3, 2, 2])
+        let mean = constant([1, 2, 3], [1, 3, 1, 1])
+        let std = constant([2, 4, 8], [1, 3, 1, 1])
+        let y = Node(.binary(.div), inputs: [Node(.binary(.sub), inputs: [x, mean]), std])
+        let stats = GraphExecutor.materialize([y])
+        #expect(stats.kernels == 1 && stats.fusedGroups == 1 && stats.fusedNodes == 2)
+        let expected: [Float] = (0..<24).map { i in
+            let c = (i / 4) % 3
+            return (Float(i) - [1, 2, 3][c]) / [2, 4, 8][c]
+        }
+        #expect(floats(y) == expected)
+        #expect(y.inputs.isEmpty)
+    }
+
+    @Test("layernorm: reductions split the chain; the plan is cached by structure")
+    func layerNorm() {
+        func build(_ x: Node) -> Node {
+            let mean = Node(.reduce(.mean, axes: [1]), inputs: [x])
+            let c = Node(.binary(.sub), inputs: [x, mean])
+            let variance = Node(.reduce(.mean, axes: [1]), inputs: [Node(.binary(.mul), inputs: [c, c])])
+            let eps = constant([1e-5], [])
+            let denominator = Node(.unary(.sqrt), inputs: [Node(.binary(.add), inputs: [variance, eps])])
+            return Node(.binary(.div), inputs: [c, denominator])
+        }
+        let data: [Float] = [1, 2, 3, 4, 10, 20, 30, 40]
+        let y = build(constant(data, [2, 4]))
+        let first = GraphExecutor.materialize([y])
+        #expect(!first.planCacheHit)
+        let second = GraphExecutor.materialize([build(constant(data.map { $0 * 2 }, [2, 4]))])
+        #expect(second.planCacheHit)
+        #expect(first.kernels <= 4)
+        let out = floats(y)
+        let row: [Float] = [-1.3416, -0.4472, 0.4472, 1.3416]
+        for (a, b) in zip(out, row + row) { #expect(abs(a - b) < 1e-3) }
+    }
+
+    @Test("a 100,000-op chain builds, runs and frees")
+    func longChain() {
+        var x = constant([1, 2, 3, 4], [4])
+        let one = constant([1], [])
+        for _ in 0..<100_000 { x = Node(.binary(.add), inputs: [x, one]) }
+        GraphExecutor.materialize([x])
+        #expect(floats(x) == [100_001, 100_002, 100_003, 100_004])
+        var y = constant([0], [1])
+        for _ in 0..<100_000 { y = Node(.unary(.neg), inputs: [y]) }
+        _ = y  // dropped unmaterialized at scope end
+    }
+}

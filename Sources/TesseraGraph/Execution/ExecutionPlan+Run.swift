@@ -1,0 +1,156 @@
+import TesseraKernels
+
+extension ExecutionPlan {
+    /// Runs the steps on the snapshot's leaf values and returns the value of every entry
+    /// requested, plus the peak bytes held by intermediates.
+    func run(leafValues: [Int: TensorValue]) -> (values: [Int: TensorValue], peakBytes: Int) {
+        var values = [TensorValue?](repeating: nil, count: entries.count)
+        for (i, value) in leafValues { values[i] = value }
+        let keep = Set(outputs.map { canonical[$0] })
+        var liveBytes = 0
+        var peakBytes = 0
+        var allocatedBytes = [Int](repeating: 0, count: entries.count)
+        func input(_ i: Int) -> TensorValue { values[canonical[i]]! }
+
+        for (stepIndex, step) in steps.enumerated() {
+            let i = step.entry
+            let entry = entries[i]
+            let value: TensorValue
+            switch step {
+            case .view:
+                value = view(entry, of: input(entry.inputs[0]))
+            case let .fused(_, program, leaves):
+                let out = TensorStorage.allocate(count: entry.shape.reduce(1, *), type: entry.type)
+                program.run(
+                    shape: entry.shape,
+                    inputs: leaves.map { leaf in
+                        let v = values[leaf]!
+                        return FusedInput(pointer: v.pointer, layout: v.layout.broadcast(to: entry.shape), type: v.type)
+                    },
+                    outputs: [FusedOutput(pointer: out.pointer, type: entry.type)])
+                value = TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
+            case .kernel:
+                value = runKernel(entry, inputs: entry.inputs.map(input))
+            }
+            if value.storage.byteCount > 0 && !entry.op.isView {
+                allocatedBytes[i] = value.storage.byteCount
+                liveBytes += allocatedBytes[i]
+                peakBytes = Swift.max(peakBytes, liveBytes)
+            }
+            values[i] = value
+            // Intermediates whose last reader was this step die now; their buffers go back to
+            // the pool for the next step of similar size.
+            let readers: [Int]
+            switch step {
+            case let .fused(_, _, leaves): readers = leaves
+            default: readers = entry.inputs.map { canonical[$0] }
+            }
+            for r in readers where lastUse[r] == stepIndex && !keep.contains(r) && leafValues[r] == nil {
+                values[r] = nil
+                liveBytes -= allocatedBytes[r]
+            }
+        }
+        var results: [Int: TensorValue] = [:]
+        for output in outputs { results[output] = values[canonical[output]]! }
+        for i in 0..<entries.count where canonical[i] != i && results[i] == nil {
+            if let value = values[canonical[i]] { results[i] = value }
+        }
+        return (results, peakBytes)
+    }
+
+    private func view(_ entry: GraphSnapshot.Entry, of source: TensorValue) -> TensorValue {
+        switch entry.op {
+        case let .reshape(shape):
+            let base = source.layout.isContiguous ? source : source.compacted()
+            return base.with(layout: StridedLayout(contiguous: shape).withOffset(base.layout.offset))
+        case let .broadcast(shape):
+            return source.with(layout: source.layout.broadcast(to: shape))
+        case let .permute(permutation):
+            return source.with(layout: source.layout.permuted(permutation))
+        case let .slice(starts, steps, counts):
+            var layout = source.layout
+            for axis in 0..<counts.count {
+                layout.offset += starts[axis] * layout.strides[axis]
+                layout.strides[axis] *= steps[axis]
+            }
+            layout.shape = counts
+            return source.with(layout: layout)
+        default:
+            kernelFailure("[view] \(entry.op) is not a view")
+        }
+    }
+
+    private func runKernel(_ entry: GraphSnapshot.Entry, inputs: [TensorValue]) -> TensorValue {
+        let count = entry.shape.reduce(1, *)
+        let out = TensorStorage.allocate(count: count, type: entry.type)
+        let x = inputs[0]
+        switch entry.op {
+        case let .reduce(op, axes):
+            ReductionKernels.reduce(
+                op, input: x.pointer, layout: x.layout, type: x.type, axes: axes, output: out.pointer,
+                outputType: entry.type)
+        case let .softmax(axis):
+            SoftmaxKernels.softmax(input: x.pointer, layout: x.layout, type: x.type, axis: axis, output: out.pointer)
+        case let .logSoftmax(axis):
+            SoftmaxKernels.logSoftmax(input: x.pointer, layout: x.layout, type: x.type, axis: axis, output: out.pointer)
+        case let .scan(product, axis, exclusive, reverse):
+            if product {
+                ScanKernels.cumulativeProduct(
+                    input: x.pointer, layout: x.layout, type: x.type, axis: axis, exclusive: exclusive,
+                    reverse: reverse, output: out.pointer)
+            } else {
+                ScanKernels.cumulativeSum(
+                    input: x.pointer, layout: x.layout, type: x.type, axis: axis, exclusive: exclusive,
+                    reverse: reverse, output: out.pointer)
+            }
+        case .matmul:
+            let b = inputs[1]
+            GEMMKernels.matmul(
+                a: x.pointer, aLayout: x.layout, b: b.pointer, bLayout: b.layout, type: x.type, output: out.pointer)
+        case let .concat(axis):
+            CopyKernels.concatenate(
+                inputs: inputs.map { ($0.pointer, $0.layout) }, axis: axis, elementSize: x.type.byteCount,
+                to: out.pointer)
+        case let .pad(before, after, mode):
+            let kernelMode: PadMode
+            switch mode {
+            case let .constant(value): kernelMode = .constant(bitPattern: ExecutionPlan.bitPattern(of: value, as: x.type))
+            case .reflect: kernelMode = .reflect
+            case .symmetric: kernelMode = .symmetric
+            case .edge: kernelMode = .edge
+            }
+            CopyKernels.pad(
+                from: x.pointer, layout: x.layout, elementSize: x.type.byteCount,
+                padding: zip(before, after).map { (before: $0, after: $1) }, mode: kernelMode, to: out.pointer)
+        case let .gather(axis):
+            let indices = inputs[1].compacted()
+            CopyKernels.gather(
+                from: x.pointer, layout: x.layout, axis: axis,
+                indices: indices.pointer.assumingMemoryBound(to: Int32.self), indicesShape: indices.layout.shape,
+                elementSize: x.type.byteCount, to: out.pointer)
+        case let .tile(multiples):
+            CopyKernels.tile(
+                from: x.pointer, layout: x.layout, multiples: multiples, elementSize: x.type.byteCount, to: out.pointer)
+        default:
+            kernelFailure("[execute] \(entry.op) has no kernel")
+        }
+        return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
+    }
+
+    /// The bits of `value` converted to `type`, in the low bytes.
+    static func bitPattern(of value: Double, as type: KernelScalarType) -> UInt64 {
+        var source = value
+        var bits: UInt64 = 0
+        ScalarConversion.convert(&source, from: .float64, into: &bits, to: type, count: 1)
+        return bits
+    }
+}
+
+extension StridedLayout {
+    /// The layout moved to start at `offset`.
+    func withOffset(_ offset: Int) -> StridedLayout {
+        var copy = self
+        copy.offset = offset
+        return copy
+    }
+}

@@ -1,0 +1,220 @@
+import TesseraKernels
+
+/// A compiled schedule for one graph structure: which entries alias which (common
+/// subexpressions and identities), which element-wise chains run as one fused program, and the
+/// order of the steps. Plans are cached by structure, so materializing the same computation on
+/// new inputs of the same shapes skips all of this.
+final class ExecutionPlan: @unchecked Sendable {
+    /// One unit of work.
+    enum Step {
+        /// `entry`'s value is a new layout over its input's storage (or a compact copy).
+        case view(entry: Int)
+        /// A fused element-wise program writes `entry`; `leaves` are its inputs in order.
+        case fused(entry: Int, program: FusedProgram, leaves: [Int])
+        /// One kernel computes `entry` from its inputs.
+        case kernel(entry: Int)
+
+        var entry: Int {
+            switch self {
+            case let .view(entry), let .fused(entry, _, _), let .kernel(entry): return entry
+            }
+        }
+    }
+
+    let entries: [GraphSnapshot.Entry]
+    let outputs: [Int]
+    /// For every entry, the entry whose value it shares (itself unless merged away).
+    let canonical: [Int]
+    let steps: [Step]
+    /// For every entry, the index of the last step that reads it (`-1` when none does).
+    let lastUse: [Int]
+    /// Counts for ``PlanStatistics``.
+    let fusedGroups: Int
+    let fusedNodes: Int
+
+    init(_ key: GraphSnapshot.Key) {
+        let entries = key.entries
+        let outputs = key.outputs
+        let n = entries.count
+
+        // 1. Common subexpressions and identities: an entry equal to an earlier one (same op,
+        //    type, shape and canonical inputs) or an identity op reads the earlier value.
+        var canonical = Array(0..<n)
+        var seen: [GraphSnapshot.Entry: Int] = [:]
+        for i in 0..<n {
+            var entry = entries[i]
+            entry.inputs = entry.inputs.map { canonical[$0] }
+            if entry.op == .constant { continue }
+            if ExecutionPlan.isIdentity(entry, input: entry.inputs.first.map { entries[$0] }) {
+                canonical[i] = entry.inputs[0]
+                continue
+            }
+            if let earlier = seen[entry] {
+                canonical[i] = earlier
+            } else {
+                seen[entry] = i
+            }
+        }
+        let canonicalEntries = canonical
+        func inputs(_ i: Int) -> [Int] { entries[i].inputs.map { canonicalEntries[$0] } }
+
+        // 2. Who reads whom, among canonical entries.
+        var consumers = [[Int]](repeating: [], count: n)
+        for i in 0..<n where canonical[i] == i {
+            for input in Set(inputs(i)) { consumers[input].append(i) }
+        }
+        let requested = Set(outputs.map { canonical[$0] })
+        func fusible(_ i: Int) -> Bool {
+            entries[i].op.isElementwise || { if case .broadcast = entries[i].op { return true } else { return false } }()
+        }
+
+        // 3. Fusion roots: element-wise entries someone outside an element-wise chain needs.
+        var isRoot = [Bool](repeating: false, count: n)
+        for i in 0..<n where canonical[i] == i && fusible(i) {
+            isRoot[i] = requested.contains(i) || consumers[i].contains { !fusible($0) }
+        }
+        let domains = (0..<n).map { i in canonical[i] == i && fusible(i) ? ExecutionPlan.domain(of: i, entries, inputs) : nil }
+        // A node pulled into a group of another compute domain becomes a root of its own.
+        var groups: [Int: (program: FusedProgram, leaves: [Int], size: Int)] = [:]
+        var stable = false
+        while !stable {
+            stable = true
+            groups = [:]
+            for root in 0..<n where isRoot[root] {
+                switch ExecutionPlan.buildProgram(root: root, entries: entries, inputs: inputs, fusible: fusible, isRoot: isRoot, domains: domains) {
+                case let .program(program, leaves, size): groups[root] = (program, leaves, size)
+                case let .conflict(node):
+                    isRoot[node] = true
+                    stable = false
+                }
+                if !stable { break }
+            }
+        }
+
+        // 4. Steps in topological order: fusion roots, views and kernels; fused-away
+        //    entries produce no step.
+        var steps: [Step] = []
+        var lastUse = [Int](repeating: -1, count: n)
+        for i in 0..<n where canonical[i] == i && entries[i].op != .constant {
+            let step: Step
+            let reads: [Int]
+            if fusible(i) {
+                guard let group = groups[i] else { continue }
+                step = .fused(entry: i, program: group.program, leaves: group.leaves)
+                reads = group.leaves
+            } else if entries[i].op.isView {
+                step = .view(entry: i)
+                reads = inputs(i)
+            } else {
+                step = .kernel(entry: i)
+                reads = inputs(i)
+            }
+            for r in reads { lastUse[r] = steps.count }
+            steps.append(step)
+        }
+        self.entries = entries
+        self.outputs = outputs
+        self.canonical = canonical
+        self.steps = steps
+        self.lastUse = lastUse
+        fusedGroups = groups.count
+        fusedNodes = groups.values.reduce(0) { $0 + $1.size }
+    }
+
+    /// Ops that return their input unchanged.
+    private static func isIdentity(_ entry: GraphSnapshot.Entry, input: GraphSnapshot.Entry?) -> Bool {
+        guard let input else { return false }
+        switch entry.op {
+        case .reshape, .broadcast: return entry.shape == input.shape
+        case let .permute(p): return p == Array(0..<p.count)
+        case let .cast(type): return type == input.type
+        case let .slice(starts, steps, counts):
+            return counts == input.shape && starts.allSatisfy { $0 == 0 } && steps.allSatisfy { $0 == 1 }
+        default: return false
+        }
+    }
+
+    /// The compute type an element-wise entry needs, or `nil` when it works in any (logic on
+    /// bools, broadcasts of bools).
+    private static func domain(
+        of i: Int, _ entries: [GraphSnapshot.Entry], _ inputs: (Int) -> [Int]
+    ) -> FusedProgram.ComputeType? {
+        let operandType = entries[inputs(i).last!].type
+        switch entries[i].op {
+        case let .binary(op):
+            if operandType == .bool { return nil }
+            return ElementwiseKernels.computeType(for: op, operandType)
+        case .select, .broadcast:
+            return operandType == .bool ? nil : FusedProgram.ComputeType(for: operandType)
+        case .cast:
+            return operandType == .bool ? nil : FusedProgram.ComputeType(for: operandType)
+        default:
+            return FusedProgram.ComputeType(for: operandType)
+        }
+    }
+
+    private enum ProgramResult {
+        case program(FusedProgram, leaves: [Int], size: Int)
+        case conflict(Int)
+    }
+
+    /// The fused program computing `root` from the element-wise entries it can absorb.
+    private static func buildProgram(
+        root: Int, entries: [GraphSnapshot.Entry], inputs: (Int) -> [Int], fusible: (Int) -> Bool,
+        isRoot: [Bool], domains: [FusedProgram.ComputeType?]
+    ) -> ProgramResult {
+        var domain = domains[root]
+        var instructions: [FusedProgram.Instruction] = []
+        var register: [Int: Int] = [:]
+        var leafIndex: [Int: Int] = [:]
+        var leaves: [Int] = []
+        var size = 0
+        // Iterative post-order over the absorbed entries.
+        var stack: [(entry: Int, expanded: Bool)] = [(root, false)]
+        func isInternal(_ j: Int) -> Bool { j == root || (fusible(j) && !isRoot[j]) }
+        while let (entry, expanded) = stack.popLast() {
+            if register[entry] != nil { continue }
+            if !isInternal(entry) {
+                let k = leafIndex[entry] ?? {
+                    leaves.append(entry)
+                    leafIndex[entry] = leaves.count - 1
+                    return leaves.count - 1
+                }()
+                register[entry] = instructions.count
+                instructions.append(.input(k))
+                continue
+            }
+            if let d = domains[entry] {
+                if domain == nil { domain = d }
+                if d != domain { return .conflict(entry) }
+            }
+            let operands = inputs(entry)
+            if !expanded {
+                stack.append((entry, true))
+                for operand in operands.reversed() where register[operand] == nil { stack.append((operand, false)) }
+                continue
+            }
+            size += 1
+            let r = operands.map { register[$0]! }
+            switch entries[entry].op {
+            case let .unary(op): instructions.append(.unary(op, r[0]))
+            case let .binary(op): instructions.append(.binary(op, r[0], r[1]))
+            case .select: instructions.append(.select(condition: r[0], r[1], r[2]))
+            case let .cast(type): instructions.append(.cast(to: type, r[0]))
+            case .broadcast:
+                register[entry] = r[0]
+                continue
+            default: kernelFailure("[fusion] \(entries[entry].op) is not element-wise")
+            }
+            register[entry] = instructions.count - 1
+        }
+        var outputRegister = register[root]!
+        if case .input = instructions[outputRegister] {
+            // A bare broadcast of a leaf: copy it through the program.
+            instructions.append(.cast(to: entries[root].type, outputRegister))
+            outputRegister = instructions.count - 1
+        }
+        let program = FusedProgram(computeType: domain ?? .int32, instructions: instructions, outputs: [outputRegister])
+        return .program(program, leaves: leaves, size: size)
+    }
+}

@@ -1,0 +1,99 @@
+import Dispatch
+import Synchronization
+import TesseraKernels
+
+/// What one materialization did: how many steps and kernels ran, how much was fused, and the
+/// most memory intermediates held at once.
+public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
+    /// Steps run: fused programs, kernels and views.
+    public var steps = 0
+    /// Steps that ran a kernel or a fused program (views cost nothing).
+    public var kernels = 0
+    /// Fused element-wise programs among the kernels.
+    public var fusedGroups = 0
+    /// Element-wise graph nodes those programs absorbed.
+    public var fusedNodes = 0
+    /// The most bytes of results allocated by this run alive at once.
+    public var peakBytes = 0
+    /// Whether the plan came from the cache.
+    public var planCacheHit = false
+
+    public var description: String {
+        "\(steps) steps, \(kernels) kernels (\(fusedGroups) fused programs covering \(fusedNodes) ops), "
+            + "peak \(peakBytes) bytes, plan \(planCacheHit ? "cached" : "compiled")"
+    }
+}
+
+/// Runs graphs: collects what a request needs, finds or compiles a plan, executes it on the
+/// kernel layer and records each requested node's value.
+///
+/// Materializations run one at a time (a process-wide lock), each using every core through
+/// the kernels' `parallelFor` and OpenBLAS; two requests that share a subgraph therefore
+/// agree: whichever runs first computes it, the second finds it materialized. Plans are cached
+/// by graph structure and shapes (up to ``planCacheCapacity`` of them).
+public enum GraphExecutor {
+    struct State {
+        var plans: [GraphSnapshot.Key: ExecutionPlan] = [:]
+        var last = PlanStatistics()
+    }
+
+    private static let state = Mutex(State())
+
+    /// The most plans kept; past it the cache starts over.
+    public static let planCacheCapacity = 512
+
+    /// Materializes `nodes` on the calling thread and returns what the run did.
+    ///
+    /// Nodes that are already materialized cost nothing.
+    @discardableResult
+    public static func materialize(_ nodes: [Node]) -> PlanStatistics {
+        if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
+        return state.withLock { state in
+            let snapshot = GraphSnapshot(requested: nodes)
+            var statistics = PlanStatistics()
+            let plan: ExecutionPlan
+            if let cached = state.plans[snapshot.key] {
+                plan = cached
+                statistics.planCacheHit = true
+            } else {
+                plan = ExecutionPlan(snapshot.key)
+                if state.plans.count >= planCacheCapacity { state.plans.removeAll(keepingCapacity: true) }
+                state.plans[snapshot.key] = plan
+            }
+            let (values, peak) = plan.run(leafValues: snapshot.leafValues)
+            for (i, node) in snapshot.nodes.enumerated() where node.value == nil {
+                if let value = values[i] { node.materialize(value) }
+            }
+            statistics.steps = plan.steps.count
+            statistics.kernels = plan.steps.filter { if case .view = $0 { return false } else { return true } }.count
+            statistics.fusedGroups = plan.fusedGroups
+            statistics.fusedNodes = plan.fusedNodes
+            statistics.peakBytes = peak
+            state.last = statistics
+            return statistics
+        }
+    }
+
+    /// Materializes `nodes` without blocking the caller's thread: the work runs on a Dispatch
+    /// worker (never on Swift's cooperative pool) and the task resumes when it is done.
+    @discardableResult
+    public static func materialize(_ nodes: [Node]) async -> PlanStatistics {
+        if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
+        let box = UncheckedNodes(nodes: nodes)
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(returning: materialize(box.nodes))
+            }
+        }
+    }
+
+    /// The statistics of the most recent materialization that ran a plan.
+    public static var lastStatistics: PlanStatistics { state.withLock { $0.last } }
+
+    /// The number of plans in the cache.
+    public static var cachedPlanCount: Int { state.withLock { $0.plans.count } }
+}
+
+private struct UncheckedNodes: Sendable {
+    let nodes: [Node]
+}

@@ -1,0 +1,164 @@
+import TesseraKernels
+
+extension GraphOp {
+    /// The result shape and type of the op on inputs of the given shapes and types.
+    ///
+    /// Traps with a message that names the op and the shapes when the inputs do not fit.
+    func inferShapeAndType(_ inputs: [(shape: [Int], type: KernelScalarType)]) -> ([Int], KernelScalarType) {
+        func expectInputs(_ n: Int) {
+            kernelPrecondition(inputs.count == n, "[\(self)] takes \(n) inputs, got \(inputs.count)")
+        }
+        func checkAxis(_ axis: Int, _ rank: Int) {
+            kernelPrecondition(axis >= 0 && axis < rank, "[\(self)] axis \(axis) out of range for rank \(rank)")
+        }
+        switch self {
+        case .constant:
+            kernelFailure("[constant] a constant node is built from a value")
+        case let .unary(op):
+            expectInputs(1)
+            let type = inputs[0].type
+            kernelPrecondition(
+                type.isFloatingPoint || (type.isInteger && op.isDefinedForIntegers),
+                "[\(op)] is not defined for \(type) tensors (shape \(inputs[0].shape))")
+            return (inputs[0].shape, type)
+        case let .binary(op):
+            expectInputs(2)
+            let (a, b) = (inputs[0], inputs[1])
+            kernelPrecondition(
+                a.type == b.type, "[\(op)] scalar types differ: \(a.type) \(a.shape) vs \(b.type) \(b.shape)")
+            guard let shape = StridedLayout.broadcastShape(a.shape, b.shape) else {
+                kernelFailure("[\(op)] shapes \(a.shape) and \(b.shape) are not broadcastable")
+            }
+            kernelPrecondition(
+                a.type != .bool || op.isDefinedForBool, "[\(op)] is not defined for bool tensors (shape \(a.shape))")
+            return (shape, op.producesBool ? .bool : a.type)
+        case .select:
+            expectInputs(3)
+            kernelPrecondition(inputs[0].type == .bool, "[select] the mask must be bool, got \(inputs[0].type)")
+            kernelPrecondition(
+                inputs[1].type == inputs[2].type,
+                "[select] scalar types differ: \(inputs[1].type) vs \(inputs[2].type)")
+            guard let ab = StridedLayout.broadcastShape(inputs[1].shape, inputs[2].shape),
+                let shape = StridedLayout.broadcastShape(inputs[0].shape, ab)
+            else {
+                kernelFailure(
+                    "[select] shapes \(inputs[0].shape), \(inputs[1].shape) and \(inputs[2].shape) are not broadcastable")
+            }
+            return (shape, inputs[1].type)
+        case let .cast(type):
+            expectInputs(1)
+            return (inputs[0].shape, type)
+        case let .reduce(op, axes):
+            expectInputs(1)
+            var shape = inputs[0].shape
+            for axis in axes {
+                checkAxis(axis, shape.count)
+                if shape[axis] == 0 {
+                    kernelPrecondition(
+                        op != .max && op != .min && op != .argmax && op != .argmin,
+                        "[\(op)] cannot reduce an empty axis \(axis) of shape \(inputs[0].shape)")
+                }
+                shape[axis] = 1
+            }
+            if op == .mean && inputs[0].type.isInteger { return (shape, .float32) }  // documented: integer means are float32
+            guard let type = op.outputType(for: inputs[0].type) else {
+                kernelFailure("[\(op)] is not defined for \(inputs[0].type) tensors (shape \(inputs[0].shape))")
+            }
+            return (shape, type)
+        case let .softmax(axis), let .logSoftmax(axis):
+            expectInputs(1)
+            checkAxis(axis, inputs[0].shape.count)
+            kernelPrecondition(
+                inputs[0].type.isFloatingPoint, "[\(self)] needs a floating-point tensor, got \(inputs[0].type)")
+            return (inputs[0].shape, inputs[0].type)
+        case let .scan(_, axis, _, _):
+            expectInputs(1)
+            checkAxis(axis, inputs[0].shape.count)
+            kernelPrecondition(inputs[0].type != .bool, "[\(self)] is not defined for bool tensors")
+            return (inputs[0].shape, inputs[0].type)
+        case .matmul:
+            expectInputs(2)
+            let (a, b) = (inputs[0].shape, inputs[1].shape)
+            kernelPrecondition(a.count >= 2 && b.count >= 2, "[matmul] operands must have rank ≥ 2: \(a) vs \(b)")
+            kernelPrecondition(
+                inputs[0].type == inputs[1].type,
+                "[matmul] scalar types differ: \(inputs[0].type) vs \(inputs[1].type)")
+            kernelPrecondition(inputs[0].type != .bool, "[matmul] is not defined for bool tensors")
+            kernelPrecondition(a[a.count - 1] == b[b.count - 2], "[matmul] inner dimensions differ: \(a) vs \(b)")
+            guard let batch = StridedLayout.broadcastShape(Array(a.dropLast(2)), Array(b.dropLast(2))) else {
+                kernelFailure("[matmul] batch dimensions of \(a) and \(b) are not broadcastable")
+            }
+            return (batch + [a[a.count - 2], b[b.count - 1]], inputs[0].type)
+        case let .reshape(shape):
+            expectInputs(1)
+            kernelPrecondition(shape.allSatisfy { $0 >= 0 }, "[reshape] negative dimension in \(shape)")
+            kernelPrecondition(
+                shape.reduce(1, *) == inputs[0].shape.reduce(1, *),
+                "[reshape] cannot reshape \(inputs[0].shape) (\(inputs[0].shape.reduce(1, *)) scalars) to \(shape)")
+            return (shape, inputs[0].type)
+        case let .broadcast(shape):
+            expectInputs(1)
+            kernelPrecondition(
+                StridedLayout.broadcastShape(inputs[0].shape, shape) == shape,
+                "[broadcast] cannot broadcast \(inputs[0].shape) to \(shape)")
+            return (shape, inputs[0].type)
+        case let .permute(permutation):
+            expectInputs(1)
+            let rank = inputs[0].shape.count
+            kernelPrecondition(
+                permutation.count == rank && Set(permutation) == Set(0..<rank),
+                "[transpose] \(permutation) is not a permutation of the axes of \(inputs[0].shape)")
+            return (permutation.map { inputs[0].shape[$0] }, inputs[0].type)
+        case let .slice(starts, steps, counts):
+            expectInputs(1)
+            let shape = inputs[0].shape
+            kernelPrecondition(
+                starts.count == shape.count && steps.count == shape.count && counts.count == shape.count,
+                "[slice] needs one start, step and count per axis of \(shape)")
+            for axis in 0..<shape.count where counts[axis] > 0 {
+                let last = starts[axis] + (counts[axis] - 1) * steps[axis]
+                kernelPrecondition(
+                    steps[axis] != 0 && starts[axis] >= 0 && starts[axis] < shape[axis] && last >= 0
+                        && last < shape[axis],
+                    "[slice] axis \(axis): start \(starts[axis]), step \(steps[axis]), count \(counts[axis]) "
+                        + "leave the bounds of shape \(shape)")
+            }
+            return (counts, inputs[0].type)
+        case let .concat(axis):
+            kernelPrecondition(!inputs.isEmpty, "[concatenate] needs at least one tensor")
+            var shape = inputs[0].shape
+            checkAxis(axis, shape.count)
+            for input in inputs.dropFirst() {
+                kernelPrecondition(input.type == inputs[0].type, "[concatenate] scalar types differ: \(input.type) vs \(inputs[0].type)")
+                var a = input.shape
+                var b = inputs[0].shape
+                kernelPrecondition(a.count == b.count, "[concatenate] ranks differ: \(input.shape) vs \(inputs[0].shape)")
+                a[axis] = 0
+                b[axis] = 0
+                kernelPrecondition(
+                    a == b, "[concatenate] shapes differ off axis \(axis): \(input.shape) vs \(inputs[0].shape)")
+                shape[axis] += input.shape[axis]
+            }
+            return (shape, inputs[0].type)
+        case let .pad(before, after, _):
+            expectInputs(1)
+            let shape = inputs[0].shape
+            kernelPrecondition(
+                before.count == shape.count && after.count == shape.count,
+                "[pad] needs one (before, after) pair per axis of \(shape)")
+            return (zip(shape, zip(before, after)).map { $0 + $1.0 + $1.1 }, inputs[0].type)
+        case let .gather(axis):
+            expectInputs(2)
+            checkAxis(axis, inputs[0].shape.count)
+            kernelPrecondition(inputs[1].type == .int32, "[gather] indices must be int32, got \(inputs[1].type)")
+            let s = inputs[0].shape
+            return (Array(s[..<axis]) + inputs[1].shape + Array(s[(axis + 1)...]), inputs[0].type)
+        case let .tile(multiples):
+            expectInputs(1)
+            kernelPrecondition(
+                multiples.count == inputs[0].shape.count && multiples.allSatisfy { $0 >= 0 },
+                "[tile] multiples \(multiples) must be non-negative, one per axis of \(inputs[0].shape)")
+            return (zip(inputs[0].shape, multiples).map { $0 * $1 }, inputs[0].type)
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import TesseraKernels
+
+/// What a graph node computes from its inputs.
+///
+/// Element-wise ops (`unary`, `binary`, `select`, `cast`) and `broadcast` fuse into one
+/// ``FusedProgram`` at execution; view ops (`reshape`, `broadcast`, `permute`, `slice`) change
+/// only the layout when their input allows it; the rest map to one kernel each.
+public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
+    /// A value that exists from the start (user data, a weight, a materialized result).
+    case constant
+    /// `op(x)`, same shape and type.
+    case unary(UnaryOp)
+    /// `op(a, b)` with NumPy broadcasting; `bool` result for comparisons and logic.
+    case binary(BinaryOp)
+    /// `condition ? a : b` with broadcasting; inputs `[condition (bool), a, b]`.
+    case select
+    /// Conversion to another scalar type.
+    case cast(KernelScalarType)
+    /// A reduction over `axes` (sorted, non-negative); the result keeps rank (reduced axes 1).
+    case reduce(ReductionOp, axes: [Int])
+    /// Softmax along a non-negative axis.
+    case softmax(axis: Int)
+    /// Log-softmax along a non-negative axis.
+    case logSoftmax(axis: Int)
+    /// Inclusive (or exclusive) cumulative sum or product along an axis.
+    case scan(product: Bool, axis: Int, exclusive: Bool, reverse: Bool)
+    /// Batched matrix product of two rank ≥ 2 inputs with broadcast batch dimensions.
+    case matmul
+    /// The same elements in row-major order with a new shape.
+    case reshape([Int])
+    /// NumPy broadcast to a larger shape (a stride-0 view).
+    case broadcast([Int])
+    /// Axes reordered: result axis `i` is input axis `permutation[i]`.
+    case permute([Int])
+    /// A strided window: per axis, a start, a step (non-zero, may be negative) and a count.
+    case slice(starts: [Int], steps: [Int], counts: [Int])
+    /// Inputs joined along an axis.
+    case concat(axis: Int)
+    /// Padding per axis `(before, after)` in the given mode.
+    case pad(before: [Int], after: [Int], mode: GraphPadMode)
+    /// `take(x, indices, axis)`; inputs `[x, indices (int32)]`.
+    case gather(axis: Int)
+    /// Repetition of the whole tensor along each axis.
+    case tile([Int])
+
+    /// Whether the op is applied element by element over its (broadcast) output shape.
+    public var isElementwise: Bool {
+        switch self {
+        case .unary, .binary, .select, .cast: return true
+        default: return false
+        }
+    }
+
+    /// Whether the op can be a change of layout alone.
+    public var isView: Bool {
+        switch self {
+        case .reshape, .broadcast, .permute, .slice: return true
+        default: return false
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .constant: return "constant"
+        case let .unary(op): return "\(op)"
+        case let .binary(op): return "\(op)"
+        case .select: return "select"
+        case let .cast(type): return "cast<\(type)>"
+        case let .reduce(op, axes): return "\(op)\(axes)"
+        case let .softmax(axis): return "softmax(\(axis))"
+        case let .logSoftmax(axis): return "logSoftmax(\(axis))"
+        case let .scan(product, axis, _, _): return product ? "cumprod(\(axis))" : "cumsum(\(axis))"
+        case .matmul: return "matmul"
+        case let .reshape(shape): return "reshape\(shape)"
+        case let .broadcast(shape): return "broadcast\(shape)"
+        case let .permute(p): return "permute\(p)"
+        case .slice: return "slice"
+        case let .concat(axis): return "concat(\(axis))"
+        case .pad: return "pad"
+        case let .gather(axis): return "gather(\(axis))"
+        case let .tile(m): return "tile\(m)"
+        }
+    }
+}
+
+/// How ``GraphOp/pad(before:after:mode:)`` fills the new elements.
+public enum GraphPadMode: Sendable, Hashable {
+    /// A constant, given as a `Double` and converted to the tensor's type.
+    case constant(Double)
+    /// Mirror without repeating the edge (`[3, 2, | 1, 2, 3 | 2, 1]`).
+    case reflect
+    /// Mirror repeating the edge (`[2, 1, | 1, 2, 3 | 3, 2]`).
+    case symmetric
+    /// Repeat the edge value.
+    case edge
+}

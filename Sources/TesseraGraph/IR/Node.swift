@@ -1,0 +1,114 @@
+import Synchronization
+import TesseraKernels
+
+/// One value in the lazy graph: an op, its inferred shape and scalar type, and — until it is
+/// materialized — its inputs; afterwards, its elements.
+///
+/// The identity fields are immutable and set when the node is built, after the op has checked
+/// its inputs (a mistake traps here, where the user wrote it). The only mutable part sits
+/// behind a `Mutex`: a pending node holds its inputs; a materialized node holds a
+/// ``TensorValue`` and has dropped its inputs, so long-lived tensors do not pin their history.
+/// Releasing a long chain of pending nodes is iterative, so a 100,000-node chain frees without
+/// deep recursion.
+public final class Node: Sendable {
+    enum State {
+        case pending([Node])
+        case materialized(TensorValue)
+    }
+
+    /// What the node computes.
+    public let op: GraphOp
+    /// The result's shape.
+    public let shape: [Int]
+    /// The result's scalar type.
+    public let type: KernelScalarType
+    let state: Mutex<State>
+
+    /// A node for `op` applied to `inputs`; checks the inputs and infers shape and type.
+    ///
+    /// Traps with a message naming the op and the shapes when the inputs do not fit the op.
+    public init(_ op: GraphOp, inputs: [Node]) {
+        let (shape, type) = op.inferShapeAndType(inputs.map { ($0.shape, $0.type) })
+        self.op = op
+        self.shape = shape
+        self.type = type
+        state = Mutex(.pending(inputs))
+    }
+
+    /// A node whose value exists already.
+    ///
+    /// - Precondition: `value.layout`'s element positions lie inside the storage.
+    public init(value: TensorValue) {
+        if let range = value.layout.elementRange {
+            kernelPrecondition(
+                range.lowerBound >= 0 && (range.upperBound + 1) * value.type.byteCount <= value.storage.byteCount,
+                "[MLTensor] layout \(value.layout) reaches outside its \(value.storage.byteCount)-byte storage")
+        }
+        op = .constant
+        shape = value.layout.shape
+        type = value.type
+        state = Mutex(.materialized(value))
+    }
+
+    /// The node's elements, or `nil` while it is pending.
+    public var value: TensorValue? {
+        state.withLock { state in
+            if case let .materialized(value) = state { return value }
+            return nil
+        }
+    }
+
+    /// The inputs of a pending node (empty once materialized).
+    public var inputs: [Node] {
+        state.withLock { state in
+            if case let .pending(inputs) = state { return inputs }
+            return []
+        }
+    }
+
+    /// The number of elements.
+    public var count: Int { shape.reduce(1, *) }
+
+    /// Records the node's elements and drops its inputs.
+    func materialize(_ value: TensorValue) {
+        var dropped: [Node] = state.withLock { state in
+            if case let .pending(inputs) = state {
+                state = .materialized(value)
+                return inputs
+            }
+            return []
+        }
+        Node.releaseIteratively(&dropped)
+    }
+
+    deinit {
+        var inputs: [Node] = state.withLock { state in
+            if case let .pending(inputs) = state {
+                state = .pending([])
+                return inputs
+            }
+            return []
+        }
+        Node.releaseIteratively(&inputs)
+    }
+
+    /// Releases nodes without recursing: a node this is the last reference to gives up its
+    /// inputs to the work list before it is freed, so each deinit sees no inputs.
+    ///
+    /// `work` is taken by reference so no second copy of the list keeps the nodes alive.
+    private static func releaseIteratively(_ work: inout [Node]) {
+        while !work.isEmpty {
+            var node = work.removeLast()
+            if isKnownUniquelyReferenced(&node) {
+                let inputs: [Node] = node.state.withLock { state in
+                    if case let .pending(inputs) = state {
+                        state = .pending([])
+                        return inputs
+                    }
+                    return []
+                }
+                work.append(contentsOf: inputs)
+            }
+        }
+    }
+}
