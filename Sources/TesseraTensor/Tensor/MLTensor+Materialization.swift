@@ -1,0 +1,68 @@
+import TesseraGraph
+import TesseraKernels
+
+extension MLTensor {
+    /// **Tessera extension.** Computes the tensor now, blocking the calling thread, and
+    /// returns it (already materialized, so reading it again is free).
+    ///
+    /// Use it as an evaluation barrier in long-running lazy code: the graph behind the tensor
+    /// is computed and dropped, so its intermediates stop holding memory.
+    ///
+    /// ```swift
+    /// var state = MLTensor(zeros: [1024], scalarType: Float.self)
+    /// for _ in 0..<10_000 { state = (state * 0.9 + input).materialized() }
+    /// ```
+    @discardableResult
+    public func materialized() -> MLTensor {
+        GraphExecutor.materialize([node])
+        return self
+    }
+
+    /// **Tessera extension.** Computes the tensor now without blocking a thread of Swift's
+    /// cooperative pool (the work runs on a Dispatch worker) and returns it.
+    @discardableResult
+    public func materialized() async -> MLTensor {
+        await GraphExecutor.materialize([node])
+        return self
+    }
+
+    /// **Tessera extension.** Computes several tensors in one plan (shared subexpressions run
+    /// once) and returns what the run did.
+    @discardableResult
+    public static func materialize(_ tensors: [MLTensor]) -> PlanStatistics {
+        GraphExecutor.materialize(tensors.map(\.node))
+    }
+
+    /// **Tessera extension.** Computes several tensors in one plan without blocking the
+    /// cooperative pool.
+    @discardableResult
+    public static func materialize(_ tensors: [MLTensor]) async -> PlanStatistics {
+        await GraphExecutor.materialize(tensors.map(\.node))
+    }
+
+    /// **Tessera extension.** The elements in row-major order as `Scalar` values (converted
+    /// when the tensor's type differs), computing the tensor first if needed.
+    public func scalars<Scalar: MLTensorScalar>(of _: Scalar.Type) -> [Scalar] {
+        materialized()
+        return copyScalars(Scalar.self)
+    }
+
+    /// **Tessera extension.** The elements as `Scalar` values, computed off the cooperative pool.
+    public func scalars<Scalar: MLTensorScalar>(of _: Scalar.Type) async -> [Scalar] {
+        await materialized()
+        return copyScalars(Scalar.self)
+    }
+
+    private func copyScalars<Scalar: MLTensorScalar>(_: Scalar.Type) -> [Scalar] {
+        let value = node.value!
+        let count = scalarCount
+        return [Scalar](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if count > 0 {
+                ElementwiseKernels.cast(
+                    input: value.pointer, layout: value.layout, from: value.type,
+                    output: UnsafeMutableRawPointer(buffer.baseAddress!), to: Scalar.kernelScalarType)
+            }
+            initialized = count
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import TesseraGraph
+import TesseraKernels
+
+/// A multi-dimensional array of numerical or Boolean scalars tailored to ML use cases,
+/// containing methods to perform transformations and mathematical operations efficiently.
+///
+/// An `MLTensor` is a lazy value: building an expression records a graph and returns at once;
+/// nothing is computed until you read the result with `await tensor.shapedArray(of:)` (or, as
+/// a Tessera extension, the synchronous overload or ``materialized()``). At that point the
+/// whole pending expression runs as one plan: chains of element-wise operations and
+/// broadcasts are fused into single passes over memory, matrix products and convolutions run
+/// on OpenBLAS, and the plan is cached for the next tensor of the same structure and shapes.
+///
+/// Tensors are immutable values (`x += y` rebinds `x`), `Sendable`, and safe to share across
+/// tasks. Operations never throw: a programmer error such as mismatched shapes traps with a
+/// message that names the operation and the shapes, e.g.
+/// `[matmul] inner dimensions differ: [2, 3] vs [4, 5]`.
+///
+/// ```swift
+/// let x = MLTensor(shape: [2, 3], scalars: [1, 2, 3, 4, 5, 6], scalarType: Float.self)
+/// let y = (x - x.mean(alongAxes: 1, keepRank: true)).softmax()
+/// let values = await y.shapedArray(of: Float.self)
+/// ```
+public struct MLTensor: Sendable {
+    /// The graph node this tensor names.
+    package let node: Node
+
+    /// A tensor naming an existing graph node.
+    package init(node: Node) {
+        self.node = node
+    }
+
+    /// A tensor for `op` applied to the given tensors.
+    package init(_ op: GraphOp, _ inputs: [MLTensor]) {
+        node = Node(op, inputs: inputs.map(\.node))
+    }
+
+    /// A tensor holding `value`.
+    package init(value: TensorValue) {
+        node = Node(value: value)
+    }
+
+    /// The shape: `[2, 3]` for a 2×3 matrix, `[]` for a scalar.
+    public var shape: [Int] { node.shape }
+
+    /// The number of dimensions.
+    public var rank: Int { node.shape.count }
+
+    /// The number of elements (the product of the shape; 1 for a scalar).
+    public var scalarCount: Int { node.count }
+
+    /// The element type, e.g. `Float.self`; `Int32.self` for `argmax` results.
+    public var scalarType: any MLTensorScalar.Type { node.type.tensorScalarType }
+
+    /// Whether the tensor has rank 0.
+    public var isScalar: Bool { node.shape.isEmpty }
+
+    /// The kernel-layer tag of the element type.
+    package var kernelType: KernelScalarType { node.type }
+
+    /// `axis` counted from the front (`-1` is the last axis).
+    ///
+    /// Traps when `axis` is outside `-rank..<rank` (or `-(rank + 1)...rank` with
+    /// `insertion`), naming `op`.
+    package func normalizedAxis(_ axis: Int, op: String, insertion: Bool = false) -> Int {
+        let bound = insertion ? rank + 1 : rank
+        kernelPrecondition(
+            axis >= -bound && axis < bound, "[\(op)] axis \(axis) is out of range for a tensor of shape \(shape)")
+        return axis < 0 ? axis + bound : axis
+    }
+}

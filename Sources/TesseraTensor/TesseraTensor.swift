@@ -1,1 +1,0 @@
-// TesseraTensor: Apple's MLTensor and MLShapedArray API over the lazy graph.
