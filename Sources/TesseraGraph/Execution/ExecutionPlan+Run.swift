@@ -31,6 +31,10 @@ extension ExecutionPlan {
                 value = TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
             case .kernel:
                 value = runKernel(entry, inputs: entry.inputs.map(input))
+            case let .fusedReduce(_, program, leaves, producer):
+                value = runFusedReduce(
+                    entry, program: program, producerShape: entries[producer].shape, scratchType: entries[producer].type,
+                    leaves: leaves.map { values[$0]! })
             }
             if value.storage.byteCount > 0 && !entry.op.isView {
                 allocatedBytes[i] = value.storage.byteCount
@@ -42,7 +46,7 @@ extension ExecutionPlan {
             // the pool for the next step of similar size.
             let readers: [Int]
             switch step {
-            case let .fused(_, _, leaves): readers = leaves
+            case let .fused(_, _, leaves), let .fusedReduce(_, _, leaves, _): readers = leaves
             default: readers = entry.inputs.map { canonical[$0] }
             }
             for r in readers where lastUse[r] == stepIndex && !keep.contains(r) && leafValues[r] == nil {
@@ -56,6 +60,60 @@ extension ExecutionPlan {
             if let value = values[canonical[i]] { results[i] = value }
         }
         return (results, peakBytes)
+    }
+
+    /// Runs `program` over chunks of leading-axis slices of `producerShape` and reduces each
+    /// chunk's trailing axes straight away.
+    private func runFusedReduce(
+        _ entry: GraphSnapshot.Entry, program: FusedProgram, producerShape: [Int], scratchType: KernelScalarType,
+        leaves: [TensorValue]
+    ) -> TensorValue {
+        guard case let .reduce(op, axes) = entry.op else { kernelFailure("[fusedReduce] \(entry.op) is not a reduction") }
+        let out = TensorStorage.allocate(count: entry.shape.reduce(1, *), type: entry.type)
+        let leading = producerShape[0]
+        let sliceCount = producerShape.dropFirst().reduce(1, *)
+        let outputSliceCount = entry.shape.dropFirst().reduce(1, *)
+        guard leading > 0, sliceCount > 0 else {
+            // Nothing to stream: reduce an empty or degenerate shape the plain way.
+            let scratch = TensorStorage.allocate(count: producerShape.reduce(1, *), type: scratchType)
+            program.run(
+                shape: producerShape,
+                inputs: leaves.map { FusedInput(pointer: $0.pointer, layout: $0.layout.broadcast(to: producerShape), type: $0.type) },
+                outputs: [FusedOutput(pointer: scratch.pointer, type: scratchType)])
+            ReductionKernels.reduce(
+                op, input: scratch.pointer, layout: StridedLayout(contiguous: producerShape), type: scratchType,
+                axes: axes, output: out.pointer, outputType: entry.type)
+            return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
+        }
+        // About 16K elements per chunk keeps the scratch block in the core's cache.
+        let rowsPerChunk = Swift.max(1, 16_384 / sliceCount)
+        let chunks = (leading + rowsPerChunk - 1) / rowsPerChunk
+        let broadcastLeaves = leaves.map { $0.with(layout: $0.layout.broadcast(to: producerShape)) }
+        let cost = ParallelCost(nanosecondsPerItem: Double(rowsPerChunk * sliceCount) * 0.5)
+        parallelFor(count: chunks, cost: cost) { range in
+            let scratch = UnsafeMutableRawPointer.allocate(
+                byteCount: rowsPerChunk * sliceCount * scratchType.byteCount, alignment: 64)
+            defer { scratch.deallocate() }
+            for chunk in range {
+                let start = chunk * rowsPerChunk
+                let rows = Swift.min(rowsPerChunk, leading - start)
+                var shape = producerShape
+                shape[0] = rows
+                program.run(
+                    shape: shape,
+                    inputs: broadcastLeaves.map { leaf in
+                        var layout = leaf.layout
+                        layout.offset += start * layout.strides[0]
+                        layout.shape[0] = rows
+                        return FusedInput(pointer: leaf.pointer, layout: layout, type: leaf.type)
+                    },
+                    outputs: [FusedOutput(pointer: scratch, type: scratchType)])
+                ReductionKernels.reduce(
+                    op, input: scratch, layout: StridedLayout(contiguous: shape), type: scratchType, axes: axes,
+                    output: out.pointer + start * outputSliceCount * entry.type.byteCount, outputType: entry.type)
+            }
+        }
+        return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
     }
 
     private func view(_ entry: GraphSnapshot.Entry, of source: TensorValue) -> TensorValue {

@@ -13,10 +13,15 @@ final class ExecutionPlan: @unchecked Sendable {
         case fused(entry: Int, program: FusedProgram, leaves: [Int])
         /// One kernel computes `entry` from its inputs.
         case kernel(entry: Int)
+        /// A reduction over trailing axes of a fused program's result: the program runs a
+        /// chunk of leading-axis rows into a cache-sized scratch block, which is reduced
+        /// before the next chunk, so the program's result never goes to memory.
+        case fusedReduce(entry: Int, program: FusedProgram, leaves: [Int], producer: Int)
 
         var entry: Int {
             switch self {
-            case let .view(entry), let .fused(entry, _, _), let .kernel(entry): return entry
+            case let .view(entry), let .fused(entry, _, _), let .kernel(entry), let .fusedReduce(entry, _, _, _):
+                return entry
             }
         }
     }
@@ -93,13 +98,30 @@ final class ExecutionPlan: @unchecked Sendable {
 
         // 4. Steps in topological order: fusion roots, views and kernels; fused-away
         //    entries produce no step.
+        // A fusion root read only by a reduction over trailing axes runs inside it.
+        var absorbed = Set<Int>()
+        var reduceProducer: [Int: Int] = [:]
+        for i in 0..<n where canonical[i] == i {
+            guard case let .reduce(op, axes) = entries[i].op, op != .argmax, op != .argmin else { continue }
+            let p = inputs(i)[0]
+            let rank = entries[p].shape.count
+            guard groups[p] != nil, !requested.contains(p), consumers[p] == [i], let first = axes.first, first >= 1,
+                axes == Array(first..<rank)
+            else { continue }
+            absorbed.insert(p)
+            reduceProducer[i] = p
+        }
+
         var steps: [Step] = []
         var lastUse = [Int](repeating: -1, count: n)
         for i in 0..<n where canonical[i] == i && entries[i].op != .constant {
             let step: Step
             let reads: [Int]
-            if fusible(i) {
-                guard let group = groups[i] else { continue }
+            if let p = reduceProducer[i], let group = groups[p] {
+                step = .fusedReduce(entry: i, program: group.program, leaves: group.leaves, producer: p)
+                reads = group.leaves
+            } else if fusible(i) {
+                guard let group = groups[i], !absorbed.contains(i) else { continue }
                 step = .fused(entry: i, program: group.program, leaves: group.leaves)
                 reads = group.leaves
             } else if entries[i].op.isView {
