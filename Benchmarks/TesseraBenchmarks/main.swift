@@ -1,14 +1,25 @@
 import Foundation
 import TesseraKernels
 
-// Kernel benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
-// Pass area names to run only some: elementwise, reduction, linalg, copy.
-let selected = Set(CommandLine.arguments.dropFirst())
+// Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
+// Arguments: area names to run only some (tensor, elementwise, reduction, linalg, copy), and
+// `--json PATH` to write the tensor workloads' medians for Benchmarks/peers/compare.py.
+var arguments = Array(CommandLine.arguments.dropFirst())
+var jsonPath: String?
+if let flag = arguments.firstIndex(of: "--json"), flag + 1 < arguments.count {
+    jsonPath = arguments[flag + 1]
+    arguments.removeSubrange(flag...(flag + 1))
+}
+let selected = Set(arguments)
 func wants(_ area: String) -> Bool { selected.isEmpty || selected.contains(area) }
 
 print(
-    "Tessera kernel benchmarks: \(KernelThreads.coreBudget) threads, OpenBLAS core \(KernelThreads.blasCoreName); median of repeated runs, ± interquartile range"
-)
+    "Tessera benchmarks: \(KernelThreads.coreBudget) threads, OpenBLAS core \(KernelThreads.blasCoreName); "
+        + "median of repeated runs, ± interquartile range")
+if wants("tensor") {
+    let medians = runTensorBenchmarks()
+    if let jsonPath { writeTensorJSON(medians, to: jsonPath) }
+}
 if wants("elementwise") { runElementwiseBenchmarks() }
 if wants("reduction") { runReductionBenchmarks() }
 if wants("linalg") { runLinearAlgebraBenchmarks() }
