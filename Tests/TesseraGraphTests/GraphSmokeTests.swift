@@ -97,3 +97,28 @@ struct FusedReductionTests {
         #expect(floats(total) == [14, 77])
     }
 }
+
+@Suite("Graph concurrency")
+struct GraphConcurrencyTests {
+    @Test("64 tasks materialize graphs sharing a subgraph and all get correct results")
+    func sharedSubgraph() async {
+        let x = constant((0..<1000).map(Float.init), [1000])
+        let shared = Node(.unary(.square), inputs: [Node(.binary(.add), inputs: [x, constant([1], [])])])
+        let results = await withTaskGroup(of: (Int, [Float]).self) { group in
+            for k in 0..<64 {
+                group.addTask {
+                    let y = Node(.binary(.mul), inputs: [shared, constant([Float(k)], [])])
+                    await GraphExecutor.materialize([y])
+                    return (k, floats(y))
+                }
+            }
+            var all: [(Int, [Float])] = []
+            for await result in group { all.append(result) }
+            return all
+        }
+        #expect(results.count == 64)
+        for (k, values) in results {
+            #expect(values == (0..<1000).map { Float(($0 + 1) * ($0 + 1)) * Float(k) })
+        }
+    }
+}
