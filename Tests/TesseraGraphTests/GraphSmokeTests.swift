@@ -118,7 +118,8 @@ struct GraphConcurrencyTests {
         }
         #expect(results.count == 64)
         for (k, values) in results {
-            #expect(values == (0..<1000).map { Float(($0 + 1) * ($0 + 1)) * Float(k) })
+            let expected: [Float] = (0..<1000).map { (i: Int) -> Float in Float((i + 1) * (i + 1)) * Float(k) }
+            #expect(values == expected)
         }
     }
 }
