@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TesseraGraph
 import TesseraKernels
@@ -121,5 +122,22 @@ struct GraphConcurrencyTests {
             let expected: [Float] = (0..<1000).map { (i: Int) -> Float in Float((i + 1) * (i + 1)) * Float(k) }
             #expect(values == expected)
         }
+    }
+}
+
+@Suite("Memory planning")
+struct MemoryPlanningTests {
+    @Test("a fused step writes over a dying intermediate; peak memory stays at two buffers")
+    func inPlace() {
+        // y = exp(matmul(a, b)) + 1: the matmul result dies at the fused step and takes its result.
+        let a = constant([Float](repeating: 0.5, count: 64 * 64), [64, 64])
+        let b = constant([Float](repeating: 0.01, count: 64 * 64), [64, 64])
+        let product = Node(.matmul, inputs: [a, b])
+        let y = Node(.binary(.add), inputs: [Node(.unary(.exp), inputs: [product]), constant([1], [])])
+        let stats = GraphExecutor.materialize([y])
+        #expect(stats.inPlaceSteps == 1, "\(stats)")
+        #expect(stats.peakBytes <= 64 * 64 * 4, "\(stats)")
+        let expected = Float(Foundation.exp(Double(0.5 * 0.01 * 64))) + 1
+        #expect(floats(y).allSatisfy { abs($0 - expected) < 1e-5 })
     }
 }

@@ -3,13 +3,14 @@ import TesseraKernels
 extension ExecutionPlan {
     /// Runs the steps on the snapshot's leaf values and returns the value of every entry
     /// requested, plus the peak bytes held by intermediates.
-    func run(leafValues: [Int: TensorValue]) -> (values: [Int: TensorValue], peakBytes: Int) {
+    func run(leafValues: [Int: TensorValue]) -> (values: [Int: TensorValue], peakBytes: Int, inPlaceSteps: Int) {
         var values = [TensorValue?](repeating: nil, count: entries.count)
         for (i, value) in leafValues { values[i] = value }
         let keep = Set(outputs.map { canonical[$0] })
         var liveBytes = 0
         var peakBytes = 0
         var allocatedBytes = [Int](repeating: 0, count: entries.count)
+        var inPlaceSteps = 0
         func input(_ i: Int) -> TensorValue { values[canonical[i]]! }
 
         for (stepIndex, step) in steps.enumerated() {
@@ -20,7 +21,23 @@ extension ExecutionPlan {
             case .view:
                 value = view(entry, of: input(entry.inputs[0]))
             case let .fused(_, program, leaves):
-                let out = TensorStorage.allocate(count: entry.shape.reduce(1, *), type: entry.type)
+                // In place: a compact intermediate of the same type and shape that dies at this
+                // step, and that nothing else (no view) still shares, takes the result.
+                var reusable: TensorStorage?
+                for r in leaves where reusable == nil && lastUse[r] == stepIndex && !keep.contains(r) && leafValues[r] == nil {
+                    guard var candidate = values[r], candidate.type == entry.type, candidate.isCompact,
+                        candidate.layout.shape == entry.shape
+                    else { continue }
+                    values[r] = nil
+                    if candidate.hasUniqueStorage() {
+                        reusable = candidate.storage
+                        liveBytes -= allocatedBytes[r]
+                        allocatedBytes[r] = 0
+                    }
+                    values[r] = candidate
+                }
+                let out = reusable ?? TensorStorage.allocate(count: entry.shape.reduce(1, *), type: entry.type)
+                inPlaceSteps += reusable == nil ? 0 : 1
                 program.run(
                     shape: entry.shape,
                     inputs: leaves.map { leaf in
@@ -59,7 +76,7 @@ extension ExecutionPlan {
         for i in 0..<entries.count where canonical[i] != i && results[i] == nil {
             if let value = values[canonical[i]] { results[i] = value }
         }
-        return (results, peakBytes)
+        return (results, peakBytes, inPlaceSteps)
     }
 
     /// Runs `program` over chunks of leading-axis slices of `producerShape` and reduces each

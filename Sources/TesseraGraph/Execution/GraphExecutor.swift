@@ -15,12 +15,14 @@ public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
     public var fusedNodes = 0
     /// The most bytes of results allocated by this run alive at once.
     public var peakBytes = 0
+    /// Fused programs that wrote their result over a dying intermediate instead of a new buffer.
+    public var inPlaceSteps = 0
     /// Whether the plan came from the cache.
     public var planCacheHit = false
 
     public var description: String {
         "\(steps) steps, \(kernels) kernels (\(fusedGroups) fused programs covering \(fusedNodes) ops), "
-            + "peak \(peakBytes) bytes, plan \(planCacheHit ? "cached" : "compiled")"
+            + "\(inPlaceSteps) in place, peak \(peakBytes) bytes, plan \(planCacheHit ? "cached" : "compiled")"
     }
 }
 
@@ -60,7 +62,7 @@ public enum GraphExecutor {
                 if state.plans.count >= planCacheCapacity { state.plans.removeAll(keepingCapacity: true) }
                 state.plans[snapshot.key] = plan
             }
-            let (values, peak) = plan.run(leafValues: snapshot.leafValues)
+            let (values, peak, inPlace) = plan.run(leafValues: snapshot.leafValues)
             for (i, node) in snapshot.nodes.enumerated() where node.value == nil {
                 if let value = values[i] { node.materialize(value) }
             }
@@ -69,6 +71,7 @@ public enum GraphExecutor {
             statistics.fusedGroups = plan.fusedGroups
             statistics.fusedNodes = plan.fusedNodes
             statistics.peakBytes = peak
+            statistics.inPlaceSteps = inPlace
             state.last = statistics
             return statistics
         }

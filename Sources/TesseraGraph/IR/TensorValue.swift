@@ -47,7 +47,7 @@ public final class TensorStorage: @unchecked Sendable {
 /// A tensor's elements in memory: storage plus a strided layout into it.
 public struct TensorValue: @unchecked Sendable {
     /// The memory (kept alive by this value).
-    public let storage: TensorStorage
+    public private(set) var storage: TensorStorage
     /// Where the elements are, in elements of `type` from `storage.pointer`.
     public let layout: StridedLayout
     /// The element type.
@@ -57,6 +57,12 @@ public struct TensorValue: @unchecked Sendable {
         self.storage = storage
         self.layout = layout
         self.type = type
+    }
+
+    /// Whether this value holds the only reference to its storage (no other value or view
+    /// shares it), so the storage may be overwritten.
+    mutating func hasUniqueStorage() -> Bool {
+        isKnownUniquelyReferenced(&storage)
     }
 
     /// The base pointer layouts are relative to.
