@@ -37,7 +37,7 @@ extension MLTensor {
     /// the operands' scalar type. Integer addition wraps on overflow.
     ///
     /// ```swift
-    /// let a = MLTensor(shape: [2, 2], scalars: [1, 2, 3, 4], scalarType: Float.self)
+    /// let a = MLTensor(shape: [2, 2], scalars: [1, 2, 3, 4])
     /// let b = MLTensor([10, 20] as [Float])
     /// let c = a + b   // [[11, 22], [13, 24]]
     /// ```
