@@ -35,7 +35,7 @@ def inp(name, array):
 
 
 def out(name, array, dtype=None):
-    array = np.asarray(array)
+    array = np.array(array, order="C")  # ascontiguousarray would turn 0-d arrays into 1-d
     if dtype is not None:
         array = array.astype(dtype)
     np.save(os.path.join(OUT, name + ".npy"), array)
@@ -43,7 +43,7 @@ def out(name, array, dtype=None):
 
 def outs(name, arrays):
     for k, array in enumerate(arrays):
-        out(f"{name}_{k}", np.ascontiguousarray(array))
+        out(f"{name}_{k}", array)
 
 
 def f64(a):
