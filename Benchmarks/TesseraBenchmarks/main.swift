@@ -16,6 +16,10 @@ func wants(_ area: String) -> Bool { selected.isEmpty || selected.contains(area)
 print(
     "Tessera benchmarks: \(KernelThreads.coreBudget) threads, OpenBLAS core \(KernelThreads.blasCoreName); "
         + "median of repeated runs, ± interquartile range")
+if wants("tensor") {
+    let medians = runTensorBenchmarks()
+    if let jsonPath { writeTensorJSON(medians, to: jsonPath) }
+}
 if wants("elementwise") { runElementwiseBenchmarks() }
 if wants("reduction") { runReductionBenchmarks() }
 if wants("linalg") { runLinearAlgebraBenchmarks() }

@@ -22,17 +22,13 @@ extension MLTensor {
     /// ```
     ///
     /// - Precondition: the number of scalars equals the product of `shape`.
+    ///
+    /// The collection's element type is `Scalar` (Apple's documentation renders the parameter
+    /// as `some Collection`), so literals take the requested type.
     public init<Scalar: MLTensorScalar>(
-        shape: [Int], scalars: some Collection, scalarType: Scalar.Type = Scalar.self
+        shape: [Int], scalars: some Collection<Scalar>, scalarType: Scalar.Type = Scalar.self
     ) {
-        let values: [Scalar] =
-            (scalars as? [Scalar])
-            ?? scalars.map { element -> Scalar in
-                guard let value = element as? Scalar else {
-                    kernelFailure("[MLTensor] scalar \(element) is not a \(Scalar.self)")
-                }
-                return value
-            }
+        let values = Array(scalars)
         kernelPrecondition(
             values.count == shape.reduce(1, *),
             "[MLTensor] \(values.count) scalars do not fill shape \(shape) (\(shape.reduce(1, *)) needed)")
@@ -53,7 +49,7 @@ extension MLTensor {
     /// ```swift
     /// let t = MLTensor([1, 2, 3], scalarType: Int32.self)   // shape [3]
     /// ```
-    public init<Scalar: MLTensorScalar>(_ scalars: some Collection, scalarType: Scalar.Type = Scalar.self) {
+    public init<Scalar: MLTensorScalar>(_ scalars: some Collection<Scalar>, scalarType: Scalar.Type = Scalar.self) {
         self.init(shape: [scalars.count], scalars: scalars, scalarType: scalarType)
     }
 
@@ -73,6 +69,9 @@ extension MLTensor {
     }
 
     /// Creates a tensor of `shape` with every element equal to `repeatedValue`.
+    ///
+    /// A float literal without `scalarType:` makes a `Float` tensor, as in Core ML.
+    @_disfavoredOverload
     public init<Scalar: MLTensorScalar>(repeating repeatedValue: Scalar, shape: [Int], scalarType: Scalar.Type = Scalar.self) {
         self.init(shape: shape, kernelType: Scalar.kernelScalarType) { pointer, count in
             pointer.bindMemory(to: Scalar.self, capacity: count).initialize(repeating: repeatedValue, count: count)
