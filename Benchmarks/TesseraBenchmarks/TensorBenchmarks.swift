@@ -18,80 +18,106 @@ func benchmarkData(_ count: Int, seed: UInt32) -> [Float] {
 func runTensorBenchmarks() -> [String: Double] {
     print("\n## MLTensor workloads (float32; build the expression + materialize)")
     var medians: [String: Double] = [:]
+    // `TESSERA_BENCH_ONLY=T3,T6` runs a subset (for profiling).
+    let only = ProcessInfo.processInfo.environment["TESSERA_BENCH_ONLY"].map {
+        Set($0.split(separator: ",").map(String.init))
+    }
+    func wanted(_ id: String) -> Bool { only?.contains(id) ?? true }
     func record(_ id: String, _ name: String, _ timing: Timing, _ note: String = "") {
         medians[id] = timing.median * 1e3
         report("\(id) \(name)", timing, note)
     }
 
     // T1 normalize
-    let x1 = MLTensor(shape: [8, 3, 224, 224], scalars: benchmarkData(8 * 3 * 224 * 224, seed: 1))
-    let mean = MLTensor(shape: [1, 3, 1, 1], scalars: [0.485, 0.456, 0.406] as [Float])
-    let std = MLTensor(shape: [1, 3, 1, 1], scalars: [0.229, 0.224, 0.225] as [Float])
-    record("T1", "normalize", measure { blackHole(((x1 - mean) / std).materialized()) })
+    if wanted("T1") {
+        let x1 = MLTensor(shape: [8, 3, 224, 224], scalars: benchmarkData(8 * 3 * 224 * 224, seed: 1))
+        let mean = MLTensor(shape: [1, 3, 1, 1], scalars: [0.485, 0.456, 0.406] as [Float])
+        let std = MLTensor(shape: [1, 3, 1, 1], scalars: [0.229, 0.224, 0.225] as [Float])
+        record("T1", "normalize", measure { blackHole(((x1 - mean) / std).materialized()) })
 
+    }
     // T2 softmax_argmax
-    let logits = MLTensor(shape: [64, 1000], scalars: benchmarkData(64_000, seed: 2).map { $0 * 8 })
-    record(
-        "T2", "softmax_argmax",
-        measure {
-            MLTensor.materialize([logits.softmax(alongAxis: -1), logits.argmax(alongAxis: -1)])
-        })
+    if wanted("T2") {
+        let logits = MLTensor(shape: [64, 1000], scalars: benchmarkData(64_000, seed: 2).map { $0 * 8 })
+        record(
+            "T2", "softmax_argmax",
+            measure {
+                MLTensor.materialize([logits.softmax(alongAxis: -1), logits.argmax(alongAxis: -1)])
+            })
 
+    }
     // T3 layernorm
-    let x3 = MLTensor(shape: [256, 768], scalars: benchmarkData(256 * 768, seed: 3))
-    let t3 = measure {
-        let c = x3 - x3.mean(alongAxes: [-1], keepRank: true)
-        blackHole((c / ((c * c).mean(alongAxes: [-1], keepRank: true) + 1e-5).squareRoot()).materialized())
-    }
-    record("T3", "layernorm", t3)
+    if wanted("T3") {
+        let x3 = MLTensor(shape: [256, 768], scalars: benchmarkData(256 * 768, seed: 3))
+        let t3 = measure {
+            let c = x3 - x3.mean(alongAxes: [-1], keepRank: true)
+            blackHole((c / ((c * c).mean(alongAxes: [-1], keepRank: true) + 1e-5).squareRoot()).materialized())
+        }
+        record("T3", "layernorm", t3)
 
+    }
     // T4 concat_reshape_mean
-    let a4 = MLTensor(shape: [32, 64, 64], scalars: benchmarkData(32 * 64 * 64, seed: 4))
-    let b4 = MLTensor(shape: [32, 64, 64], scalars: benchmarkData(32 * 64 * 64, seed: 5))
-    record(
-        "T4", "concat_reshape_mean",
-        measure {
-            blackHole(
-                MLTensor(concatenating: [a4, b4], alongAxis: 0).reshaped(to: [64, 4096]).expandingShape(at: 0)
-                    .mean(alongAxes: [2]).materialized())
-        })
+    if wanted("T4") {
+        let a4 = MLTensor(shape: [32, 64, 64], scalars: benchmarkData(32 * 64 * 64, seed: 4))
+        let b4 = MLTensor(shape: [32, 64, 64], scalars: benchmarkData(32 * 64 * 64, seed: 5))
+        record(
+            "T4", "concat_reshape_mean",
+            measure {
+                blackHole(
+                    MLTensor(concatenating: [a4, b4], alongAxis: 0).reshaped(to: [64, 4096]).expandingShape(at: 0)
+                        .mean(alongAxes: [2]).materialized())
+            })
 
+    }
     // T5 matmul, next to raw cblas_sgemm on the same data
-    let a5Data = benchmarkData(256 * 512, seed: 6)
-    let b5Data = benchmarkData(512 * 1024, seed: 7)
-    let a5 = MLTensor(shape: [256, 512], scalars: a5Data)
-    let b5 = MLTensor(shape: [512, 1024], scalars: b5Data)
-    let t5 = measure { blackHole(a5.matmul(b5).materialized()) }
-    var c5 = [Float](repeating: 0, count: 256 * 1024)
-    KernelThreads.configure()
-    let raw = measure {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 256, 1024, 512, 1, a5Data, 512, b5Data, 1024, 0, &c5, 1024)
-    }
-    record("T5", "matmul", t5, String(format: "raw cblas_sgemm %.3f ms; ratio %.3f", raw.median * 1e3, t5.median / raw.median))
-    medians["T5_raw_sgemm"] = raw.median * 1e3
+    if wanted("T5") {
+        let a5Data = benchmarkData(256 * 512, seed: 6)
+        let b5Data = benchmarkData(512 * 1024, seed: 7)
+        let a5 = MLTensor(shape: [256, 512], scalars: a5Data)
+        let b5 = MLTensor(shape: [512, 1024], scalars: b5Data)
+        let t5 = measure { blackHole(a5.matmul(b5).materialized()) }
+        var c5 = [Float](repeating: 0, count: 256 * 1024)
+        KernelThreads.configure()
+        let raw = measure {
+            cblas_sgemm(
+                CblasRowMajor, CblasNoTrans, CblasNoTrans, 256, 1024, 512, 1, a5Data, 512, b5Data, 1024, 0, &c5, 1024)
+        }
+        record(
+            "T5", "matmul", t5,
+            String(format: "raw cblas_sgemm %.3f ms; ratio %.3f", raw.median * 1e3, t5.median / raw.median))
+        medians["T5_raw_sgemm"] = raw.median * 1e3
 
+    }
     // T6 chain100_small
-    let x6 = MLTensor(shape: [16], scalars: benchmarkData(16, seed: 8))
-    let t6 = measure(iterations: 200) {
-        var x = x6
-        for _ in 0..<100 { x = x * 1.0001 + 0.0001 }
-        blackHole(x.materialized())
-    }
-    record("T6", "chain100_small", t6, String(format: "%.1f µs", t6.median * 1e6))
+    if wanted("T6") {
+        let x6 = MLTensor(shape: [16], scalars: benchmarkData(16, seed: 8))
+        let t6 = measure(iterations: 200) {
+            var x = x6
+            for _ in 0..<100 { x = x * 1.0001 + 0.0001 }
+            blackHole(x.materialized())
+        }
+        record("T6", "chain100_small", t6, String(format: "%.1f µs", t6.median * 1e6))
 
+    }
     // T7 hypot_16M
-    let a7 = MLTensor(shape: [16_777_216], scalars: benchmarkData(16_777_216, seed: 9))
-    let b7 = MLTensor(shape: [16_777_216], scalars: benchmarkData(16_777_216, seed: 10))
-    record("T7", "hypot_16M", measure(iterations: 15) { blackHole((a7 * a7 + b7 * b7).squareRoot().materialized()) })
+    if wanted("T7") {
+        let a7 = MLTensor(shape: [16_777_216], scalars: benchmarkData(16_777_216, seed: 9))
+        let b7 = MLTensor(shape: [16_777_216], scalars: benchmarkData(16_777_216, seed: 10))
+        record(
+            "T7", "hypot_16M", measure(iterations: 15) { blackHole((a7 * a7 + b7 * b7).squareRoot().materialized()) })
+    }
     return medians
 }
 
 /// Writes `{"tessera": {"version": ..., "T1": ms, ...}}` for `Benchmarks/peers/compare.py`.
 func writeTensorJSON(_ medians: [String: Double], to path: String) {
-    var object: [String: Any] = ["version": "0.1.0", "threads": KernelThreads.coreBudget, "blas_core": KernelThreads.blasCoreName]
+    var object: [String: Any] = [
+        "version": "0.1.0", "threads": KernelThreads.coreBudget, "blas_core": KernelThreads.blasCoreName,
+    ]
     for (key, value) in medians { object[key] = value }
     do {
-        let data = try JSONSerialization.data(withJSONObject: ["tessera": object], options: [.prettyPrinted, .sortedKeys])
+        let data = try JSONSerialization.data(
+            withJSONObject: ["tessera": object], options: [.prettyPrinted, .sortedKeys])
         try data.write(to: URL(fileURLWithPath: path))
         print("wrote \(path)")
     } catch {

@@ -63,9 +63,7 @@ public enum GraphExecutor {
                 state.plans[snapshot.key] = plan
             }
             let (values, peak, inPlace) = plan.run(leafValues: snapshot.leafValues)
-            for (i, node) in snapshot.nodes.enumerated() where node.value == nil {
-                if let value = values[i] { node.materialize(value) }
-            }
+            for (i, value) in values { snapshot.nodes[i].materialize(value) }
             statistics.steps = plan.steps.count
             statistics.kernels = plan.steps.filter { if case .view = $0 { return false } else { return true } }.count
             statistics.fusedGroups = plan.fusedGroups

@@ -20,54 +20,60 @@ struct GraphSnapshot {
         var outputs: [Int]
     }
 
-    var nodes: [Node] = []
+    var nodes: [Node]
     var key: Key
     /// For each entry that already has its elements, the value (bound as a plan input).
-    var leafValues: [Int: TensorValue] = [:]
+    var leafValues: [Int: TensorValue]
 
     init(requested: [Node]) {
         var entries: [Entry] = []
         var index: [ObjectIdentifier: Int] = [:]
         var outputs: [Int] = []
-        // Post-order walk: a frame is a node and the inputs still to visit.
-        var stack: [(node: Node, inputs: [Node], next: Int)] = []
-        for root in requested {
-            if let known = index[ObjectIdentifier(root)] {
-                outputs.append(known)
-                continue
+        var nodes: [Node] = []
+        var leafValues: [Int: TensorValue] = [:]
+        // Post-order walk over parallel stacks (node, its pending inputs, the next input to
+        // visit), so frames are not copied as they are read.
+        var stackNodes: [Node] = []
+        var stackInputs: [[Node]] = []
+        var stackNext: [Int] = []
+        func visit(_ node: Node) {
+            let (value, inputs) = node.contents
+            if let value {
+                index[ObjectIdentifier(node)] = entries.count
+                leafValues[entries.count] = value
+                entries.append(Entry(op: .constant, shape: node.shape, type: node.type, inputs: []))
+                nodes.append(node)
+            } else {
+                stackNodes.append(node)
+                stackInputs.append(inputs)
+                stackNext.append(0)
             }
-            stack.append((root, root.inputs, 0))
-            while !stack.isEmpty {
-                let top = stack.count - 1
-                if let value = stack[top].node.value {
-                    let node = stack[top].node
-                    stack.removeLast()
-                    if index[ObjectIdentifier(node)] != nil { continue }
-                    index[ObjectIdentifier(node)] = entries.count
-                    leafValues[entries.count] = value
-                    entries.append(Entry(op: .constant, shape: node.shape, type: node.type, inputs: []))
-                    nodes.append(node)
+        }
+        for root in requested {
+            if index[ObjectIdentifier(root)] == nil { visit(root) }
+            while let top = stackNodes.indices.last {
+                let next = stackNext[top]
+                if next < stackInputs[top].count {
+                    stackNext[top] = next + 1
+                    let input = stackInputs[top][next]
+                    if index[ObjectIdentifier(input)] == nil { visit(input) }
                     continue
                 }
-                if stack[top].next < stack[top].inputs.count {
-                    let input = stack[top].inputs[stack[top].next]
-                    stack[top].next += 1
-                    if index[ObjectIdentifier(input)] == nil {
-                        stack.append((input, input.inputs, 0))
-                    }
-                    continue
-                }
-                let frame = stack.removeLast()
-                if index[ObjectIdentifier(frame.node)] != nil { continue }
-                index[ObjectIdentifier(frame.node)] = entries.count
-                entries.append(
-                    Entry(
-                        op: frame.node.op, shape: frame.node.shape, type: frame.node.type,
-                        inputs: frame.inputs.map { index[ObjectIdentifier($0)]! }))
-                nodes.append(frame.node)
+                let node = stackNodes.removeLast()
+                let inputs = stackInputs.removeLast()
+                stackNext.removeLast()
+                if index[ObjectIdentifier(node)] != nil { continue }
+                index[ObjectIdentifier(node)] = entries.count
+                var inputIndices: [Int] = []
+                inputIndices.reserveCapacity(inputs.count)
+                for input in inputs { inputIndices.append(index[ObjectIdentifier(input)]!) }
+                entries.append(Entry(op: node.op, shape: node.shape, type: node.type, inputs: inputIndices))
+                nodes.append(node)
             }
             outputs.append(index[ObjectIdentifier(root)]!)
         }
+        self.nodes = nodes
+        self.leafValues = leafValues
         key = Key(entries: entries, outputs: outputs)
     }
 }

@@ -58,6 +58,16 @@ public final class Node: Sendable {
         }
     }
 
+    /// The value of a materialized node, or the inputs of a pending one, in one look.
+    var contents: (value: TensorValue?, inputs: [Node]) {
+        state.withLock { state in
+            switch state {
+            case let .materialized(value): return (value, [])
+            case let .pending(inputs): return (nil, inputs)
+            }
+        }
+    }
+
     /// The inputs of a pending node (empty once materialized).
     public var inputs: [Node] {
         state.withLock { state in

@@ -4,10 +4,15 @@ import TesseraKernels
 extension MLTensor {
     /// A rank-0 constant of `type` holding `value`, converted the way a cast kernel converts
     /// (floats round to nearest, integers truncate toward zero, `Bool` is `value != 0`).
+    ///
+    /// Recently used constants are shared (they are immutable), so `x * 2` in a loop builds one
+    /// constant node, not one per iteration, and the graph it feeds stays small.
     package static func scalarConstant(_ value: Double, type: KernelScalarType) -> MLTensor {
-        MLTensor(shape: [], kernelType: type) { pointer, _ in
-            withUnsafeBytes(of: value) { source in
-                ScalarConversion.convert(source.baseAddress!, from: .float64, into: pointer, to: type, count: 1)
+        ScalarConstantCache.shared.constant(value, type: type) {
+            MLTensor(shape: [], kernelType: type) { pointer, _ in
+                withUnsafeBytes(of: value) { source in
+                    ScalarConversion.convert(source.baseAddress!, from: .float64, into: pointer, to: type, count: 1)
+                }
             }
         }
     }
@@ -18,8 +23,19 @@ extension MLTensor {
     }
 
     /// `op(self, other)` with NumPy broadcasting.
+    ///
+    /// A literal operand (`x * 2` resolving to the tensor-tensor overload) takes the other
+    /// operand's scalar type.
     package func binary(_ op: BinaryOp, _ other: MLTensor) -> MLTensor {
-        MLTensor(.binary(op), [self, other])
+        var (lhs, rhs) = (self, other)
+        if lhs.kernelType != rhs.kernelType {
+            if let value = rhs.literal, lhs.literal == nil {
+                rhs = MLTensor.scalarConstant(value, type: lhs.kernelType)
+            } else if let value = lhs.literal, rhs.literal == nil {
+                lhs = MLTensor.scalarConstant(value, type: rhs.kernelType)
+            }
+        }
+        return MLTensor(.binary(op), [lhs, rhs])
     }
 
     /// `op(self)`, element by element.

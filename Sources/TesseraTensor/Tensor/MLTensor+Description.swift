@@ -37,13 +37,19 @@ extension MLTensor: ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral, Expr
     ExpressibleByArrayLiteral
 {
     /// A rank-0 `Float` tensor: `let t: MLTensor = 1.5`.
-    public init(floatLiteral value: Float) {
-        self.init(value, scalarType: Float.self)
+    ///
+    /// In an operation with a tensor of another scalar type (`halfTensor * 1.5`), the literal
+    /// takes that tensor's type.
+    public init(floatLiteral value: Double) {
+        self.init(node: MLTensor.scalarConstant(value, type: .float32).node, literal: value)
     }
 
     /// A rank-0 `Int32` tensor: `let t: MLTensor = 3`.
-    public init(integerLiteral value: Int32) {
-        self.init(value, scalarType: Int32.self)
+    ///
+    /// In an operation with a tensor of another scalar type (`floatTensor * 2`), the literal
+    /// takes that tensor's type.
+    public init(integerLiteral value: Int) {
+        self.init(node: MLTensor.scalarConstant(Double(value), type: .int32).node, literal: Double(value))
     }
 
     /// A rank-0 `Bool` tensor: `let t: MLTensor = true`.

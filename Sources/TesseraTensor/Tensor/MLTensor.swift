@@ -24,20 +24,26 @@ import TesseraKernels
 public struct MLTensor: Sendable {
     /// The graph node this tensor names.
     package let node: Node
+    /// For a rank-0 tensor written as a literal (`x * 2`, `x + 0.5`), the literal's value: such
+    /// a tensor takes the scalar type of the tensor it meets, as the scalar overloads do.
+    package let literal: Double?
 
     /// A tensor naming an existing graph node.
-    package init(node: Node) {
+    package init(node: Node, literal: Double? = nil) {
         self.node = node
+        self.literal = literal
     }
 
     /// A tensor for `op` applied to the given tensors.
     package init(_ op: GraphOp, _ inputs: [MLTensor]) {
         node = Node(op, inputs: inputs.map(\.node))
+        literal = nil
     }
 
     /// A tensor holding `value`.
     package init(value: TensorValue) {
         node = Node(value: value)
+        literal = nil
     }
 
     /// The shape: `[2, 3]` for a 2×3 matrix, `[]` for a scalar.
