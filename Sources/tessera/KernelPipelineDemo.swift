@@ -8,7 +8,7 @@ import Tessera
 enum KernelPipelineDemo {
     static func run() {
         print(
-            "Tessera demo: a 3-layer image classifier on the CPU kernels (OpenBLAS core \(KernelThreads.blasCoreName), \(KernelThreads.coreBudget) threads)\n"
+            "Tessera demo: MLTensor pre-processing → a small CNN on the kernels → MLTensor post-processing (OpenBLAS core \(KernelThreads.blasCoreName), \(KernelThreads.coreBudget) threads)\n"
         )
         var rng = DemoRandom(seed: 2026)
         let start = DispatchTime.now().uptimeNanoseconds
@@ -23,39 +23,18 @@ enum KernelPipelineDemo {
         }
         step("image", "uint8 [1, 3, \(height), \(width)]", "synthetic gradient with noise")
 
-        // 2. Normalize: (pixel / 255 - mean) / std per channel, one fused pass from uint8 to float32.
+        // 2. Pre-processing with MLTensor: uint8 → float, scale, per-channel normalize. Lazy:
+        //    nothing runs until the result is read, and then the chain runs as one fused pass.
         let shape = [1, 3, height, width]
-        let mean: [Float] = [0.485, 0.456, 0.406]
-        let std: [Float] = [0.229, 0.224, 0.225]
-        var normalized = [Float](repeating: 0, count: pixels.count)
-        let normalize = FusedProgram(
-            computeType: .float32,
-            instructions: [
-                .input(0), .constant(1.0 / 255), .binary(.mul, 0, 1), .input(1), .binary(.sub, 2, 3), .input(2),
-                .binary(.div, 4, 5),
-            ],
-            outputs: [6])
-        let channel = StridedLayout(contiguous: [1, 3, 1, 1]).broadcast(to: shape)
-        pixels.withUnsafeBytes { p in
-            mean.withUnsafeBytes { m in
-                std.withUnsafeBytes { s in
-                    normalized.withUnsafeMutableBytes { out in
-                        normalize.run(
-                            shape: shape,
-                            inputs: [
-                                FusedInput(
-                                    pointer: p.baseAddress!, layout: StridedLayout(contiguous: shape), type: .uint8),
-                                FusedInput(pointer: m.baseAddress!, layout: channel, type: .float32),
-                                FusedInput(pointer: s.baseAddress!, layout: channel, type: .float32),
-                            ],
-                            outputs: [FusedOutput(pointer: out.baseAddress!, type: .float32)])
-                    }
-                }
-            }
-        }
+        let image = MLTensor(shape: shape, scalars: pixels, scalarType: UInt8.self)
+        let mean = MLTensor(shape: [1, 3, 1, 1], scalars: [0.485, 0.456, 0.406] as [Float])
+        let std = MLTensor(shape: [1, 3, 1, 1], scalars: [0.229, 0.224, 0.225] as [Float])
+        let input = (image.cast(to: Float.self) / 255 - mean) / std
+        let preStats = MLTensor.materialize([input])
+        let normalized = input.scalars(of: Float.self)
         step(
-            "normalize", "float32 [1, 3, 64, 64]",
-            "fused (x/255 - mean)/std; mean of result \(format(average(normalized)))")
+            "normalize (MLTensor)", "float32 \(input.shape)",
+            "\(preStats.kernels) fused kernel for \(preStats.fusedNodes) ops; mean \(format(average(normalized)))")
 
         // 3. Conv 3×3, 3→16, stride 2, pad 1, then ReLU.
         let filters = 16
@@ -117,24 +96,16 @@ enum KernelPipelineDemo {
         }
         step("matmul", "float32 [1, \(classes.count)]", "logits")
 
-        // 6. Softmax and argmax along the class axis.
-        var probabilities = [Float](repeating: 0, count: classes.count)
-        var best: [Int32] = [0]
-        let logitsLayout = StridedLayout(contiguous: [1, classes.count])
-        logits.withUnsafeBytes { x in
-            probabilities.withUnsafeMutableBytes { y in
-                SoftmaxKernels.softmax(
-                    input: x.baseAddress!, layout: logitsLayout, type: .float32, axis: 1, output: y.baseAddress!)
-            }
-            best.withUnsafeMutableBytes { y in
-                ReductionKernels.reduce(
-                    .argmax, input: x.baseAddress!, layout: logitsLayout, type: .float32, axes: [1],
-                    output: y.baseAddress!, outputType: .int32)
-            }
-        }
+        // 6. Post-processing with MLTensor: softmax and argmax over the classes in one plan.
+        let logitsTensor = MLTensor(shape: [1, classes.count], scalars: logits)
+        let probabilitiesTensor = logitsTensor.softmax(alongAxis: -1)
+        let bestTensor = logitsTensor.argmax(alongAxis: -1)
+        let postStats = MLTensor.materialize([probabilitiesTensor, bestTensor])
+        let probabilities = probabilitiesTensor.scalars(of: Float.self)
+        let best = bestTensor.scalars(of: Int32.self)
         step(
-            "softmax + argmax", "float32 [1, \(classes.count)], int32 [1, 1]",
-            "probabilities sum to \(format(probabilities.reduce(0, +)))")
+            "softmax + argmax (MLTensor)", "float32 [1, \(classes.count)], int32 [1]",
+            "\(postStats.kernels) kernels; probabilities sum to \(format(probabilities.reduce(0, +)))")
 
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         let top = Int(best[0])
@@ -146,7 +117,7 @@ enum KernelPipelineDemo {
 
     private static func step(_ name: String, _ result: String, _ note: String) {
         print(
-            "  \(name.padding(toLength: 22, withPad: " ", startingAt: 0)) → \(result.padding(toLength: 34, withPad: " ", startingAt: 0)) \(note)"
+            "  \(name.padding(toLength: 28, withPad: " ", startingAt: 0)) → \(result.padding(toLength: 34, withPad: " ", startingAt: 0)) \(note)"
         )
     }
 

@@ -169,6 +169,9 @@ final class ExecutionPlan: @unchecked Sendable {
         case .select, .broadcast:
             return operandType == .bool ? nil : FusedProgram.ComputeType(for: operandType)
         case .cast:
+            // A cast to a float type computes in that type: loads convert integers exactly as a
+            // cast kernel would, so `uint8 image → float → normalize` stays one program.
+            if entries[i].type.isFloatingPoint { return FusedProgram.ComputeType(for: entries[i].type) }
             return operandType == .bool ? nil : FusedProgram.ComputeType(for: operandType)
         default:
             return FusedProgram.ComputeType(for: operandType)
