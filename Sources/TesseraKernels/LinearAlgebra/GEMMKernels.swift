@@ -274,6 +274,48 @@ private func prepareGEMM<T: FloatingPoint>(
     return true
 }
 
+/// Splits one GEMM into row (or column) blocks of C and runs a single-threaded BLAS call per
+/// block on the kernel layer's threads.
+///
+/// OpenBLAS is kept single-threaded (see ``KernelThreads``): its own worker threads busy-wait
+/// with `sched_yield` for about a tenth of a second after every multithreaded call, which took
+/// a core away from the element-wise kernels that follow a matrix product. Splitting here
+/// costs one extra packing of the shared operand per block and keeps every core ours.
+private func partitionedGEMM<T>(
+    transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int, a: UnsafePointer<T>, lda: Int,
+    b: UnsafePointer<T>, ldb: Int, c: UnsafeMutablePointer<T>, ldc: Int,
+    _ call: (Int, Int, UnsafePointer<T>, UnsafePointer<T>, UnsafeMutablePointer<T>) -> Void
+) {
+    let budget = KernelThreads.coreBudget
+    let work = Double(m) * Double(n) * Double(k)
+    // Below about 2 MFLOP a split costs more than it saves.
+    guard budget > 1, work >= 1_000_000 else {
+        call(m, n, a, b, c)
+        return
+    }
+    let alongRows = m >= n || n < 32
+    let extent = alongRows ? m : n
+    let parts = Swift.min(budget, Swift.max(1, extent / 16))
+    guard parts > 1 else {
+        call(m, n, a, b, c)
+        return
+    }
+    // Blocks are multiples of 16 rows/columns (the BLAS micro-kernels' natural steps).
+    let block = ((extent + parts - 1) / parts + 15) / 16 * 16
+    let blocks = (extent + block - 1) / block
+    parallelFor(count: blocks, cost: .perItem(nanoseconds: work / Double(blocks) * 0.02)) { range in
+        for index in range {
+            let start = index * block
+            let size = Swift.min(block, extent - start)
+            if alongRows {
+                call(size, n, a + (transposeA ? start : start * lda), b, c + start * ldc)
+            } else {
+                call(m, size, a, b + (transposeB ? start * ldb : start), c + start)
+            }
+        }
+    }
+}
+
 extension Float: BLASScalar {
     static func gemm(
         transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int, alpha: Float, a: UnsafePointer<Float>,
@@ -284,9 +326,12 @@ extension Float: BLASScalar {
                 transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, beta: beta,
                 c: c, ldc: ldc)
         else { return }
-        cblas_sgemm(
-            CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-            blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc))
+        partitionedGEMM(transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc) {
+            m, n, a, b, c in
+            cblas_sgemm(
+                CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+                blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc))
+        }
     }
 }
 
@@ -300,8 +345,11 @@ extension Double: BLASScalar {
                 transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, beta: beta,
                 c: c, ldc: ldc)
         else { return }
-        cblas_dgemm(
-            CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-            blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc))
+        partitionedGEMM(transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc) {
+            m, n, a, b, c in
+            cblas_dgemm(
+                CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+                blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc))
+        }
     }
 }

@@ -34,22 +34,30 @@ public enum KernelThreads {
     /// them costs more than it saves.
     public static let serialThresholdNanoseconds: Double = 30_000
 
-    /// The number of threads a ``parallelFor(count:cost:_:)`` loop may use.
+    /// The number of threads a ``parallelFor(count:cost:_:)`` loop may use: the
+    /// `TESSERA_NUM_THREADS` environment variable if set, else the active processor count.
     public static var coreBudget: Int {
         let current = budget.load(ordering: .relaxed)
         if current > 0 { return current }
-        let initial = ProcessInfoShim.activeProcessorCount
+        // `TESSERA_NUM_THREADS` overrides the processor count (for example to leave cores to
+        // other work, or to compare single-threaded runs).
+        let requested = ProcessInfo.processInfo.environment["TESSERA_NUM_THREADS"].flatMap { Int($0) }
+        let initial = Swift.max(1, requested ?? ProcessInfoShim.activeProcessorCount)
         setCoreBudget(initial)
         return initial
     }
 
-    /// Sets the thread budget for Tessera's loops and OpenBLAS together.
+    /// Sets the thread budget for Tessera's loops, matrix products included.
+    ///
+    /// OpenBLAS itself always runs single-threaded: `GEMMKernels` splits large products into
+    /// blocks across this budget, because OpenBLAS's own worker threads busy-wait for about a
+    /// tenth of a second after each call and would take a core from the kernels that follow.
     ///
     /// - Precondition: `cores >= 1`.
     public static func setCoreBudget(_ cores: Int) {
         kernelPrecondition(cores >= 1, "[KernelThreads] core budget must be at least 1, got \(cores)")
         budget.store(cores, ordering: .relaxed)
-        openblas_set_num_threads(Int32(cores))
+        openblas_set_num_threads(1)
     }
 
     /// The CPU core type OpenBLAS chose for its kernels (for example `Haswell`, `SkylakeX`, or
