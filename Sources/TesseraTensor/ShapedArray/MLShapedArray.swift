@@ -20,7 +20,7 @@ import TesseraKernels
 ///
 /// Programmer errors — a scalar count that does not match the shape, an index out of range, a
 /// bad axis — stop the program with a message naming the member and the shapes.
-public struct MLShapedArray<Scalar: MLShapedArrayScalar>: _MLShapedArrayCoreBacked {
+public struct MLShapedArray<Scalar: MLShapedArrayScalar>: _MLShapedArrayCoreBacked, Sendable {
     /// The first-axis slices are the elements.
     public typealias Element = MLShapedArraySlice<Scalar>
     /// Positions along the first axis.

@@ -18,7 +18,7 @@ import TesseraKernels
 ///
 /// Nested writes such as `m[0][scalarAt: 2] = 7` copy the slice once; write scalars with
 /// `m[scalarAt: 0, 2]` in loops.
-public struct MLShapedArraySlice<Scalar: MLShapedArrayScalar>: _MLShapedArrayCoreBacked {
+public struct MLShapedArraySlice<Scalar: MLShapedArrayScalar>: _MLShapedArrayCoreBacked, Sendable {
     /// The first-axis slices are the elements.
     public typealias Element = MLShapedArraySlice<Scalar>
     /// Positions along the first axis.
