@@ -303,6 +303,29 @@ extension _MLShapedArrayCoreBacked {
     ///
     /// - Precondition: `layout`'s strides are non-negative and every element it reaches lies
     ///   inside `buffer`.
+    /// Shares memory owned by `owner` (an `MLTensor`'s storage) read through `layout`, without
+    /// copying. **Tessera extension** for the layers above: the array never writes the memory;
+    /// its first mutation copies.
+    ///
+    /// - Precondition: `layout`'s strides are non-negative and every element it reaches lies
+    ///   inside the `byteCount` bytes at `pointer`.
+    package init(_sharing pointer: UnsafeRawPointer, byteCount: Int, owner: AnyObject, layout: StridedLayout) {
+        let op = "\(Self._typeName).init(_sharing:byteCount:owner:layout:)"
+        kernelPrecondition(layout.strides.allSatisfy { $0 >= 0 }, "[\(op)] negative stride in \(layout)")
+        if let range = layout.elementRange {
+            kernelPrecondition(
+                range.lowerBound >= 0 && (range.upperBound + 1) * MemoryLayout<Scalar>.stride <= byteCount,
+                "[\(op)] layout \(layout) reaches outside \(byteCount) bytes")
+        }
+        self.init(
+            _core: _ShapedArrayCore(
+                storage: _ShapedArrayStorage(sharing: pointer, byteCount: byteCount, owner: owner), layout: layout))
+    }
+
+    /// Adopts an initialized buffer read through `layout`, without copying. **Tessera
+    /// extension** for the layers above.
+    ///
+    /// - Precondition: as for ``init(_sharing:byteCount:owner:layout:)``.
     package init(_adopting buffer: AlignedBuffer, layout: StridedLayout) {
         let op = "\(Self._typeName).init(_adopting:layout:)"
         kernelPrecondition(layout.strides.allSatisfy { $0 >= 0 }, "[\(op)] negative stride in \(layout)")

@@ -21,6 +21,8 @@ public final class _ShapedArrayStorage: @unchecked Sendable {
     let buffer: AlignedBuffer?
     /// How to release adopted memory.
     private let deallocator: Data.Deallocator?
+    /// Another owner whose memory this shares (an `MLTensor`'s storage), kept alive here.
+    private let sharedOwner: AnyObject?
 
     /// Wraps an owned buffer (no copy).
     init(buffer: AlignedBuffer) {
@@ -28,6 +30,17 @@ public final class _ShapedArrayStorage: @unchecked Sendable {
         self.byteCount = buffer.byteCount
         self.buffer = buffer
         self.deallocator = nil
+        self.sharedOwner = nil
+    }
+
+    /// Shares memory another object owns (no copy); the memory is never written through
+    /// this storage, so the first mutation of an array copies it.
+    init(sharing pointer: UnsafeRawPointer, byteCount: Int, owner: AnyObject) {
+        self.pointer = UnsafeMutableRawPointer(mutating: pointer)
+        self.byteCount = byteCount
+        self.buffer = nil
+        self.deallocator = nil
+        self.sharedOwner = owner
     }
 
     /// Adopts caller memory (no copy); `deallocator` runs when the last array lets go.
@@ -36,6 +49,7 @@ public final class _ShapedArrayStorage: @unchecked Sendable {
         self.byteCount = byteCount
         self.buffer = nil
         self.deallocator = deallocator
+        self.sharedOwner = nil
     }
 
     /// Newly allocated, uninitialized memory of `byteCount` bytes.

@@ -1,22 +1,43 @@
 import TesseraGraph
 import TesseraKernels
 
+/// Keeps a shaped array's storage alive while a tensor reads it.
+private final class SharedOwner: @unchecked Sendable {
+    let owner: AnyObject
+    init(_ owner: AnyObject) { self.owner = owner }
+}
+
 extension MLTensor {
-    /// Creates a tensor from a shaped array or slice, sharing its storage (no copy).
+    /// Creates a tensor from a shaped array or slice, sharing its memory (no copy), whatever
+    /// its strides.
     ///
     /// The array is a value type with copy-on-write, so later changes to it do not reach the
     /// tensor.
     public init<ShapedArray: MLShapedArrayProtocol>(_ shapedArray: ShapedArray)
     where ShapedArray.Scalar: MLTensorScalar {
-        self.init(value: shapedArray._tensorValue)
+        if let backed = shapedArray as? any _MLShapedArrayCoreBacked {
+            let (pointer, layout, owner) = MLTensor.storage(of: backed)
+            let keeper = SharedOwner(owner)
+            let byteCount = ((layout.elementRange?.upperBound ?? -1) + 1) * ShapedArray.Scalar.kernelScalarType.byteCount
+            let storage = TensorStorage(
+                adopting: UnsafeMutableRawPointer(mutating: pointer), byteCount: byteCount,
+                release: { withExtendedLifetime(keeper) {} })
+            self.init(value: TensorValue(storage: storage, layout: layout, type: ShapedArray.Scalar.kernelScalarType))
+        } else {
+            self.init(shape: shapedArray.shape, scalars: shapedArray.scalars, scalarType: ShapedArray.Scalar.self)
+        }
+    }
+
+    private static func storage(of array: some _MLShapedArrayCoreBacked) -> (UnsafeRawPointer, StridedLayout, AnyObject) {
+        array._storage
     }
 
     /// Computes the tensor and returns its elements as a shaped array.
     ///
     /// The work runs on a Dispatch worker, never blocking a thread of Swift's cooperative
-    /// pool. When the result is already contiguous and of type `Scalar`, the array shares its
-    /// storage with the tensor (no copy); otherwise the elements are gathered and converted
-    /// once.
+    /// pool. When the result's strides are non-negative and its type is `Scalar`, the array
+    /// shares the tensor's memory (no copy, whatever the layout); otherwise the elements are
+    /// gathered and converted once.
     ///
     /// ```swift
     /// let p = await logits.softmax().shapedArray(of: Float.self)
@@ -27,9 +48,8 @@ extension MLTensor {
         return makeShapedArray(Scalar.self)
     }
 
-    /// **Tessera extension.** The synchronous overload of ``shapedArray(of:)-(Scalar.Type)``:
-    /// Swift picks it in synchronous code; it blocks the calling thread while the tensor is
-    /// computed.
+    /// **Tessera extension.** The synchronous overload of `shapedArray(of:)`: Swift picks it
+    /// in synchronous code; it blocks the calling thread while the tensor is computed.
     public func shapedArray<Scalar>(of scalarType: Scalar.Type) -> MLShapedArray<Scalar>
     where Scalar: MLShapedArrayScalar, Scalar: MLTensorScalar {
         materialized()
@@ -38,13 +58,16 @@ extension MLTensor {
 
     private func makeShapedArray<Scalar: MLShapedArrayScalar & MLTensorScalar>(_: Scalar.Type) -> MLShapedArray<Scalar> {
         let value = node.value!
-        if value.type == Scalar.kernelScalarType && value.layout.isContiguous && value.layout.offset >= 0 {
-            return MLShapedArray(storage: value.storage, shape: shape, offset: value.layout.offset)
+        if value.type == Scalar.kernelScalarType && value.layout.strides.allSatisfy({ $0 >= 0 })
+            && (value.layout.elementRange?.lowerBound ?? 0) >= 0
+        {
+            return MLShapedArray(
+                _sharing: value.pointer, byteCount: value.storage.byteCount, owner: value.storage, layout: value.layout)
         }
-        return MLShapedArray(uninitializedShape: shape) { pointer, count in
-            if count > 0 {
+        return MLShapedArray(unsafeUninitializedShape: shape) { buffer, _ in
+            if let base = buffer.baseAddress, buffer.count > 0 {
                 ElementwiseKernels.cast(
-                    input: value.pointer, layout: value.layout, from: value.type, output: pointer,
+                    input: value.pointer, layout: value.layout, from: value.type, output: base,
                     to: Scalar.kernelScalarType)
             }
         }
