@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TesseraGraph
 import TesseraKernels
+import Testing
 
 /// A constant node holding `scalars` in `shape`.
 func constant(_ scalars: [Float], _ shape: [Int]) -> Node {
@@ -71,7 +71,9 @@ struct GraphSmokeTests {
 
 @Suite("Fused reductions")
 struct FusedReductionTests {
-    @Test("an element-wise producer streams into its trailing-axes reduction, chunk by chunk", arguments: [[50, 1000], [3, 4, 5], [1, 7], [40_000, 1]])
+    @Test(
+        "an element-wise producer streams into its trailing-axes reduction, chunk by chunk",
+        arguments: [[50, 1000], [3, 4, 5], [1, 7], [40_000, 1]])
     func producerIntoReduction(shape: [Int]) {
         let count = shape.reduce(1, *)
         let data = (0..<count).map { Float($0 % 17) - 8 }

@@ -1,6 +1,6 @@
-import Testing
 import TesseraGraph
 import TesseraKernels
+import Testing
 
 /// Bad graph construction traps where it is written, with the op and the shapes in the message.
 @Suite("Graph traps")
@@ -8,7 +8,9 @@ struct GraphTrapTests {
     @Test("matmul with mismatched inner dimensions names the op and both shapes")
     func matmulMessage() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            _ = Node(.matmul, inputs: [constant([1, 2, 3, 4, 5, 6], [2, 3]), constant([Float](repeating: 1, count: 20), [4, 5])])
+            _ = Node(
+                .matmul,
+                inputs: [constant([1, 2, 3, 4, 5, 6], [2, 3]), constant([Float](repeating: 1, count: 20), [4, 5])])
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("[matmul] inner dimensions differ: [2, 3] vs [4, 5]"), "\(message)")

@@ -1,7 +1,7 @@
 import Foundation
-import Testing
 import TesseraKernels
 import TesseraTensor
+import Testing
 
 @Suite("MLTensor and MLShapedArray")
 struct MLTensorShapedArrayBridgeTests {

@@ -1,4 +1,4 @@
-import Testing
 import TesseraTensor
+import Testing
 
 @Test func tensorModuleLoads() { #expect(Bool(true)) }

@@ -20,11 +20,12 @@ extension ExecutionPlan {
             switch step {
             case .view:
                 value = view(entry, of: input(entry.inputs[0]))
-            case let .fused(_, program, leaves):
+            case .fused(_, let program, let leaves):
                 // In place: a compact intermediate of the same type and shape that dies at this
                 // step, and that nothing else (no view) still shares, takes the result.
                 var reusable: TensorStorage?
-                for r in leaves where reusable == nil && lastUse[r] == stepIndex && !keep.contains(r) && leafValues[r] == nil {
+                for r in leaves
+                where reusable == nil && lastUse[r] == stepIndex && !keep.contains(r) && leafValues[r] == nil {
                     guard var candidate = values[r], candidate.type == entry.type, candidate.isCompact,
                         candidate.layout.shape == entry.shape
                     else { continue }
@@ -48,9 +49,10 @@ extension ExecutionPlan {
                 value = TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
             case .kernel:
                 value = runKernel(entry, inputs: entry.inputs.map(input))
-            case let .fusedReduce(_, program, leaves, producer):
+            case .fusedReduce(_, let program, let leaves, let producer):
                 value = runFusedReduce(
-                    entry, program: program, producerShape: entries[producer].shape, scratchType: entries[producer].type,
+                    entry, program: program, producerShape: entries[producer].shape,
+                    scratchType: entries[producer].type,
                     leaves: leaves.map { values[$0]! })
             }
             if value.storage.byteCount > 0 && !entry.op.isView {
@@ -63,7 +65,7 @@ extension ExecutionPlan {
             // the pool for the next step of similar size.
             let readers: [Int]
             switch step {
-            case let .fused(_, _, leaves), let .fusedReduce(_, _, leaves, _): readers = leaves
+            case .fused(_, _, let leaves), .fusedReduce(_, _, let leaves, _): readers = leaves
             default: readers = entry.inputs.map { canonical[$0] }
             }
             for r in readers where lastUse[r] == stepIndex && !keep.contains(r) && leafValues[r] == nil {
@@ -85,7 +87,9 @@ extension ExecutionPlan {
         _ entry: GraphSnapshot.Entry, program: FusedProgram, producerShape: [Int], scratchType: KernelScalarType,
         leaves: [TensorValue]
     ) -> TensorValue {
-        guard case let .reduce(op, axes) = entry.op else { kernelFailure("[fusedReduce] \(entry.op) is not a reduction") }
+        guard case .reduce(let op, let axes) = entry.op else {
+            kernelFailure("[fusedReduce] \(entry.op) is not a reduction")
+        }
         let out = TensorStorage.allocate(count: entry.shape.reduce(1, *), type: entry.type)
         let leading = producerShape[0]
         let sliceCount = producerShape.dropFirst().reduce(1, *)
@@ -95,7 +99,9 @@ extension ExecutionPlan {
             let scratch = TensorStorage.allocate(count: producerShape.reduce(1, *), type: scratchType)
             program.run(
                 shape: producerShape,
-                inputs: leaves.map { FusedInput(pointer: $0.pointer, layout: $0.layout.broadcast(to: producerShape), type: $0.type) },
+                inputs: leaves.map {
+                    FusedInput(pointer: $0.pointer, layout: $0.layout.broadcast(to: producerShape), type: $0.type)
+                },
                 outputs: [FusedOutput(pointer: scratch.pointer, type: scratchType)])
             ReductionKernels.reduce(
                 op, input: scratch.pointer, layout: StridedLayout(contiguous: producerShape), type: scratchType,
@@ -135,14 +141,14 @@ extension ExecutionPlan {
 
     private func view(_ entry: GraphSnapshot.Entry, of source: TensorValue) -> TensorValue {
         switch entry.op {
-        case let .reshape(shape):
+        case .reshape(let shape):
             let base = source.layout.isContiguous ? source : source.compacted()
             return base.with(layout: StridedLayout(contiguous: shape).withOffset(base.layout.offset))
-        case let .broadcast(shape):
+        case .broadcast(let shape):
             return source.with(layout: source.layout.broadcast(to: shape))
-        case let .permute(permutation):
+        case .permute(let permutation):
             return source.with(layout: source.layout.permuted(permutation))
-        case let .slice(starts, steps, counts):
+        case .slice(let starts, let steps, let counts):
             var layout = source.layout
             for axis in 0..<counts.count {
                 layout.offset += starts[axis] * layout.strides[axis]
@@ -160,15 +166,15 @@ extension ExecutionPlan {
         let out = TensorStorage.allocate(count: count, type: entry.type)
         let x = inputs[0]
         switch entry.op {
-        case let .reduce(op, axes):
+        case .reduce(let op, let axes):
             ReductionKernels.reduce(
                 op, input: x.pointer, layout: x.layout, type: x.type, axes: axes, output: out.pointer,
                 outputType: entry.type)
-        case let .softmax(axis):
+        case .softmax(let axis):
             SoftmaxKernels.softmax(input: x.pointer, layout: x.layout, type: x.type, axis: axis, output: out.pointer)
-        case let .logSoftmax(axis):
+        case .logSoftmax(let axis):
             SoftmaxKernels.logSoftmax(input: x.pointer, layout: x.layout, type: x.type, axis: axis, output: out.pointer)
-        case let .scan(product, axis, exclusive, reverse):
+        case .scan(let product, let axis, let exclusive, let reverse):
             if product {
                 ScanKernels.cumulativeProduct(
                     input: x.pointer, layout: x.layout, type: x.type, axis: axis, exclusive: exclusive,
@@ -182,14 +188,15 @@ extension ExecutionPlan {
             let b = inputs[1]
             GEMMKernels.matmul(
                 a: x.pointer, aLayout: x.layout, b: b.pointer, bLayout: b.layout, type: x.type, output: out.pointer)
-        case let .concat(axis):
+        case .concat(let axis):
             CopyKernels.concatenate(
                 inputs: inputs.map { ($0.pointer, $0.layout) }, axis: axis, elementSize: x.type.byteCount,
                 to: out.pointer)
-        case let .pad(before, after, mode):
+        case .pad(let before, let after, let mode):
             let kernelMode: PadMode
             switch mode {
-            case let .constant(value): kernelMode = .constant(bitPattern: ExecutionPlan.bitPattern(of: value, as: x.type))
+            case .constant(let value):
+                kernelMode = .constant(bitPattern: ExecutionPlan.bitPattern(of: value, as: x.type))
             case .reflect: kernelMode = .reflect
             case .symmetric: kernelMode = .symmetric
             case .edge: kernelMode = .edge
@@ -197,13 +204,13 @@ extension ExecutionPlan {
             CopyKernels.pad(
                 from: x.pointer, layout: x.layout, elementSize: x.type.byteCount,
                 padding: zip(before, after).map { (before: $0, after: $1) }, mode: kernelMode, to: out.pointer)
-        case let .gather(axis):
+        case .gather(let axis):
             let indices = inputs[1].compacted()
             CopyKernels.gather(
                 from: x.pointer, layout: x.layout, axis: axis,
                 indices: indices.pointer.assumingMemoryBound(to: Int32.self), indicesShape: indices.layout.shape,
                 elementSize: x.type.byteCount, to: out.pointer)
-        case let .tile(multiples):
+        case .tile(let multiples):
             CopyKernels.tile(
                 from: x.pointer, layout: x.layout, multiples: multiples, elementSize: x.type.byteCount, to: out.pointer)
         default:

@@ -20,7 +20,7 @@ final class ExecutionPlan: @unchecked Sendable {
 
         var entry: Int {
             switch self {
-            case let .view(entry), let .fused(entry, _, _), let .kernel(entry), let .fusedReduce(entry, _, _, _):
+            case .view(let entry), .fused(let entry, _, _), .kernel(let entry), .fusedReduce(let entry, _, _, _):
                 return entry
             }
         }
@@ -70,7 +70,8 @@ final class ExecutionPlan: @unchecked Sendable {
         }
         let requested = Set(outputs.map { canonical[$0] })
         func fusible(_ i: Int) -> Bool {
-            entries[i].op.isElementwise || { if case .broadcast = entries[i].op { return true } else { return false } }()
+            entries[i].op.isElementwise
+                || { if case .broadcast = entries[i].op { return true } else { return false } }()
         }
 
         // 3. Fusion roots: element-wise entries someone outside an element-wise chain needs.
@@ -78,7 +79,9 @@ final class ExecutionPlan: @unchecked Sendable {
         for i in 0..<n where canonical[i] == i && fusible(i) {
             isRoot[i] = requested.contains(i) || consumers[i].contains { !fusible($0) }
         }
-        let domains = (0..<n).map { i in canonical[i] == i && fusible(i) ? ExecutionPlan.domain(of: i, entries, inputs) : nil }
+        let domains = (0..<n).map { i in
+            canonical[i] == i && fusible(i) ? ExecutionPlan.domain(of: i, entries, inputs) : nil
+        }
         // A node pulled into a group of another compute domain becomes a root of its own.
         var groups: [Int: (program: FusedProgram, leaves: [Int], size: Int)] = [:]
         var stable = false
@@ -86,9 +89,11 @@ final class ExecutionPlan: @unchecked Sendable {
             stable = true
             groups = [:]
             for root in 0..<n where isRoot[root] {
-                switch ExecutionPlan.buildProgram(root: root, entries: entries, inputs: inputs, fusible: fusible, isRoot: isRoot, domains: domains) {
-                case let .program(program, leaves, size): groups[root] = (program, leaves, size)
-                case let .conflict(node):
+                switch ExecutionPlan.buildProgram(
+                    root: root, entries: entries, inputs: inputs, fusible: fusible, isRoot: isRoot, domains: domains)
+                {
+                case .program(let program, let leaves, let size): groups[root] = (program, leaves, size)
+                case .conflict(let node):
                     isRoot[node] = true
                     stable = false
                 }
@@ -102,7 +107,7 @@ final class ExecutionPlan: @unchecked Sendable {
         var absorbed = Set<Int>()
         var reduceProducer: [Int: Int] = [:]
         for i in 0..<n where canonical[i] == i {
-            guard case let .reduce(op, axes) = entries[i].op, op != .argmax, op != .argmin else { continue }
+            guard case .reduce(let op, let axes) = entries[i].op, op != .argmax, op != .argmin else { continue }
             let p = inputs(i)[0]
             let rank = entries[p].shape.count
             guard groups[p] != nil, !requested.contains(p), consumers[p] == [i], let first = axes.first, first >= 1,
@@ -148,9 +153,9 @@ final class ExecutionPlan: @unchecked Sendable {
         guard let input else { return false }
         switch entry.op {
         case .reshape, .broadcast: return entry.shape == input.shape
-        case let .permute(p): return p == Array(0..<p.count)
-        case let .cast(type): return type == input.type
-        case let .slice(starts, steps, counts):
+        case .permute(let p): return p == Array(0..<p.count)
+        case .cast(let type): return type == input.type
+        case .slice(let starts, let steps, let counts):
             return counts == input.shape && starts.allSatisfy { $0 == 0 } && steps.allSatisfy { $0 == 1 }
         default: return false
         }
@@ -163,7 +168,7 @@ final class ExecutionPlan: @unchecked Sendable {
     ) -> FusedProgram.ComputeType? {
         let operandType = entries[inputs(i).last!].type
         switch entries[i].op {
-        case let .binary(op):
+        case .binary(let op):
             if operandType == .bool { return nil }
             return ElementwiseKernels.computeType(for: op, operandType)
         case .select, .broadcast:
@@ -200,11 +205,13 @@ final class ExecutionPlan: @unchecked Sendable {
         while let (entry, expanded) = stack.popLast() {
             if register[entry] != nil { continue }
             if !isInternal(entry) {
-                let k = leafIndex[entry] ?? {
-                    leaves.append(entry)
-                    leafIndex[entry] = leaves.count - 1
-                    return leaves.count - 1
-                }()
+                let k =
+                    leafIndex[entry]
+                    ?? {
+                        leaves.append(entry)
+                        leafIndex[entry] = leaves.count - 1
+                        return leaves.count - 1
+                    }()
                 register[entry] = instructions.count
                 instructions.append(.input(k))
                 continue
@@ -222,10 +229,10 @@ final class ExecutionPlan: @unchecked Sendable {
             size += 1
             let r = operands.map { register[$0]! }
             switch entries[entry].op {
-            case let .unary(op): instructions.append(.unary(op, r[0]))
-            case let .binary(op): instructions.append(.binary(op, r[0], r[1]))
+            case .unary(let op): instructions.append(.unary(op, r[0]))
+            case .binary(let op): instructions.append(.binary(op, r[0], r[1]))
             case .select: instructions.append(.select(condition: r[0], r[1], r[2]))
-            case let .cast(type): instructions.append(.cast(to: type, r[0]))
+            case .cast(let type): instructions.append(.cast(to: type, r[0]))
             case .broadcast:
                 register[entry] = r[0]
                 continue

@@ -14,14 +14,14 @@ extension GraphOp {
         switch self {
         case .constant:
             kernelFailure("[constant] a constant node is built from a value")
-        case let .unary(op):
+        case .unary(let op):
             expectInputs(1)
             let type = inputs[0].type
             kernelPrecondition(
                 type.isFloatingPoint || (type.isInteger && op.isDefinedForIntegers),
                 "[\(op)] is not defined for \(type) tensors (shape \(inputs[0].shape))")
             return (inputs[0].shape, type)
-        case let .binary(op):
+        case .binary(let op):
             expectInputs(2)
             let (a, b) = (inputs[0], inputs[1])
             kernelPrecondition(
@@ -42,13 +42,14 @@ extension GraphOp {
                 let shape = StridedLayout.broadcastShape(inputs[0].shape, ab)
             else {
                 kernelFailure(
-                    "[select] shapes \(inputs[0].shape), \(inputs[1].shape) and \(inputs[2].shape) are not broadcastable")
+                    "[select] shapes \(inputs[0].shape), \(inputs[1].shape) and \(inputs[2].shape) are not broadcastable"
+                )
             }
             return (shape, inputs[1].type)
-        case let .cast(type):
+        case .cast(let type):
             expectInputs(1)
             return (inputs[0].shape, type)
-        case let .reduce(op, axes):
+        case .reduce(let op, let axes):
             expectInputs(1)
             var shape = inputs[0].shape
             for axis in axes {
@@ -65,13 +66,13 @@ extension GraphOp {
                 kernelFailure("[\(op)] is not defined for \(inputs[0].type) tensors (shape \(inputs[0].shape))")
             }
             return (shape, type)
-        case let .softmax(axis), let .logSoftmax(axis):
+        case .softmax(let axis), .logSoftmax(let axis):
             expectInputs(1)
             checkAxis(axis, inputs[0].shape.count)
             kernelPrecondition(
                 inputs[0].type.isFloatingPoint, "[\(self)] needs a floating-point tensor, got \(inputs[0].type)")
             return (inputs[0].shape, inputs[0].type)
-        case let .scan(_, axis, _, _):
+        case .scan(_, let axis, _, _):
             expectInputs(1)
             checkAxis(axis, inputs[0].shape.count)
             kernelPrecondition(inputs[0].type != .bool, "[\(self)] is not defined for bool tensors")
@@ -89,27 +90,27 @@ extension GraphOp {
                 kernelFailure("[matmul] batch dimensions of \(a) and \(b) are not broadcastable")
             }
             return (batch + [a[a.count - 2], b[b.count - 1]], inputs[0].type)
-        case let .reshape(shape):
+        case .reshape(let shape):
             expectInputs(1)
             kernelPrecondition(shape.allSatisfy { $0 >= 0 }, "[reshape] negative dimension in \(shape)")
             kernelPrecondition(
                 shape.reduce(1, *) == inputs[0].shape.reduce(1, *),
                 "[reshape] cannot reshape \(inputs[0].shape) (\(inputs[0].shape.reduce(1, *)) scalars) to \(shape)")
             return (shape, inputs[0].type)
-        case let .broadcast(shape):
+        case .broadcast(let shape):
             expectInputs(1)
             kernelPrecondition(
                 StridedLayout.broadcastShape(inputs[0].shape, shape) == shape,
                 "[broadcast] cannot broadcast \(inputs[0].shape) to \(shape)")
             return (shape, inputs[0].type)
-        case let .permute(permutation):
+        case .permute(let permutation):
             expectInputs(1)
             let rank = inputs[0].shape.count
             kernelPrecondition(
                 permutation.count == rank && Set(permutation) == Set(0..<rank),
                 "[transpose] \(permutation) is not a permutation of the axes of \(inputs[0].shape)")
             return (permutation.map { inputs[0].shape[$0] }, inputs[0].type)
-        case let .slice(starts, steps, counts):
+        case .slice(let starts, let steps, let counts):
             expectInputs(1)
             let shape = inputs[0].shape
             kernelPrecondition(
@@ -124,15 +125,18 @@ extension GraphOp {
                         + "leave the bounds of shape \(shape)")
             }
             return (counts, inputs[0].type)
-        case let .concat(axis):
+        case .concat(let axis):
             kernelPrecondition(!inputs.isEmpty, "[concatenate] needs at least one tensor")
             var shape = inputs[0].shape
             checkAxis(axis, shape.count)
             for input in inputs.dropFirst() {
-                kernelPrecondition(input.type == inputs[0].type, "[concatenate] scalar types differ: \(input.type) vs \(inputs[0].type)")
+                kernelPrecondition(
+                    input.type == inputs[0].type,
+                    "[concatenate] scalar types differ: \(input.type) vs \(inputs[0].type)")
                 var a = input.shape
                 var b = inputs[0].shape
-                kernelPrecondition(a.count == b.count, "[concatenate] ranks differ: \(input.shape) vs \(inputs[0].shape)")
+                kernelPrecondition(
+                    a.count == b.count, "[concatenate] ranks differ: \(input.shape) vs \(inputs[0].shape)")
                 a[axis] = 0
                 b[axis] = 0
                 kernelPrecondition(
@@ -140,20 +144,20 @@ extension GraphOp {
                 shape[axis] += input.shape[axis]
             }
             return (shape, inputs[0].type)
-        case let .pad(before, after, _):
+        case .pad(let before, let after, _):
             expectInputs(1)
             let shape = inputs[0].shape
             kernelPrecondition(
                 before.count == shape.count && after.count == shape.count,
                 "[pad] needs one (before, after) pair per axis of \(shape)")
             return (zip(shape, zip(before, after)).map { $0 + $1.0 + $1.1 }, inputs[0].type)
-        case let .gather(axis):
+        case .gather(let axis):
             expectInputs(2)
             checkAxis(axis, inputs[0].shape.count)
             kernelPrecondition(inputs[1].type == .int32, "[gather] indices must be int32, got \(inputs[1].type)")
             let s = inputs[0].shape
             return (Array(s[..<axis]) + inputs[1].shape + Array(s[(axis + 1)...]), inputs[0].type)
-        case let .tile(multiples):
+        case .tile(let multiples):
             expectInputs(1)
             kernelPrecondition(
                 multiples.count == inputs[0].shape.count && multiples.allSatisfy { $0 >= 0 },

@@ -53,7 +53,7 @@ public final class Node: Sendable {
     /// The node's elements, or `nil` while it is pending.
     public var value: TensorValue? {
         state.withLock { state in
-            if case let .materialized(value) = state { return value }
+            if case .materialized(let value) = state { return value }
             return nil
         }
     }
@@ -62,8 +62,8 @@ public final class Node: Sendable {
     var contents: (value: TensorValue?, inputs: [Node]) {
         state.withLock { state in
             switch state {
-            case let .materialized(value): return (value, [])
-            case let .pending(inputs): return (nil, inputs)
+            case .materialized(let value): return (value, [])
+            case .pending(let inputs): return (nil, inputs)
             }
         }
     }
@@ -71,7 +71,7 @@ public final class Node: Sendable {
     /// The inputs of a pending node (empty once materialized).
     public var inputs: [Node] {
         state.withLock { state in
-            if case let .pending(inputs) = state { return inputs }
+            if case .pending(let inputs) = state { return inputs }
             return []
         }
     }
@@ -82,7 +82,7 @@ public final class Node: Sendable {
     /// Records the node's elements and drops its inputs.
     func materialize(_ value: TensorValue) {
         var dropped: [Node] = state.withLock { state in
-            if case let .pending(inputs) = state {
+            if case .pending(let inputs) = state {
                 state = .materialized(value)
                 return inputs
             }
@@ -93,7 +93,7 @@ public final class Node: Sendable {
 
     deinit {
         var inputs: [Node] = state.withLock { state in
-            if case let .pending(inputs) = state {
+            if case .pending(let inputs) = state {
                 state = .pending([])
                 return inputs
             }
@@ -111,7 +111,7 @@ public final class Node: Sendable {
             var node = work.removeLast()
             if isKnownUniquelyReferenced(&node) {
                 let inputs: [Node] = node.state.withLock { state in
-                    if case let .pending(inputs) = state {
+                    if case .pending(let inputs) = state {
                         state = .pending([])
                         return inputs
                     }

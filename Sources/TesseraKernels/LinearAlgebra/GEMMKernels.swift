@@ -326,7 +326,10 @@ extension Float: BLASScalar {
                 transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, beta: beta,
                 c: c, ldc: ldc)
         else { return }
-        partitionedGEMM(transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc) {
+        partitionedGEMM(
+            transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c,
+            ldc: ldc
+        ) {
             m, n, a, b, c in
             cblas_sgemm(
                 CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
@@ -345,7 +348,10 @@ extension Double: BLASScalar {
                 transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, beta: beta,
                 c: c, ldc: ldc)
         else { return }
-        partitionedGEMM(transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc) {
+        partitionedGEMM(
+            transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c,
+            ldc: ldc
+        ) {
             m, n, a, b, c in
             cblas_dgemm(
                 CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,

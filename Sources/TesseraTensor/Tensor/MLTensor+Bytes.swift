@@ -85,7 +85,7 @@ private final class DeallocatorBox: @unchecked Sendable {
         switch deallocator {
         case .free: free(pointer)
         case .none: break
-        case let .custom(body): body(pointer, count)
+        case .custom(let body): body(pointer, count)
         case .unmap: munmap(pointer, count)
         @unknown default: break
         }

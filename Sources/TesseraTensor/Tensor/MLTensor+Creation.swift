@@ -72,7 +72,9 @@ extension MLTensor {
     ///
     /// A float literal without `scalarType:` makes a `Float` tensor, as in Core ML.
     @_disfavoredOverload
-    public init<Scalar: MLTensorScalar>(repeating repeatedValue: Scalar, shape: [Int], scalarType: Scalar.Type = Scalar.self) {
+    public init<Scalar: MLTensorScalar>(
+        repeating repeatedValue: Scalar, shape: [Int], scalarType: Scalar.Type = Scalar.self
+    ) {
         self.init(shape: shape, kernelType: Scalar.kernelScalarType) { pointer, count in
             pointer.bindMemory(to: Scalar.self, capacity: count).initialize(repeating: repeatedValue, count: count)
         }

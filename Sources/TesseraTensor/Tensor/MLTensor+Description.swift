@@ -66,7 +66,8 @@ extension MLTensor: ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral, Expr
         for element in elements {
             kernelPrecondition(
                 element.shape == first.shape && element.kernelType == first.kernelType,
-                "[MLTensor] array literal elements differ: \(element.shape) \(element.kernelType) vs \(first.shape) \(first.kernelType)")
+                "[MLTensor] array literal elements differ: \(element.shape) \(element.kernelType) vs \(first.shape) \(first.kernelType)"
+            )
         }
         let expanded = elements.map { MLTensor(.reshape([1] + first.shape), [$0]) }
         self.init(.concat(axis: 0), expanded)

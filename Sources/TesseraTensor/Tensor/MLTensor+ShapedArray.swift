@@ -18,7 +18,8 @@ extension MLTensor {
         if let backed = shapedArray as? any _MLShapedArrayCoreBacked {
             let (pointer, layout, owner) = MLTensor.storage(of: backed)
             let keeper = SharedOwner(owner)
-            let byteCount = ((layout.elementRange?.upperBound ?? -1) + 1) * ShapedArray.Scalar.kernelScalarType.byteCount
+            let byteCount =
+                ((layout.elementRange?.upperBound ?? -1) + 1) * ShapedArray.Scalar.kernelScalarType.byteCount
             let storage = TensorStorage(
                 adopting: UnsafeMutableRawPointer(mutating: pointer), byteCount: byteCount,
                 release: { withExtendedLifetime(keeper) {} })
@@ -28,7 +29,8 @@ extension MLTensor {
         }
     }
 
-    private static func storage(of array: some _MLShapedArrayCoreBacked) -> (UnsafeRawPointer, StridedLayout, AnyObject) {
+    private static func storage(of array: some _MLShapedArrayCoreBacked) -> (UnsafeRawPointer, StridedLayout, AnyObject)
+    {
         array._storage
     }
 
@@ -56,7 +58,8 @@ extension MLTensor {
         return makeShapedArray(Scalar.self)
     }
 
-    private func makeShapedArray<Scalar: MLShapedArrayScalar & MLTensorScalar>(_: Scalar.Type) -> MLShapedArray<Scalar> {
+    private func makeShapedArray<Scalar: MLShapedArrayScalar & MLTensorScalar>(_: Scalar.Type) -> MLShapedArray<Scalar>
+    {
         let value = node.value!
         if value.type == Scalar.kernelScalarType && value.layout.strides.allSatisfy({ $0 >= 0 })
             && (value.layout.elementRange?.lowerBound ?? 0) >= 0
