@@ -54,9 +54,10 @@ def run_tessera(binary: str, out_path: str) -> dict:
     return document
 
 
-def run_peers(out_path: str, runs: int, peers: str | None) -> dict:
+def run_peers(out_path: str, runs: int, peers: str | None, attempts: int) -> dict:
     """Run tensor_workloads.py with this interpreter, writing its JSON to out_path, and load it."""
-    command = [sys.executable, os.path.join(HERE, "tensor_workloads.py"), "--json", out_path, "--runs", str(runs)]
+    command = [sys.executable, os.path.join(HERE, "tensor_workloads.py"), "--json", out_path,
+               "--runs", str(runs), "--attempts", str(attempts)]
     if peers:
         command += ["--peers", peers]
     print("running " + " ".join(command), file=sys.stderr, flush=True)
@@ -181,6 +182,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     peers.add_argument("--peers", action="store_true", help="run tensor_workloads.py now")
     parser.add_argument("--peer-list", metavar="LIST", help="with --peers: comma-separated subset of " + ",".join(PEERS))
     parser.add_argument("--runs", type=int, default=30, help="with --peers: timed runs per workload")
+    parser.add_argument("--attempts", type=int, default=3,
+                        help="with --peers: runs of a peer disturbed by other processes (tensor_workloads.py --attempts)")
     parser.add_argument("--out-dir", default=os.path.join(HERE, "results"), help="where results.json/.md go")
     return parser.parse_args(argv)
 
@@ -199,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         tessera = None
     if args.peers:
-        peers_document = run_peers(os.path.join(args.out_dir, "peers.json"), args.runs, args.peer_list)
+        peers_document = run_peers(os.path.join(args.out_dir, "peers.json"), args.runs, args.peer_list, args.attempts)
         sources["peers"] = "tensor_workloads.py (this run)"
     else:
         peers_document = load_json(args.peers_json)

@@ -34,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -136,7 +137,7 @@ def check_results(
             else:
                 scale = float(np.abs(want_i).max()) or 1.0
                 err = float(np.abs(got_i.astype(np.float64) - want_i).max()) / scale
-                if err > 2e-3:  # float32 (and PyTorch/JAX TF32-free CPU sgemm) stays far below
+                if err > 2e-3:  # float32 rounding stays far below this
                     problems.append(f"max relative error {err:.2e}")
         report[key] = "ok" if not problems else "; ".join(problems)
     return report
@@ -148,20 +149,19 @@ def check_results(
 # --------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
 class Workload:
-    """One workload in one peer: converts inputs, runs, materializes, exports results."""
+    """One workload in one peer.
 
-    def __init__(
-        self,
-        run: Callable,
-        convert: Callable[[np.ndarray], object],
-        materialize: Callable[[object], None],
-        to_numpy: Callable[[object], tuple[np.ndarray, ...]],
-    ):
-        self.run = run
-        self.convert = convert
-        self.materialize = materialize
-        self.to_numpy = to_numpy
+    run: the computation (timed); convert: a NumPy input to the peer's array, materialized
+    (untimed); materialize: waits until a result exists (timed); to_numpy: the result as a
+    tuple of NumPy arrays, for the check (untimed).
+    """
+
+    run: Callable
+    convert: Callable[[np.ndarray], object]
+    materialize: Callable[[object], None]
+    to_numpy: Callable[[object], tuple[np.ndarray, ...]]
 
 
 def numpy_peer() -> tuple[str, dict, dict[str, Workload]]:
@@ -376,10 +376,10 @@ def summarize(times: list[float]) -> dict[str, float]:
     """Median, quartiles and extremes (ms) of a list of run times."""
     q1, _, q3 = statistics.quantiles(times, n=4)
     return {
-        "median": statistics.median(times),
-        "p25": q1,
-        "p75": q3,
-        "min": min(times),
+        "median": round(statistics.median(times), 6),
+        "p25": round(q1, 6),
+        "p75": round(q3, 6),
+        "min": round(min(times), 6),
         "runs": len(times),
     }
 
@@ -412,7 +412,7 @@ def run_peer(name: str, runs: int, only: list[str]) -> dict:
         args = tuple(workload.convert(a) for a in inputs[key])
         times = time_workload(workload, args, runs)
         stats[key] = summarize(times)
-        entry[key] = round(stats[key]["median"], 4)
+        entry[key] = round(stats[key]["median"], 6)
         result = workload.run(*args)
         workload.materialize(result)
         results[key] = workload.to_numpy(result)
@@ -526,9 +526,26 @@ def other_load(before: tuple[float, float] | None, after: tuple[float, float] | 
     return round(max(others, 0.0) / (wall * (os.cpu_count() or 1)), 3)
 
 
-def run_all(peers: list[str], runs: int, only: list[str]) -> dict:
-    """Measure each peer in its own subprocess; return the combined JSON document."""
+def measure_peer(name: str, runs: int, only: list[str]) -> tuple[dict | None, float | None, str]:
+    """Run one peer's subprocess once: (its JSON entry or None, other processes' CPU load, error)."""
+    command = [sys.executable, os.path.abspath(__file__), "--child", name,
+               "--runs", str(runs), "--workloads", ",".join(only)]
+    before, start = cpu_seconds(), time.perf_counter()
+    done = subprocess.run(command, stdout=subprocess.PIPE, text=True, env=peer_environment(name))
+    load = other_load(before, cpu_seconds(), time.perf_counter() - start)
+    if done.returncode != 0:
+        return None, load, f"benchmark process exited with status {done.returncode}"
+    return json.loads(done.stdout), load, ""
+
+
+def run_all(peers: list[str], runs: int, only: list[str], attempts: int = 1, max_load: float = 0.05) -> dict:
+    """Measure each peer in its own subprocess; return the combined JSON document.
+
+    When other processes kept more than `max_load` of the CPU busy during a peer's run, the
+    peer is measured again, up to `attempts` times in all, and the least disturbed run is kept.
+    """
     document: dict = {"machine": machine_info(), "protocol": protocol(runs), "peers": {}, "skipped": {}}
+    document["protocol"]["max_other_cpu_load"] = max_load
     load_before = load_average()
     for name in peers:
         reason = missing_reason(name)
@@ -536,24 +553,28 @@ def run_all(peers: list[str], runs: int, only: list[str]) -> dict:
             print(f"{name}: skipped ({reason})", file=sys.stderr, flush=True)
             document["skipped"][name] = reason
             continue
-        print(f"{name}:", file=sys.stderr, flush=True)
-        command = [sys.executable, os.path.abspath(__file__), "--child", name,
-                   "--runs", str(runs), "--workloads", ",".join(only)]
-        before, start = cpu_seconds(), time.perf_counter()
-        done = subprocess.run(command, stdout=subprocess.PIPE, text=True, env=peer_environment(name))
-        load = other_load(before, cpu_seconds(), time.perf_counter() - start)
-        if load is not None and load > 0.05:
-            print(f"{name}: warning: other processes kept {load:.0%} of the CPU busy during this peer's run; "
-                  "its medians are skewed", file=sys.stderr, flush=True)
-        if done.returncode != 0:
-            document["skipped"][name] = f"benchmark process exited with status {done.returncode}"
-            print(f"{name}: failed (exit {done.returncode})", file=sys.stderr, flush=True)
+        best: dict | None = None
+        for attempt in range(1, attempts + 1):
+            print(f"{name}:" + (f" attempt {attempt}" if attempt > 1 else ""), file=sys.stderr, flush=True)
+            entry, load, error = measure_peer(name, runs, only)
+            if entry is None:
+                document["skipped"][name] = error
+                print(f"{name}: failed ({error})", file=sys.stderr, flush=True)
+                break
+            entry.update(other_cpu_load=load, attempts=attempt,
+                         unset_env=sorted(set(os.environ) - set(peer_environment(name))))
+            if best is None or (load or 0) < (best["other_cpu_load"] or 0):
+                best = entry
+            if load is None or load <= max_load:
+                break
+            print(f"{name}: other processes kept {load:.0%} of the CPU busy during this run"
+                  + ("; measuring again" if attempt < attempts else "; its medians are skewed"),
+                  file=sys.stderr, flush=True)
+        if best is None:
             continue
-        entry = json.loads(done.stdout)
-        entry["unset_env"] = sorted(set(os.environ) - set(peer_environment(name)))
-        entry["other_cpu_load"] = load
-        document["peers"][name] = entry
-        bad = {k: v for k, v in document["peers"][name]["check"].items() if v != "ok"}
+        document["skipped"].pop(name, None)
+        document["peers"][name] = best
+        bad = {k: v for k, v in best["check"].items() if v != "ok"}
         if bad:
             print(f"{name}: result check failed: {bad}", file=sys.stderr, flush=True)
     document["machine"]["load_average"] = [load_before, load_average()]
@@ -580,6 +601,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=30, help="timed runs per workload (>= 30)")
     parser.add_argument("--peers", default=",".join(PEERS), help="comma-separated subset of " + ",".join(PEERS))
     parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated subset of T1..T7")
+    parser.add_argument("--attempts", type=int, default=3,
+                        help="measure a peer again, up to this many times in all, while other processes "
+                             "keep more than --max-load of the CPU busy; the least disturbed run is kept")
+    parser.add_argument("--max-load", type=float, default=0.05,
+                        help="share of the CPU (0-1) other processes may use during a peer's run")
     parser.add_argument("--child", choices=PEERS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.peers = [p.strip() for p in args.peers.split(",") if p.strip()]
@@ -587,8 +613,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     unknown = [p for p in args.peers if p not in PEERS] + [w for w in args.workloads if w not in WORKLOADS]
     if unknown:
         parser.error(f"unknown peer or workload: {', '.join(unknown)}")
-    if args.runs < 1:
-        parser.error("--runs must be positive")
+    if args.runs < 2 or args.attempts < 1:
+        parser.error("--runs must be at least 2 and --attempts at least 1")
     return args
 
 
@@ -598,7 +624,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         json.dump(run_peer(args.child, args.runs, args.workloads), sys.stdout)
         return 0
-    document = run_all(args.peers, args.runs, args.workloads)
+    document = run_all(args.peers, args.runs, args.workloads, args.attempts, args.max_load)
     text = json.dumps(document, indent=2)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
