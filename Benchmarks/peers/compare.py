@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 
-from tensor_workloads import PEERS, WORKLOADS, cpu_seconds, other_load
+from tensor_workloads import PEERS, WORKLOADS, cpu_seconds, other_load, wait_for_idle
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEER_LABELS = {"numpy": "NumPy", "jax": "JAX jit", "mlx": "MLX cpu", "torch": "PyTorch eager"}
@@ -39,14 +39,20 @@ def load_json(path: str) -> dict:
         return json.load(f)
 
 
-def run_tessera(binary: str, out_path: str) -> dict:
+def run_tessera(binary: str, out_path: str, idle_wait: float) -> dict:
     """Run `binary tensor --json out_path` (its progress goes to stderr) and load the JSON.
 
-    Records in the entry, as `other_cpu_load`, how busy other processes kept the machine meanwhile.
+    Waits up to `idle_wait` seconds for an idle machine first, and records in the entry, as
+    `other_cpu_load`, how busy other processes kept the machine during the run.
     """
+    if idle_wait > 0:
+        wait_for_idle(0.05, idle_wait)
     print(f"running {binary} tensor --json {out_path}", file=sys.stderr, flush=True)
     before, start = cpu_seconds(), time.perf_counter()
-    subprocess.run([binary, "tensor", "--json", out_path], check=True, stdout=sys.stderr)
+    try:
+        subprocess.run([binary, "tensor", "--json", out_path], check=True, stdout=sys.stderr)
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise SystemExit(f"Tessera's benchmark failed: {error}") from error
     load = other_load(before, cpu_seconds(), time.perf_counter() - start)
     document = load_json(out_path)
     if isinstance(document.get("tessera"), dict):
@@ -54,14 +60,17 @@ def run_tessera(binary: str, out_path: str) -> dict:
     return document
 
 
-def run_peers(out_path: str, runs: int, peers: str | None, attempts: int) -> dict:
+def run_peers(out_path: str, runs: int, peers: str | None, attempts: int, idle_wait: float) -> dict:
     """Run tensor_workloads.py with this interpreter, writing its JSON to out_path, and load it."""
     command = [sys.executable, os.path.join(HERE, "tensor_workloads.py"), "--json", out_path,
-               "--runs", str(runs), "--attempts", str(attempts)]
+               "--runs", str(runs), "--attempts", str(attempts), "--idle-wait", str(idle_wait)]
     if peers:
         command += ["--peers", peers]
     print("running " + " ".join(command), file=sys.stderr, flush=True)
-    subprocess.run(command, check=True)
+    try:
+        subprocess.run(command, check=True)
+    except subprocess.CalledProcessError as error:
+        raise SystemExit(f"tensor_workloads.py failed: {error}") from error
     return load_json(out_path)
 
 
@@ -92,7 +101,7 @@ def merge(tessera: dict | None, peers_document: dict, sources: dict) -> dict:
     """The results document: machine, protocol, Tessera's and peers' medians, ratios."""
     peers = {name: peers_document["peers"][name] for name in PEERS if name in peers_document.get("peers", {})}
     return {
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": peers_document.get("date") or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "machine": peers_document.get("machine", {}),
         "protocol": peers_document.get("protocol", {}),
         "workloads": WORKLOADS,
@@ -184,6 +193,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--runs", type=int, default=30, help="with --peers: timed runs per workload")
     parser.add_argument("--attempts", type=int, default=3,
                         help="with --peers: runs of a peer disturbed by other processes (tensor_workloads.py --attempts)")
+    parser.add_argument("--idle-wait", type=float, default=60.0,
+                        help="seconds to wait for an idle machine before each run (tensor_workloads.py --idle-wait)")
     parser.add_argument("--out-dir", default=os.path.join(HERE, "results"), help="where results.json/.md go")
     return parser.parse_args(argv)
 
@@ -194,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     os.makedirs(args.out_dir, exist_ok=True)
     sources = {}
     if args.tessera_binary:
-        tessera = validate_tessera(run_tessera(args.tessera_binary, os.path.join(args.out_dir, "tessera.json")))
+        tessera = validate_tessera(run_tessera(args.tessera_binary, os.path.join(args.out_dir, "tessera.json"), args.idle_wait))
         sources["tessera"] = f"{args.tessera_binary} tensor (this run)"
     elif args.tessera_json:
         tessera = validate_tessera(load_json(args.tessera_json))
@@ -202,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         tessera = None
     if args.peers:
-        peers_document = run_peers(os.path.join(args.out_dir, "peers.json"), args.runs, args.peer_list, args.attempts)
+        peers_document = run_peers(os.path.join(args.out_dir, "peers.json"), args.runs, args.peer_list, args.attempts, args.idle_wait)
         sources["peers"] = "tensor_workloads.py (this run)"
     else:
         peers_document = load_json(args.peers_json)

@@ -27,6 +27,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import platform
@@ -520,10 +521,22 @@ def other_load(before: tuple[float, float] | None, after: tuple[float, float] | 
     On a 2-core machine one busy process elsewhere makes every 2-thread kernel wait for it at
     each barrier, so medians measured under load say little: this is recorded per peer.
     """
-    if not before or not after or wall <= 0:
+    if not before or not after or wall < 1.0:  # /proc/stat counts in ticks of ~10 ms
         return None
     others = (after[0] - before[0]) - (after[1] - before[1])
     return round(max(others, 0.0) / (wall * (os.cpu_count() or 1)), 3)
+
+
+def wait_for_idle(max_load: float, timeout: float) -> float | None:
+    """Wait, up to `timeout` seconds, for a 1-second window in which other processes used at
+    most `max_load` of the CPU; return the last window's load (None if unknown)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        before = cpu_seconds()
+        time.sleep(1.0)
+        load = other_load(before, cpu_seconds(), 1.0)
+        if load is None or load <= max_load or time.monotonic() >= deadline:
+            return load
 
 
 def measure_peer(name: str, runs: int, only: list[str]) -> tuple[dict | None, float | None, str]:
@@ -538,14 +551,22 @@ def measure_peer(name: str, runs: int, only: list[str]) -> tuple[dict | None, fl
     return json.loads(done.stdout), load, ""
 
 
-def run_all(peers: list[str], runs: int, only: list[str], attempts: int = 1, max_load: float = 0.05) -> dict:
+def run_all(
+    peers: list[str], runs: int, only: list[str], attempts: int = 1, max_load: float = 0.05, idle_wait: float = 0.0
+) -> dict:
     """Measure each peer in its own subprocess; return the combined JSON document.
 
-    When other processes kept more than `max_load` of the CPU busy during a peer's run, the
-    peer is measured again, up to `attempts` times in all, and the least disturbed run is kept.
+    Before each run, wait up to `idle_wait` seconds for the machine to be idle. When other
+    processes kept more than `max_load` of the CPU busy during a peer's run, the peer is
+    measured again, up to `attempts` times in all, and the least disturbed run is kept.
     """
-    document: dict = {"machine": machine_info(), "protocol": protocol(runs), "peers": {}, "skipped": {}}
-    document["protocol"]["max_other_cpu_load"] = max_load
+    document: dict = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine_info(),
+        "protocol": {**protocol(runs), "max_other_cpu_load": max_load},
+        "peers": {},
+        "skipped": {},
+    }
     load_before = load_average()
     for name in peers:
         reason = missing_reason(name)
@@ -555,6 +576,11 @@ def run_all(peers: list[str], runs: int, only: list[str], attempts: int = 1, max
             continue
         best: dict | None = None
         for attempt in range(1, attempts + 1):
+            if idle_wait > 0:
+                waited = wait_for_idle(max_load, idle_wait)
+                if waited is not None and waited > max_load:
+                    print(f"{name}: the machine is still busy ({waited:.0%}) after {idle_wait:.0f} s; measuring anyway",
+                          file=sys.stderr, flush=True)
             print(f"{name}:" + (f" attempt {attempt}" if attempt > 1 else ""), file=sys.stderr, flush=True)
             entry, load, error = measure_peer(name, runs, only)
             if entry is None:
@@ -606,6 +632,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "keep more than --max-load of the CPU busy; the least disturbed run is kept")
     parser.add_argument("--max-load", type=float, default=0.05,
                         help="share of the CPU (0-1) other processes may use during a peer's run")
+    parser.add_argument("--idle-wait", type=float, default=60.0,
+                        help="before each peer's run, wait up to this many seconds for other processes to "
+                             "use at most --max-load of the CPU (0: do not wait)")
     parser.add_argument("--child", choices=PEERS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.peers = [p.strip() for p in args.peers.split(",") if p.strip()]
@@ -624,7 +653,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.child:
         json.dump(run_peer(args.child, args.runs, args.workloads), sys.stdout)
         return 0
-    document = run_all(args.peers, args.runs, args.workloads, args.attempts, args.max_load)
+    document = run_all(args.peers, args.runs, args.workloads, args.attempts, args.max_load, args.idle_wait)
     text = json.dumps(document, indent=2)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
