@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""Merge Tessera's tensor-benchmark medians with the peers' and print one comparison table.
+
+Inputs:
+  * Tessera: `--tessera-json PATH` (schema `{"tessera": {"version": "...", "T1": ms, ..., "T7": ms}}`,
+    written by `TesseraBenchmarks tensor --json PATH`), or `--tessera-binary PATH`, which runs
+    `PATH tensor --json <out-dir>/tessera.json` now;
+  * peers: `--peers-json PATH` (written by tensor_workloads.py), or `--peers`, which runs
+    tensor_workloads.py now with this interpreter, right after Tessera, so that the whole table
+    comes from one run.
+
+Outputs (in --out-dir): results.json and results.md; the Markdown table is also printed.
+Ratio columns are `peer / Tessera`: above 1 means Tessera is faster.
+
+Examples:
+  python compare.py --tessera-binary .build/release/TesseraBenchmarks --peers
+  python compare.py --tessera-json tessera.json --peers-json sample-peers.json --out-dir /tmp/cmp
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+
+from tensor_workloads import PEERS, WORKLOADS, cpu_seconds, other_load, wait_for_idle
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PEER_LABELS = {"numpy": "NumPy", "jax": "JAX jit", "mlx": "MLX cpu", "torch": "PyTorch eager"}
+
+
+def load_json(path: str) -> dict:
+    """Read a JSON file."""
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def run_tessera(binary: str, out_path: str, idle_wait: float) -> dict:
+    """Run `binary tensor --json out_path` (its progress goes to stderr) and load the JSON.
+
+    Waits up to `idle_wait` seconds for an idle machine first, and records in the entry, as
+    `other_cpu_load`, how busy other processes kept the machine during the run.
+    """
+    if idle_wait > 0:
+        wait_for_idle(0.05, idle_wait)
+    print(f"running {binary} tensor --json {out_path}", file=sys.stderr, flush=True)
+    before, start = cpu_seconds(), time.perf_counter()
+    try:
+        subprocess.run([binary, "tensor", "--json", out_path], check=True, stdout=sys.stderr)
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise SystemExit(f"Tessera's benchmark failed: {error}") from error
+    load = other_load(before, cpu_seconds(), time.perf_counter() - start)
+    document = load_json(out_path)
+    if isinstance(document.get("tessera"), dict):
+        document["tessera"].setdefault("other_cpu_load", load)
+    return document
+
+
+def run_peers(out_path: str, runs: int, peers: str | None, attempts: int, idle_wait: float) -> dict:
+    """Run tensor_workloads.py with this interpreter, writing its JSON to out_path, and load it."""
+    command = [sys.executable, os.path.join(HERE, "tensor_workloads.py"), "--json", out_path,
+               "--runs", str(runs), "--attempts", str(attempts), "--idle-wait", str(idle_wait)]
+    if peers:
+        command += ["--peers", peers]
+    print("running " + " ".join(command), file=sys.stderr, flush=True)
+    try:
+        subprocess.run(command, check=True)
+    except subprocess.CalledProcessError as error:
+        raise SystemExit(f"tensor_workloads.py failed: {error}") from error
+    return load_json(out_path)
+
+
+def validate_tessera(document: dict) -> dict:
+    """Return the `tessera` entry of Tessera's JSON, checking it has a number for each workload."""
+    if "tessera" not in document:
+        raise SystemExit('Tessera JSON has no "tessera" key; expected {"tessera": {"version": ..., "T1": ms, ...}}')
+    entry = document["tessera"]
+    missing = [k for k in WORKLOADS if not isinstance(entry.get(k), (int, float))]
+    if missing:
+        print(f"warning: Tessera JSON lacks {', '.join(missing)}", file=sys.stderr)
+    return entry
+
+
+def ratios(tessera: dict | None, peers: dict) -> dict:
+    """`peer / Tessera` per peer and workload (None where either side is missing or zero)."""
+    table: dict = {}
+    for name, entry in peers.items():
+        row = {}
+        for key in WORKLOADS:
+            t, p = (tessera or {}).get(key), entry.get(key)
+            row[key] = round(p / t, 4) if isinstance(t, (int, float)) and t > 0 and isinstance(p, (int, float)) else None
+        table[name] = row
+    return table
+
+
+def merge(tessera: dict | None, peers_document: dict, sources: dict) -> dict:
+    """The results document: machine, protocol, Tessera's and peers' medians, ratios."""
+    peers = {name: peers_document["peers"][name] for name in PEERS if name in peers_document.get("peers", {})}
+    return {
+        "date": peers_document.get("date") or datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": peers_document.get("machine", {}),
+        "protocol": peers_document.get("protocol", {}),
+        "workloads": WORKLOADS,
+        "sources": sources,
+        "tessera": tessera,
+        "peers": peers,
+        "skipped": peers_document.get("skipped", {}),
+        "ratios": ratios(tessera, peers) if tessera else {},
+    }
+
+
+def format_ms(value) -> str:
+    """A median in ms with three significant digits, or an em dash."""
+    if not isinstance(value, (int, float)):
+        return "—"
+    return f"{value:.0f}" if value >= 1000 else f"{value:#.3g}".rstrip(".")
+
+
+def format_ratio(value) -> str:
+    """A ratio as 'x.xx×', or an em dash."""
+    return "—" if value is None else (f"{value:.2f}×" if value < 100 else f"{value:.0f}×")
+
+
+def peer_header(name: str, entry: dict) -> str:
+    """Column title: peer label and version."""
+    return f"{PEER_LABELS.get(name, name)} {entry.get('version', '')}".strip()
+
+
+def markdown(results: dict) -> str:
+    """The results as Markdown: caption, one table of medians and ratios, notes."""
+    tessera, peers, table_ratios = results["tessera"], results["peers"], results["ratios"]
+    machine = results["machine"]
+    protocol = results["protocol"]
+    header = ["workload"]
+    if tessera:
+        header.append(f"Tessera {tessera.get('version', '')}".strip() + " ms")
+    header += [peer_header(name, entry) + " ms" for name, entry in peers.items()]
+    if tessera:
+        header += [f"{PEER_LABELS.get(name, name).split()[0]} / Tessera" for name in peers]
+    lines = [
+        "## Tensor workloads: Tessera vs peers",
+        "",
+        f"Machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores, {machine.get('os', '')}; "
+        f"{protocol.get('dtype', 'float32')}, {protocol.get('warmups', 3)} warm-ups, median of "
+        f"{protocol.get('runs', '?')} runs, {protocol.get('threads', 2)} threads; {results['date']}.",
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|",
+    ]
+    for key, name in WORKLOADS.items():
+        row = [f"{key} {name}"]
+        if tessera:
+            row.append(format_ms(tessera.get(key)))
+        row += [format_ms(entry.get(key)) for entry in peers.values()]
+        if tessera:
+            row += [format_ratio(table_ratios[peer].get(key)) for peer in peers]
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+    if tessera:
+        lines.append("Ratios are peer median / Tessera median: above 1× Tessera is faster.")
+    else:
+        lines.append("No Tessera figures given: peers only.")
+    for name, reason in results["skipped"].items():
+        lines.append(f"Skipped {PEER_LABELS.get(name, name)}: {reason}.")
+    for name, entry in peers.items():
+        bad = {k: v for k, v in entry.get("check", {}).items() if v != "ok"}
+        if bad:
+            lines.append(f"{PEER_LABELS.get(name, name)} results differ from the float64 reference: {bad}.")
+    loaded = {"Tessera": (tessera or {}).get("other_cpu_load")}
+    loaded.update({PEER_LABELS.get(name, name): entry.get("other_cpu_load") for name, entry in peers.items()})
+    loaded = {label: load for label, load in loaded.items() if isinstance(load, (int, float)) and load > 0.05}
+    if loaded:
+        lines.append("Warning: other processes kept the CPU busy while measuring "
+                     + ", ".join(f"{label} ({load:.0%})" for label, load in loaded.items())
+                     + "; those medians are skewed: rerun on an idle machine.")
+    return "\n".join(lines) + "\n"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    tessera = parser.add_mutually_exclusive_group()
+    tessera.add_argument("--tessera-json", metavar="PATH", help="Tessera's JSON ({\"tessera\": {...}})")
+    tessera.add_argument("--tessera-binary", metavar="PATH", help="run `PATH tensor --json ...` now")
+    peers = parser.add_mutually_exclusive_group(required=True)
+    peers.add_argument("--peers-json", metavar="PATH", help="the peers' JSON from tensor_workloads.py")
+    peers.add_argument("--peers", action="store_true", help="run tensor_workloads.py now")
+    parser.add_argument("--peer-list", metavar="LIST", help="with --peers: comma-separated subset of " + ",".join(PEERS))
+    parser.add_argument("--runs", type=int, default=30, help="with --peers: timed runs per workload")
+    parser.add_argument("--attempts", type=int, default=3,
+                        help="with --peers: runs of a peer disturbed by other processes (tensor_workloads.py --attempts)")
+    parser.add_argument("--idle-wait", type=float, default=60.0,
+                        help="seconds to wait for an idle machine before each run (tensor_workloads.py --idle-wait)")
+    parser.add_argument("--out-dir", default=os.path.join(HERE, "results"), help="where results.json/.md go")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Collect both sides, merge, print the Markdown table and write results.json/.md."""
+    args = parse_args(argv)
+    os.makedirs(args.out_dir, exist_ok=True)
+    sources = {}
+    if args.tessera_binary:
+        tessera = validate_tessera(run_tessera(args.tessera_binary, os.path.join(args.out_dir, "tessera.json"), args.idle_wait))
+        sources["tessera"] = f"{args.tessera_binary} tensor (this run)"
+    elif args.tessera_json:
+        tessera = validate_tessera(load_json(args.tessera_json))
+        sources["tessera"] = os.path.abspath(args.tessera_json)
+    else:
+        tessera = None
+    if args.peers:
+        peers_document = run_peers(os.path.join(args.out_dir, "peers.json"), args.runs, args.peer_list, args.attempts, args.idle_wait)
+        sources["peers"] = "tensor_workloads.py (this run)"
+    else:
+        peers_document = load_json(args.peers_json)
+        sources["peers"] = os.path.abspath(args.peers_json)
+    results = merge(tessera, peers_document, sources)
+    text = markdown(results)
+    with open(os.path.join(args.out_dir, "results.json"), "w", encoding="utf-8") as f:
+        json.dump(results, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(args.out_dir, "results.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    print(text)
+    print(f"wrote {os.path.join(args.out_dir, 'results.json')} and results.md", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
