@@ -3,7 +3,7 @@
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps demo test bench format
+.PHONY: deps demo test bench bench-peers format
 
 deps:
 	@if ! dpkg -s libopenblas-dev >/dev/null 2>&1; then \
@@ -20,6 +20,9 @@ test: deps
 
 bench: deps
 	swift run -c release TesseraBenchmarks $(ARGS)
+
+bench-peers: deps
+	bash Benchmarks/peers/run.sh
 
 format:
 	swift-format format --in-place --recursive Sources Tests Benchmarks Package.swift
