@@ -80,14 +80,10 @@ private final class DeallocatorBox: @unchecked Sendable {
         self.count = count
     }
 
+    /// Hands the memory to a `Data` and drops it, which runs the deallocator exactly the way
+    /// Foundation defines each case.
     func run() {
         guard let pointer else { return }
-        switch deallocator {
-        case .free: free(pointer)
-        case .none: break
-        case .custom(let body): body(pointer, count)
-        case .unmap: munmap(pointer, count)
-        @unknown default: break
-        }
+        _ = Data(bytesNoCopy: pointer, count: count, deallocator: deallocator)
     }
 }
