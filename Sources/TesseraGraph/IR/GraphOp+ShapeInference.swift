@@ -4,7 +4,7 @@ extension GraphOp {
     /// The result shape and type of the op on inputs of the given shapes and types.
     ///
     /// Traps with a message that names the op and the shapes when the inputs do not fit.
-    func inferShapeAndType(_ inputs: [(shape: [Int], type: KernelScalarType)]) -> ([Int], KernelScalarType) {
+    func inferShapeAndType(_ inputs: [Node]) -> ([Int], KernelScalarType) {
         func expectInputs(_ n: Int) {
             kernelPrecondition(inputs.count == n, "[\(self)] takes \(n) inputs, got \(inputs.count)")
         }
@@ -26,7 +26,11 @@ extension GraphOp {
             let (a, b) = (inputs[0], inputs[1])
             kernelPrecondition(
                 a.type == b.type, "[\(op)] scalar types differ: \(a.type) \(a.shape) vs \(b.type) \(b.shape)")
-            guard let shape = StridedLayout.broadcastShape(a.shape, b.shape) else {
+            // Equal shapes and scalar operands (the common cases) need no new shape array.
+            let broadcast: [Int]? =
+                a.shape == b.shape || b.shape.isEmpty
+                ? a.shape : (a.shape.isEmpty ? b.shape : StridedLayout.broadcastShape(a.shape, b.shape))
+            guard let shape = broadcast else {
                 kernelFailure("[\(op)] shapes \(a.shape) and \(b.shape) are not broadcastable")
             }
             kernelPrecondition(

@@ -28,7 +28,7 @@ public final class Node: Sendable {
     ///
     /// Traps with a message naming the op and the shapes when the inputs do not fit the op.
     public init(_ op: GraphOp, inputs: [Node]) {
-        let (shape, type) = op.inferShapeAndType(inputs.map { ($0.shape, $0.type) })
+        let (shape, type) = op.inferShapeAndType(inputs)
         self.op = op
         self.shape = shape
         self.type = type
