@@ -331,9 +331,7 @@ extension Float: BLASScalar {
             ldc: ldc
         ) {
             m, n, a, b, c in
-            cblas_sgemm(
-                CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-                blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc))
+            OpenBLASLibrary.shared.callSgemm(transposeA, transposeB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
         }
     }
 }
@@ -353,9 +351,7 @@ extension Double: BLASScalar {
             ldc: ldc
         ) {
             m, n, a, b, c in
-            cblas_dgemm(
-                CblasRowMajor, transposeA ? CblasTrans : CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-                blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc))
+            OpenBLASLibrary.shared.callDgemm(transposeA, transposeB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
         }
     }
 }

@@ -49,23 +49,18 @@ public enum KernelThreads {
 
     /// Sets the thread budget for Tessera's loops, matrix products included.
     ///
-    /// OpenBLAS itself always runs single-threaded: `GEMMKernels` splits large products into
-    /// blocks across this budget, because OpenBLAS's own worker threads busy-wait for about a
-    /// tenth of a second after each call and would take a core from the kernels that follow.
+    /// OpenBLAS itself runs single-threaded (``OpenBLASLibrary``): `GEMMKernels` splits large
+    /// products into blocks across this budget.
     ///
     /// - Precondition: `cores >= 1`.
     public static func setCoreBudget(_ cores: Int) {
         kernelPrecondition(cores >= 1, "[KernelThreads] core budget must be at least 1, got \(cores)")
         budget.store(cores, ordering: .relaxed)
-        openblas_set_num_threads(1)
     }
 
     /// The CPU core type OpenBLAS chose for its kernels (for example `Haswell`, `SkylakeX`, or
     /// `Prescott` when it did not recognise the CPU), as reported by `openblas_get_corename`.
-    public static var blasCoreName: String {
-        guard let name = openblas_get_corename() else { return "unknown" }
-        return String(cString: name)
-    }
+    public static var blasCoreName: String { OpenBLASLibrary.shared.coreName }
 
     /// Makes sure OpenBLAS has been told the budget; call before the first BLAS call.
     @inlinable
