@@ -32,7 +32,7 @@ public enum KernelThreads {
     private static let budget = Atomic<Int>(0)
     /// Loops whose estimated total work is below this many nanoseconds run serially: splitting
     /// them costs more than it saves.
-    public static let serialThresholdNanoseconds: Double = 30_000
+    public static let serialThresholdNanoseconds: Double = 80_000
 
     /// The number of threads a ``parallelFor(count:cost:_:)`` loop may use: the
     /// `TESSERA_NUM_THREADS` environment variable if set, else the active processor count.
