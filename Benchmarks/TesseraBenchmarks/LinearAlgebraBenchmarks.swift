@@ -89,7 +89,8 @@ private func benchmarkGEMM(m: Int, k: Int, n: Int) {
     // Interleaved (raw, ours, raw, ours, …) so load from other processes hits both alike.
     let (raw, ours) = measureInterleaved(iterations: iterations, rawCall, ourCall)
     blackHole(c)
-    report("raw cblas_sgemm, 1 thread [\(m),\(k)]×[\(k),\(n)]", raw, String(format: "%6.1f GFLOP/s", gflops(flops, raw)))
+    report(
+        "raw cblas_sgemm, 1 thread [\(m),\(k)]×[\(k),\(n)]", raw, String(format: "%6.1f GFLOP/s", gflops(flops, raw)))
     report(
         "matmul [\(m),\(k)]×[\(k),\(n)]", ours,
         String(

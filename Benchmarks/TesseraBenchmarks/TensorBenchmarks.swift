@@ -85,7 +85,9 @@ func runTensorBenchmarks() -> [String: Double] {
         }
         record(
             "T5", "matmul", t5,
-            String(format: "raw cblas_sgemm (OpenBLAS, 1 thread) %.3f ms; ratio %.3f", raw.median * 1e3, t5.median / raw.median))
+            String(
+                format: "raw cblas_sgemm (OpenBLAS, 1 thread) %.3f ms; ratio %.3f", raw.median * 1e3,
+                t5.median / raw.median))
         medians["T5_raw_sgemm"] = raw.median * 1e3
 
     }
