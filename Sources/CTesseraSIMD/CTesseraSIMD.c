@@ -1,3 +1,80 @@
-// The functions of this target are `static inline` in the header; this file exists because a
-// C target needs one source file.
+// Runtime-dispatched vector kernels: compiled for AVX2 + FMA with per-function target
+// attributes (no package-wide compiler flags), called only when the CPU has them.
 #include "CTesseraSIMD.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+int tessera_cpu_has_avx2_fma(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return cached;
+}
+
+__attribute__((target("avx2,fma"))) static inline __m256 tessera_exp8(__m256 x) {
+    const __m256 high = _mm256_set1_ps(88.72283f);
+    const __m256 low = _mm256_set1_ps(-87.33654f);
+    __m256 v = _mm256_min_ps(_mm256_max_ps(x, low), high);
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.442695041f)),
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    v = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), v);
+    v = _mm256_fmadd_ps(n, _mm256_set1_ps(2.12194440e-4f), v);
+    __m256 z = _mm256_mul_ps(v, v);
+    __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+    y = _mm256_fmadd_ps(y, v, _mm256_set1_ps(1.3981999507e-3f));
+    y = _mm256_fmadd_ps(y, v, _mm256_set1_ps(8.3334519073e-3f));
+    y = _mm256_fmadd_ps(y, v, _mm256_set1_ps(4.1665795894e-2f));
+    y = _mm256_fmadd_ps(y, v, _mm256_set1_ps(1.6666665459e-1f));
+    y = _mm256_fmadd_ps(y, v, _mm256_set1_ps(5.0000001201e-1f));
+    y = _mm256_add_ps(_mm256_fmadd_ps(y, z, v), _mm256_set1_ps(1.0f));
+    __m256i ni = _mm256_cvtps_epi32(n);
+    __m256i half = _mm256_srai_epi32(ni, 1);
+    __m256i bias = _mm256_set1_epi32(127);
+    __m256 scaleA = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
+    __m256 scaleB = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(ni, half), bias), 23));
+    __m256 result = _mm256_mul_ps(_mm256_mul_ps(y, scaleA), scaleB);
+    result = _mm256_blendv_ps(result, _mm256_setzero_ps(), _mm256_cmp_ps(x, low, _CMP_LT_OQ));
+    result = _mm256_blendv_ps(result, _mm256_set1_ps(__builtin_inff()), _mm256_cmp_ps(x, high, _CMP_GT_OQ));
+    result = _mm256_blendv_ps(result, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+    return result;
+}
+
+__attribute__((target("avx2,fma"))) float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n,
+                                                                      float shift) {
+    const __m256 s = _mm256_set1_ps(shift);
+    __m256 sum0 = _mm256_setzero_ps();
+    __m256 sum1 = _mm256_setzero_ps();
+    long i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m256 e0 = tessera_exp8(_mm256_sub_ps(_mm256_loadu_ps(src + i), s));
+        __m256 e1 = tessera_exp8(_mm256_sub_ps(_mm256_loadu_ps(src + i + 8), s));
+        if (dst) {
+            _mm256_storeu_ps(dst + i, e0);
+            _mm256_storeu_ps(dst + i + 8, e1);
+        }
+        sum0 = _mm256_add_ps(sum0, e0);
+        sum1 = _mm256_add_ps(sum1, e1);
+    }
+    for (; i < n; i += 8) {
+        float lanes[8];
+        long count = n - i < 8 ? n - i : 8;
+        for (long j = 0; j < 8; j++) lanes[j] = j < count ? src[i + j] - shift : -__builtin_inff();
+        __m256 e = tessera_exp8(_mm256_loadu_ps(lanes));
+        _mm256_storeu_ps(lanes, e);
+        if (dst) for (long j = 0; j < count; j++) dst[i + j] = lanes[j];
+        sum0 = _mm256_add_ps(sum0, e);
+    }
+    float parts[8];
+    _mm256_storeu_ps(parts, _mm256_add_ps(sum0, sum1));
+    return ((parts[0] + parts[1]) + (parts[2] + parts[3])) + ((parts[4] + parts[5]) + (parts[6] + parts[7]));
+}
+#else
+int tessera_cpu_has_avx2_fma(void) { return 0; }
+float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float shift) {
+    (void)src; (void)dst; (void)n; (void)shift;
+    return 0;
+}
+#endif

@@ -18,3 +18,15 @@ static inline __attribute__((always_inline)) tessera_double16v tessera_sqrt_f64x
 }
 
 #endif
+
+#ifndef CTESSERA_SIMD_KERNELS_H
+#define CTESSERA_SIMD_KERNELS_H
+/// Whether this CPU runs the AVX2 + FMA kernels below (checked once with cpuid).
+int tessera_cpu_has_avx2_fma(void);
+
+/// dst[i] = exp(src[i] - shift) for i < n (dst may be NULL to only sum); returns the sum of
+/// the exponentials. AVX2 + FMA; call only when tessera_cpu_has_avx2_fma() is true. Same
+/// algorithm and edge behaviour as SIMDMath.exp: exp(-inf) = 0, exp(+inf) = +inf, NaN stays
+/// NaN, results below ~1e-38 flush to 0.
+float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float shift);
+#endif

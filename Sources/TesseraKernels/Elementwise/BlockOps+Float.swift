@@ -5,6 +5,8 @@ import Foundation
 @usableFromInline
 protocol FloatComputeScalar: FusedComputeScalar, BinaryFloatingPoint, Codable {
     static func vectorExp(_ x: SIMD16<Self>) -> SIMD16<Self>
+    /// `dst[i] = e^src[i]` over a block.
+    static func blockExp(_ src: UnsafePointer<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int)
     static func vectorSqrt(_ x: SIMD16<Self>) -> SIMD16<Self>
     static func libm(_ op: UnaryOp, _ x: Self) -> Self
     static func libmPow(_ x: Self, _ y: Self) -> Self
@@ -32,7 +34,7 @@ extension FloatComputeScalar {
         case .rsqrt: BlockLoop.map(src, dst, n) { 1 / vectorSqrt($0) }
         case .square: BlockLoop.map(src, dst, n) { $0 * $0 }
         case .reciprocal: BlockLoop.map(src, dst, n) { 1 / $0 }
-        case .exp: BlockLoop.map(src, dst, n) { vectorExp($0) }
+        case .exp: blockExp(src, dst, n)
         case .sigmoid: BlockLoop.map(src, dst, n) { 1 / (1 + vectorExp(-$0)) }
         case .floor: BlockLoop.map(src, dst, n) { $0.rounded(.down) }
         case .ceil: BlockLoop.map(src, dst, n) { $0.rounded(.up) }
@@ -146,6 +148,14 @@ extension Float: FloatComputeScalar {
     static func vectorExp(_ x: SIMD16<Float>) -> SIMD16<Float> { SIMDMath.exp(x) }
     @usableFromInline @inline(__always)
     static func vectorSqrt(_ x: SIMD16<Float>) -> SIMD16<Float> { SIMDMath.sqrt(x) }
+    @usableFromInline
+    static func blockExp(_ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
+        if SIMDMath.hasAVX2FMA {
+            _ = SIMDMath.expShifted(src, into: dst, count: n, shift: 0)
+        } else {
+            BlockLoop.map(src, dst, n) { vectorExp($0) }
+        }
+    }
     @usableFromInline @inline(__always) static func libmPow(_ x: Float, _ y: Float) -> Float { Foundation.pow(x, y) }
     @usableFromInline @inline(__always) static func libmFmod(_ x: Float, _ y: Float) -> Float { Foundation.fmod(x, y) }
     @usableFromInline @inline(__always)
@@ -176,6 +186,10 @@ extension Double: FloatComputeScalar {
     @usableFromInline static var computeType: FusedProgram.ComputeType { .float64 }
     @usableFromInline @inline(__always)
     static func vectorSqrt(_ x: SIMD16<Double>) -> SIMD16<Double> { SIMDMath.sqrt(x) }
+    @usableFromInline
+    static func blockExp(_ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>, _ n: Int) {
+        BlockLoop.map(src, dst, n) { vectorExp($0) }
+    }
     @usableFromInline @inline(__always)
     static func vectorExp(_ x: SIMD16<Double>) -> SIMD16<Double> {
         var r = x

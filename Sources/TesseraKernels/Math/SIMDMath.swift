@@ -59,6 +59,38 @@ public enum SIMDMath {
         return result
     }
 
+    /// Whether the AVX2 + FMA block kernels of `CTesseraSIMD` run on this CPU.
+    public static let hasAVX2FMA: Bool = tessera_cpu_has_avx2_fma() != 0
+
+    /// `dst[i] = e^(src[i] - shift)` for `i < count` (`dst` may be `nil` to only sum), and the
+    /// sum of those exponentials.
+    ///
+    /// Runs the AVX2 + FMA kernel when the CPU has it (eight lanes per instruction, fused
+    /// multiply-adds; results within an ulp of ``exp(_:)-(SIMD16<Float>)``), otherwise the
+    /// `SIMD16` body.
+    public static func expShifted(
+        _ src: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>?, count: Int, shift: Float
+    ) -> Float {
+        if hasAVX2FMA { return tessera_exp_shifted_f32_avx2(src, dst, count, shift) }
+        let s = SIMD16<Float>(repeating: shift)
+        var sum = SIMD16<Float>()
+        var i = 0
+        while i < count {
+            let lanes = Swift.min(16, count - i)
+            var x = SIMD16<Float>(repeating: -.infinity)
+            if lanes == 16 {
+                x = UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<Float>.self)
+            } else {
+                for lane in 0..<lanes { x[lane] = src[i + lane] }
+            }
+            let e = exp(x - s)
+            if let dst { for lane in 0..<lanes { dst[i + lane] = e[lane] } }
+            sum += e
+            i += lanes
+        }
+        return sum.sum()
+    }
+
     /// `e^x` for one value, matching the lanes of ``exp(_:)-(SIMD16<Float>)`` exactly.
     @inlinable
     public static func exp(_ x: Float) -> Float {

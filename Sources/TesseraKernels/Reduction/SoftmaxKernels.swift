@@ -205,31 +205,9 @@ enum FloatSoftmax {
     static func row(_ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, count: Int, log: Bool) {
         let m = FloatReduction.extremum(src, count: count, isMax: true)
         let mv = SIMD16<Float>(repeating: m)
-        var s0 = SIMD16<Float>()
-        var s1 = SIMD16<Float>()
         var i = 0
-        while i + 32 <= count {
-            let e0 = SIMDMath.exp(FloatReduction.load(src + i) - mv)
-            let e1 = SIMDMath.exp(FloatReduction.load(src + i + 16) - mv)
-            if !log {
-                FloatReduction.store(e0, dst + i)
-                FloatReduction.store(e1, dst + i + 16)
-            }
-            s0 += e0
-            s1 += e1
-            i += 32
-        }
-        while i < count {
-            // A partial vector: missing lanes read as -inf, whose exp is 0.
-            let lanes = Swift.min(16, count - i)
-            var x = SIMD16<Float>(repeating: -.infinity)
-            for lane in 0..<lanes { x[lane] = src[i + lane] }
-            let e = SIMDMath.exp(x - mv)
-            if !log { for lane in 0..<lanes { dst[i + lane] = e[lane] } }
-            s0 += e
-            i += lanes
-        }
-        let sum = FloatReduction.horizontalSum(s0 + s1)
+        // One pass of exp(x - max) into dst (or only summed for log-softmax).
+        let sum = SIMDMath.expShifted(src, into: log ? nil : dst, count: count, shift: m)
         if log {
             let logSum = Foundation.log(sum)
             i = 0
