@@ -144,6 +144,15 @@ struct FusedPlan {
         // Small problems use one block of their own size; three spare slots serve `select`
         // operands that are uniform within a block.
         blockSize = Swift.min(FusedProgram.blockSize, (count + 15) / 16 * 16)
+        // When an input is broadcast along rows of a few hundred to a few thousand elements
+        // (a per-row mean or scale), blocks of exactly one row keep that input uniform in each
+        // block, so it stays in a register instead of being filled in.
+        let inner = shape[shape.count - 1]
+        if shape.count > 1, (256...4096).contains(inner),
+            access.contains(where: { if case let .strided(_, strides) = $0 { return strides.last == 0 } else { return false } })
+        {
+            blockSize = inner
+        }
         slotCount += 3
     }
 }
