@@ -35,7 +35,7 @@ extension MLTensor {
                 lhs = MLTensor.scalarConstant(value, type: rhs.kernelType)
             }
         }
-        return MLTensor(.binary(op), [lhs, rhs])
+        return MLTensor(.binary(op), lhs, rhs)
     }
 
     /// `op(self)`, element by element.

@@ -40,6 +40,12 @@ public struct MLTensor: Sendable {
         literal = nil
     }
 
+    /// A tensor for a binary `op` (one array fewer than the general form, for the hot path).
+    package init(_ op: GraphOp, _ a: MLTensor, _ b: MLTensor) {
+        node = Node(op, inputs: [a.node, b.node])
+        literal = nil
+    }
+
     /// A tensor holding `value`.
     package init(value: TensorValue) {
         node = Node(value: value)
