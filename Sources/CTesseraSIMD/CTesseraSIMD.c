@@ -71,8 +71,44 @@ __attribute__((target("avx2,fma"))) float tessera_exp_shifted_f32_avx2(const flo
     _mm256_storeu_ps(parts, _mm256_add_ps(sum0, sum1));
     return ((parts[0] + parts[1]) + (parts[2] + parts[3])) + ((parts[4] + parts[5]) + (parts[6] + parts[7]));
 }
+#define TESSERA_BINARY_LOOP(EXPR)                                                               \
+    do {                                                                                        \
+        if (a && b) {                                                                           \
+            for (long i = 0; i < n; i++) { float x = a[i], y = b[i]; dst[i] = (EXPR); }          \
+        } else if (a) {                                                                         \
+            float y = bs;                                                                       \
+            for (long i = 0; i < n; i++) { float x = a[i]; dst[i] = (EXPR); }                    \
+        } else {                                                                                \
+            float x = as;                                                                       \
+            for (long i = 0; i < n; i++) { float y = b[i]; dst[i] = (EXPR); }                    \
+        }                                                                                       \
+    } while (0)
+
+// Plain loops: clang vectorises them with 256-bit instructions under this target attribute
+// (no FMA contraction: each result is one IEEE operation, as in the Swift bodies).
+__attribute__((target("avx2,fma"))) void tessera_binary_f32_avx2(int op, const float *a, float as,
+                                                                   const float *b, float bs, float *dst,
+                                                                   long n) {
+#pragma clang fp contract(off)
+    switch (op) {
+    case 0: TESSERA_BINARY_LOOP(x + y); break;
+    case 1: TESSERA_BINARY_LOOP(x - y); break;
+    case 2: TESSERA_BINARY_LOOP(x * y); break;
+    default: TESSERA_BINARY_LOOP(x / y); break;
+    }
+}
+
+__attribute__((target("avx2,fma"))) void tessera_sqrt_f32_avx2(const float *src, float *dst, long n) {
+    long i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, _mm256_sqrt_ps(_mm256_loadu_ps(src + i)));
+    for (; i < n; i++) dst[i] = __builtin_sqrtf(src[i]);
+}
 #else
 int tessera_cpu_has_avx2_fma(void) { return 0; }
+void tessera_binary_f32_avx2(int op, const float *a, float as, const float *b, float bs, float *dst, long n) {
+    (void)op; (void)a; (void)as; (void)b; (void)bs; (void)dst; (void)n;
+}
+void tessera_sqrt_f32_avx2(const float *src, float *dst, long n) { (void)src; (void)dst; (void)n; }
 float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float shift) {
     (void)src; (void)dst; (void)n; (void)shift;
     return 0;

@@ -1,3 +1,4 @@
+import CTesseraSIMD
 import Foundation
 
 /// The floating-point compute types: `Float` and `Double` share one generic implementation
@@ -7,6 +8,12 @@ protocol FloatComputeScalar: FusedComputeScalar, BinaryFloatingPoint, Codable {
     static func vectorExp(_ x: SIMD16<Self>) -> SIMD16<Self>
     /// `dst[i] = e^src[i]` over a block.
     static func blockExp(_ src: UnsafePointer<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int)
+    /// Runs `op` with a wider vector kernel when the CPU has one; `false` when it did nothing.
+    static func wideBinary(
+        _ op: BinaryOp, _ a: BlockOperand<Self>, _ b: BlockOperand<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int
+    ) -> Bool
+    /// `dst[i] = sqrt(src[i])` over a block.
+    static func blockSqrt(_ src: UnsafePointer<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int)
     static func vectorSqrt(_ x: SIMD16<Self>) -> SIMD16<Self>
     static func libm(_ op: UnaryOp, _ x: Self) -> Self
     static func libmPow(_ x: Self, _ y: Self) -> Self
@@ -30,7 +37,7 @@ extension FloatComputeScalar {
                 r.replace(with: x, where: x .!= x)
                 return r
             }
-        case .sqrt: BlockLoop.map(src, dst, n) { vectorSqrt($0) }
+        case .sqrt: blockSqrt(src, dst, n)
         case .rsqrt: BlockLoop.map(src, dst, n) { 1 / vectorSqrt($0) }
         case .square: BlockLoop.map(src, dst, n) { $0 * $0 }
         case .reciprocal: BlockLoop.map(src, dst, n) { 1 / $0 }
@@ -59,6 +66,7 @@ extension FloatComputeScalar {
         @inline(__always) func flag(_ m: SIMDMask<V.MaskStorage>) -> V {
             V(repeating: 0).replacing(with: 1, where: m)
         }
+        if wideBinary(op, a, b, dst, n) { return }
         switch op {
         case .add: BlockLoop.map(a, b, dst, n) { $0 + $1 }
         case .sub: BlockLoop.map(a, b, dst, n) { $0 - $1 }
@@ -149,6 +157,36 @@ extension Float: FloatComputeScalar {
     @usableFromInline @inline(__always)
     static func vectorSqrt(_ x: SIMD16<Float>) -> SIMD16<Float> { SIMDMath.sqrt(x) }
     @usableFromInline
+    static func wideBinary(
+        _ op: BinaryOp, _ a: BlockOperand<Float>, _ b: BlockOperand<Float>, _ dst: UnsafeMutablePointer<Float>,
+        _ n: Int
+    ) -> Bool {
+        guard SIMDMath.hasAVX2FMA else { return false }
+        let code: Int32
+        switch op {
+        case .add: code = 0
+        case .sub: code = 1
+        case .mul: code = 2
+        case .div: code = 3
+        default: return false
+        }
+        switch (a, b) {
+        case (.block(let pa), .block(let pb)): tessera_binary_f32_avx2(code, pa, 0, pb, 0, dst, n)
+        case (.block(let pa), .uniform(let vb)): tessera_binary_f32_avx2(code, pa, 0, nil, vb, dst, n)
+        case (.uniform(let va), .block(let pb)): tessera_binary_f32_avx2(code, nil, va, pb, 0, dst, n)
+        case (.uniform, .uniform): return false
+        }
+        return true
+    }
+    @usableFromInline
+    static func blockSqrt(_ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
+        if SIMDMath.hasAVX2FMA {
+            tessera_sqrt_f32_avx2(src, dst, n)
+        } else {
+            BlockLoop.map(src, dst, n) { vectorSqrt($0) }
+        }
+    }
+    @usableFromInline
     static func blockExp(_ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
         if SIMDMath.hasAVX2FMA {
             _ = SIMDMath.expShifted(src, into: dst, count: n, shift: 0)
@@ -186,6 +224,15 @@ extension Double: FloatComputeScalar {
     @usableFromInline static var computeType: FusedProgram.ComputeType { .float64 }
     @usableFromInline @inline(__always)
     static func vectorSqrt(_ x: SIMD16<Double>) -> SIMD16<Double> { SIMDMath.sqrt(x) }
+    @usableFromInline
+    static func wideBinary(
+        _ op: BinaryOp, _ a: BlockOperand<Double>, _ b: BlockOperand<Double>, _ dst: UnsafeMutablePointer<Double>,
+        _ n: Int
+    ) -> Bool { false }
+    @usableFromInline
+    static func blockSqrt(_ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>, _ n: Int) {
+        BlockLoop.map(src, dst, n) { vectorSqrt($0) }
+    }
     @usableFromInline
     static func blockExp(_ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>, _ n: Int) {
         BlockLoop.map(src, dst, n) { vectorExp($0) }
