@@ -36,6 +36,7 @@ public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
 public enum GraphExecutor {
     struct State {
         var plans: [GraphSnapshot.Key: ExecutionPlan] = [:]
+        var epoch: UInt64 = 0
         var last = PlanStatistics()
     }
 
@@ -51,7 +52,8 @@ public enum GraphExecutor {
     public static func materialize(_ nodes: [Node]) -> PlanStatistics {
         if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
         return state.withLock { state in
-            let snapshot = GraphSnapshot(requested: nodes)
+            state.epoch += 1
+            let snapshot = GraphSnapshot(requested: nodes, epoch: state.epoch)
             var statistics = PlanStatistics()
             let plan: ExecutionPlan
             if let cached = state.plans[snapshot.key] {

@@ -1,3 +1,4 @@
+import Synchronization
 import TesseraKernels
 
 /// The un-materialized part of a graph below some requested nodes, flattened in topological
@@ -25,9 +26,17 @@ struct GraphSnapshot {
     /// For each entry that already has its elements, the value (bound as a plan input).
     var leafValues: [Int: TensorValue]
 
-    init(requested: [Node]) {
+    /// Collects the graph below `requested`; `epoch` must differ from every earlier
+    /// collection's (the executor counts them under its lock).
+    init(requested: [Node], epoch: UInt64) {
         var entries: [Entry] = []
-        var index: [ObjectIdentifier: Int] = [:]
+        func index(of node: Node) -> Int? {
+            node.visitEpoch.load(ordering: .relaxed) == epoch ? node.visitIndex.load(ordering: .relaxed) : nil
+        }
+        func mark(_ node: Node, _ i: Int) {
+            node.visitIndex.store(i, ordering: .relaxed)
+            node.visitEpoch.store(epoch, ordering: .relaxed)
+        }
         var outputs: [Int] = []
         var nodes: [Node] = []
         var leafValues: [Int: TensorValue] = [:]
@@ -39,7 +48,7 @@ struct GraphSnapshot {
         func visit(_ node: Node) {
             let (value, inputs) = node.contents
             if let value {
-                index[ObjectIdentifier(node)] = entries.count
+                mark(node, entries.count)
                 leafValues[entries.count] = value
                 entries.append(Entry(op: .constant, shape: node.shape, type: node.type, inputs: []))
                 nodes.append(node)
@@ -50,27 +59,27 @@ struct GraphSnapshot {
             }
         }
         for root in requested {
-            if index[ObjectIdentifier(root)] == nil { visit(root) }
+            if index(of: root) == nil { visit(root) }
             while let top = stackNodes.indices.last {
                 let next = stackNext[top]
                 if next < stackInputs[top].count {
                     stackNext[top] = next + 1
                     let input = stackInputs[top][next]
-                    if index[ObjectIdentifier(input)] == nil { visit(input) }
+                    if index(of: input) == nil { visit(input) }
                     continue
                 }
                 let node = stackNodes.removeLast()
                 let inputs = stackInputs.removeLast()
                 stackNext.removeLast()
-                if index[ObjectIdentifier(node)] != nil { continue }
-                index[ObjectIdentifier(node)] = entries.count
+                if index(of: node) != nil { continue }
+                mark(node, entries.count)
                 var inputIndices: [Int] = []
                 inputIndices.reserveCapacity(inputs.count)
-                for input in inputs { inputIndices.append(index[ObjectIdentifier(input)]!) }
+                for input in inputs { inputIndices.append(index(of: input)!) }
                 entries.append(Entry(op: node.op, shape: node.shape, type: node.type, inputs: inputIndices))
                 nodes.append(node)
             }
-            outputs.append(index[ObjectIdentifier(root)]!)
+            outputs.append(index(of: root)!)
         }
         self.nodes = nodes
         self.leafValues = leafValues

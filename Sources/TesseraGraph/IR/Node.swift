@@ -23,6 +23,11 @@ public final class Node: Sendable {
     /// The result's scalar type.
     public let type: KernelScalarType
     let state: Mutex<State>
+    /// Which collection last visited this node (`epoch`) and the entry it got (`index`);
+    /// written only under the executor's lock, so relaxed atomics suffice. A dictionary from
+    /// node identity to index cost more than the rest of collecting a small graph.
+    let visitEpoch = Atomic<UInt64>(0)
+    let visitIndex = Atomic<Int>(0)
 
     /// A node for `op` applied to `inputs`; checks the inputs and infers shape and type.
     ///
