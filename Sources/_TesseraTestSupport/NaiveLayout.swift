@@ -48,6 +48,7 @@ public struct StridedStorage<T>: @unchecked Sendable {
     /// How the operand's elements sit in `storage`.
     public var layout: StridedLayout
 
+    /// Storage and a layout inside it; traps if the layout reaches outside.
     public init(storage: [T], layout: StridedLayout) {
         if let range = layout.elementRange {
             precondition(range.lowerBound >= 0 && range.upperBound < storage.count, "layout outside storage")

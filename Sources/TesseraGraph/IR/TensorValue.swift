@@ -53,6 +53,7 @@ public struct TensorValue: @unchecked Sendable {
     /// The element type.
     public let type: KernelScalarType
 
+    /// Elements of `type` at `layout` inside `storage` (no copy).
     public init(storage: TensorStorage, layout: StridedLayout, type: KernelScalarType) {
         self.storage = storage
         self.layout = layout

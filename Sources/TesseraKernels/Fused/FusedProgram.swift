@@ -160,6 +160,7 @@ public struct FusedInput {
     /// The stored type.
     public var type: KernelScalarType
 
+    /// An input read through `layout` from `pointer`, stored as `type`.
     public init(pointer: UnsafeRawPointer, layout: StridedLayout, type: KernelScalarType) {
         self.pointer = pointer
         self.layout = layout
@@ -177,6 +178,7 @@ public struct FusedOutput {
     /// The type to store.
     public var type: KernelScalarType
 
+    /// An output written contiguously at `pointer` as `type`.
     public init(pointer: UnsafeMutableRawPointer, type: KernelScalarType) {
         self.pointer = pointer
         self.type = type

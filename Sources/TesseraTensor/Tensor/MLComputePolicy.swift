@@ -3,9 +3,13 @@
 /// Tessera runs everything on the CPU; the other cases exist so Core ML code compiles, and
 /// behave like `.cpuOnly`.
 public enum MLComputeUnits: Int, Sendable, Hashable, CaseIterable {
+    /// The CPU only.
     case cpuOnly = 0
+    /// The CPU and the GPU (on Linux: the CPU).
     case cpuAndGPU = 1
+    /// Every available unit (on Linux: the CPU).
     case all = 2
+    /// The CPU and the Neural Engine (on Linux: the CPU).
     case cpuAndNeuralEngine = 3
 }
 
@@ -33,6 +37,7 @@ public struct MLComputePolicy: Sendable, Hashable, CustomStringConvertible, Cust
 
     public var description: String { "MLComputePolicy(\(computeUnits))" }
 
+    /// The policy's compute units, for debuggers and `dump`.
     public var customMirror: Mirror { Mirror(self, children: ["computeUnits": computeUnits]) }
 
     /// The policy in force for the current task (`.cpuOnly` unless set with
