@@ -6,7 +6,6 @@ import TesseraKernels
 /// same shape (the ratio should be ≥ 0.95), and `ConvolutionKernels.conv2d` on ResNet-50's
 /// 3×3 64→64 layer, a 1×1 layer and a depthwise layer.
 func runLinearAlgebraBenchmarks() {
-    KernelThreads.configure()
     print("== linear algebra (\(KernelThreads.coreBudget) threads) ==")
     benchmarkGEMM(m: 256, k: 512, n: 1024)
     benchmarkGEMM(m: 1024, k: 1024, n: 1024)

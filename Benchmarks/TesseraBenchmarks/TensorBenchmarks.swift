@@ -77,7 +77,6 @@ func runTensorBenchmarks() -> [String: Double] {
         let b5 = MLTensor(shape: [512, 1024], scalars: b5Data)
         let t5 = measure { blackHole(a5.matmul(b5).materialized()) }
         var c5 = [Float](repeating: 0, count: 256 * 1024)
-        KernelThreads.configure()
         let raw = measure {
             OpenBLASLibrary.shared.sgemm(
                 transposeA: false, transposeB: false, m: 256, n: 1024, k: 512, alpha: 1, a: a5Data, lda: 512,

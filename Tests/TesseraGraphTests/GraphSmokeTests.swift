@@ -143,3 +143,14 @@ struct MemoryPlanningTests {
         #expect(floats(y).allSatisfy { abs($0 - expected) < 1e-5 })
     }
 }
+
+@Suite("Fused reductions over empty axes")
+struct FusedEmptyReductionTests {
+    @Test("a streamed sum over an empty trailing axis gives zeros")
+    func emptyTrailingAxis() {
+        let x = constant([], [3, 0])
+        let sum = Node(.reduce(.sum, axes: [1]), inputs: [Node(.unary(.square), inputs: [x])])
+        GraphExecutor.materialize([sum])
+        #expect(floats(sum) == [0, 0, 0])
+    }
+}

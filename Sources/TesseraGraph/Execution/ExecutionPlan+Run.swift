@@ -94,28 +94,17 @@ extension ExecutionPlan {
         let leading = producerShape[0]
         let sliceCount = producerShape.dropFirst().reduce(1, *)
         let outputSliceCount = entry.shape.dropFirst().reduce(1, *)
-        guard leading > 0, sliceCount > 0 else {
-            // Nothing to stream: reduce an empty or degenerate shape the plain way.
-            let scratch = TensorStorage.allocate(count: producerShape.reduce(1, *), type: scratchType)
-            program.run(
-                shape: producerShape,
-                inputs: leaves.map {
-                    FusedInput(pointer: $0.pointer, layout: $0.layout.broadcast(to: producerShape), type: $0.type)
-                },
-                outputs: [FusedOutput(pointer: scratch.pointer, type: scratchType)])
-            ReductionKernels.reduce(
-                op, input: scratch.pointer, layout: StridedLayout(contiguous: producerShape), type: scratchType,
-                axes: axes, output: out.pointer, outputType: entry.type)
+        guard leading > 0 else {
             return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
         }
         // About 16K elements per chunk keeps the scratch block in the core's cache.
-        let rowsPerChunk = Swift.max(1, 16_384 / sliceCount)
+        let rowsPerChunk = Swift.max(1, 16_384 / Swift.max(1, sliceCount))
         let chunks = (leading + rowsPerChunk - 1) / rowsPerChunk
         let broadcastLeaves = leaves.map { $0.with(layout: $0.layout.broadcast(to: producerShape)) }
         let cost = ParallelCost(nanosecondsPerItem: Double(rowsPerChunk * sliceCount) * 0.5)
         parallelFor(count: chunks, cost: cost) { range in
             let scratch = UnsafeMutableRawPointer.allocate(
-                byteCount: rowsPerChunk * sliceCount * scratchType.byteCount, alignment: 64)
+                byteCount: Swift.max(1, rowsPerChunk * sliceCount * scratchType.byteCount), alignment: 64)
             defer { scratch.deallocate() }
             for chunk in range {
                 let start = chunk * rowsPerChunk

@@ -69,9 +69,10 @@ final class ExecutionPlan: @unchecked Sendable {
             for input in Set(inputs(i)) { consumers[input].append(i) }
         }
         let requested = Set(outputs.map { canonical[$0] })
+        /// Element-wise ops and broadcasts (a broadcast is the identity inside a program).
         func fusible(_ i: Int) -> Bool {
-            entries[i].op.isElementwise
-                || { if case .broadcast = entries[i].op { return true } else { return false } }()
+            if case .broadcast = entries[i].op { return true }
+            return entries[i].op.isElementwise
         }
 
         // 3. Fusion roots: element-wise entries someone outside an element-wise chain needs.

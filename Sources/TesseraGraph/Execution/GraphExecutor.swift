@@ -82,10 +82,9 @@ public enum GraphExecutor {
     @discardableResult
     public static func materialize(_ nodes: [Node]) async -> PlanStatistics {
         if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
-        let box = UncheckedNodes(nodes: nodes)
         return await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: materialize(box.nodes))
+                continuation.resume(returning: materialize(nodes))
             }
         }
     }
@@ -95,8 +94,4 @@ public enum GraphExecutor {
 
     /// The number of plans in the cache.
     public static var cachedPlanCount: Int { state.withLock { $0.plans.count } }
-}
-
-private struct UncheckedNodes: Sendable {
-    let nodes: [Node]
 }

@@ -149,7 +149,9 @@ struct FusedPlan {
         // block, so it stays in a register instead of being filled in.
         let inner = shape[shape.count - 1]
         if shape.count > 1, (256...4096).contains(inner),
-            access.contains(where: { if case let .strided(_, strides) = $0 { return strides.last == 0 } else { return false } })
+            access.contains(where: {
+                if case .strided(_, let strides) = $0 { return strides.last == 0 } else { return false }
+            })
         {
             blockSize = inner
         }

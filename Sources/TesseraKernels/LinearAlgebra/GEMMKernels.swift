@@ -243,10 +243,30 @@ public enum GEMMKernels {
 
 /// A floating-point type OpenBLAS multiplies: `Float` (sgemm) and `Double` (dgemm).
 protocol BLASScalar: FloatingPoint {
+    /// One single-threaded row-major BLAS GEMM call (`cblas_sgemm` / `cblas_dgemm`).
+    static func blasGEMM(
+        _ transposeA: Bool, _ transposeB: Bool, _ m: Int, _ n: Int, _ k: Int, _ alpha: Self, _ a: UnsafePointer<Self>,
+        _ lda: Int, _ b: UnsafePointer<Self>, _ ldb: Int, _ beta: Self, _ c: UnsafeMutablePointer<Self>, _ ldc: Int)
+}
+
+extension BLASScalar {
     /// Row-major GEMM; see ``GEMMKernels/sgemm(transposeA:transposeB:m:n:k:alpha:a:lda:b:ldb:beta:c:ldc:)``.
     static func gemm(
         transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int, alpha: Self, a: UnsafePointer<Self>,
-        lda: Int, b: UnsafePointer<Self>, ldb: Int, beta: Self, c: UnsafeMutablePointer<Self>, ldc: Int)
+        lda: Int, b: UnsafePointer<Self>, ldb: Int, beta: Self, c: UnsafeMutablePointer<Self>, ldc: Int
+    ) {
+        guard
+            prepareGEMM(
+                transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, beta: beta,
+                c: c, ldc: ldc)
+        else { return }
+        partitionedGEMM(
+            transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c,
+            ldc: ldc
+        ) { m, n, a, b, c in
+            blasGEMM(transposeA, transposeB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+        }
+    }
 }
 
 /// Checks a GEMM call's sizes and handles the cases BLAS implementations disagree on.
@@ -270,7 +290,6 @@ private func prepareGEMM<T: FloatingPoint>(
         }
         return false
     }
-    KernelThreads.configure()
     return true
 }
 
@@ -317,41 +336,20 @@ private func partitionedGEMM<T>(
 }
 
 extension Float: BLASScalar {
-    static func gemm(
-        transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int, alpha: Float, a: UnsafePointer<Float>,
-        lda: Int, b: UnsafePointer<Float>, ldb: Int, beta: Float, c: UnsafeMutablePointer<Float>, ldc: Int
+    static func blasGEMM(
+        _ transposeA: Bool, _ transposeB: Bool, _ m: Int, _ n: Int, _ k: Int, _ alpha: Float, _ a: UnsafePointer<Float>,
+        _ lda: Int, _ b: UnsafePointer<Float>, _ ldb: Int, _ beta: Float, _ c: UnsafeMutablePointer<Float>, _ ldc: Int
     ) {
-        guard
-            prepareGEMM(
-                transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, beta: beta,
-                c: c, ldc: ldc)
-        else { return }
-        partitionedGEMM(
-            transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c,
-            ldc: ldc
-        ) {
-            m, n, a, b, c in
-            OpenBLASLibrary.shared.callSgemm(transposeA, transposeB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-        }
+        OpenBLASLibrary.shared.callSgemm(transposeA, transposeB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
     }
 }
 
 extension Double: BLASScalar {
-    static func gemm(
-        transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int, alpha: Double, a: UnsafePointer<Double>,
-        lda: Int, b: UnsafePointer<Double>, ldb: Int, beta: Double, c: UnsafeMutablePointer<Double>, ldc: Int
+    static func blasGEMM(
+        _ transposeA: Bool, _ transposeB: Bool, _ m: Int, _ n: Int, _ k: Int, _ alpha: Double,
+        _ a: UnsafePointer<Double>, _ lda: Int, _ b: UnsafePointer<Double>, _ ldb: Int, _ beta: Double,
+        _ c: UnsafeMutablePointer<Double>, _ ldc: Int
     ) {
-        guard
-            prepareGEMM(
-                transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, lda: lda, ldb: ldb, beta: beta,
-                c: c, ldc: ldc)
-        else { return }
-        partitionedGEMM(
-            transposeA: transposeA, transposeB: transposeB, m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c,
-            ldc: ldc
-        ) {
-            m, n, a, b, c in
-            OpenBLASLibrary.shared.callDgemm(transposeA, transposeB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-        }
+        OpenBLASLibrary.shared.callDgemm(transposeA, transposeB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
     }
 }

@@ -62,11 +62,6 @@ public enum KernelThreads {
     /// `Prescott` when it did not recognise the CPU), as reported by `openblas_get_corename`.
     public static var blasCoreName: String { OpenBLASLibrary.shared.coreName }
 
-    /// Makes sure OpenBLAS has been told the budget; call before the first BLAS call.
-    @inlinable
-    public static func configure() {
-        _ = coreBudget
-    }
 }
 
 /// Marks threads that are inside a parallel region, so a nested `parallelFor` runs serially.
