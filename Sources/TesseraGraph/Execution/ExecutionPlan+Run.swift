@@ -3,10 +3,11 @@ import TesseraKernels
 extension ExecutionPlan {
     /// Runs the steps on the snapshot's leaf values and returns the value of every entry
     /// requested, plus the peak bytes held by intermediates.
-    func run(leafValues: [Int: TensorValue]) -> (values: [Int: TensorValue], peakBytes: Int, inPlaceSteps: Int) {
+    func run(
+        leafValues: [(entry: Int, value: TensorValue)]
+    ) -> (values: [(entry: Int, value: TensorValue)], peakBytes: Int, inPlaceSteps: Int) {
         var values = [TensorValue?](repeating: nil, count: entries.count)
-        for (i, value) in leafValues { values[i] = value }
-        let keep = Set(outputs.map { canonical[$0] })
+        for leaf in leafValues { values[leaf.entry] = leaf.value }
         var liveBytes = 0
         var peakBytes = 0
         var allocatedBytes = [Int](repeating: 0, count: entries.count)
@@ -25,7 +26,7 @@ extension ExecutionPlan {
                 // step, and that nothing else (no view) still shares, takes the result.
                 var reusable: TensorStorage?
                 for r in leaves
-                where reusable == nil && lastUse[r] == stepIndex && !keep.contains(r) && leafValues[r] == nil {
+                where reusable == nil && lastUse[r] == stepIndex && isTemporary[r] {
                     guard var candidate = values[r], candidate.type == entry.type, candidate.isCompact,
                         candidate.layout.shape == entry.shape
                     else { continue }
@@ -45,7 +46,7 @@ extension ExecutionPlan {
                         let v = values[leaf]!
                         return FusedInput(pointer: v.pointer, layout: v.layout.broadcast(to: entry.shape), type: v.type)
                     },
-                    outputs: [FusedOutput(pointer: out.pointer, type: entry.type)])
+                    outputs: [FusedOutput(pointer: out.pointer, type: entry.type)], memo: memos[stepIndex])
                 value = TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
             case .kernel:
                 value = runKernel(entry, inputs: entry.inputs.map(input))
@@ -68,15 +69,22 @@ extension ExecutionPlan {
             case .fused(_, _, let leaves), .fusedReduce(_, _, let leaves, _): readers = leaves
             default: readers = entry.inputs.map { canonical[$0] }
             }
-            for r in readers where lastUse[r] == stepIndex && !keep.contains(r) && leafValues[r] == nil {
+            for r in readers where lastUse[r] == stepIndex && isTemporary[r] {
                 values[r] = nil
                 liveBytes -= allocatedBytes[r]
             }
         }
-        var results: [Int: TensorValue] = [:]
-        for output in outputs { results[output] = values[canonical[output]]! }
-        for i in 0..<entries.count where canonical[i] != i && results[i] == nil {
-            if let value = values[canonical[i]] { results[i] = value }
+        // Every requested entry, and every pending entry merged into one that has a value,
+        // gets its value.
+        var results: [(entry: Int, value: TensorValue)] = []
+        results.reserveCapacity(outputs.count)
+        var given = [Bool](repeating: false, count: entries.count)
+        for output in outputs where !given[output] {
+            given[output] = true
+            results.append((output, values[canonical[output]]!))
+        }
+        for i in 0..<entries.count where canonical[i] != i && !given[i] {
+            if let value = values[canonical[i]] { results.append((i, value)) }
         }
         return (results, peakBytes, inPlaceSteps)
     }

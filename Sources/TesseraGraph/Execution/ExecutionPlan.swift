@@ -33,13 +33,16 @@ final class ExecutionPlan: @unchecked Sendable {
     let steps: [Step]
     /// For every entry, the index of the last step that reads it (`-1` when none does).
     let lastUse: [Int]
+    /// For every step, the memo that keeps a fused program's run plan between runs.
+    let memos: [FusedPlanMemo?]
+    /// For every entry, whether its value is an intermediate this plan may free or overwrite
+    /// (not a leaf, not requested).
+    let isTemporary: [Bool]
     /// Counts for ``PlanStatistics``.
     let fusedGroups: Int
     let fusedNodes: Int
 
-    init(_ key: GraphSnapshot.Key) {
-        let entries = key.entries
-        let outputs = key.outputs
+    init(entries: [GraphSnapshot.Entry], outputs: [Int]) {
         let n = entries.count
 
         // 1. Common subexpressions and identities: an entry equal to an earlier one (same op,
@@ -144,7 +147,11 @@ final class ExecutionPlan: @unchecked Sendable {
         self.outputs = outputs
         self.canonical = canonical
         self.steps = steps
+        memos = steps.map { if case .fused = $0 { FusedPlanMemo() } else { nil } }
         self.lastUse = lastUse
+        var isTemporary = entries.map { $0.op != .constant }
+        for output in outputs { isTemporary[canonical[output]] = false }
+        self.isTemporary = isTemporary
         fusedGroups = groups.count
         fusedNodes = groups.values.reduce(0) { $0 + $1.size }
     }

@@ -36,6 +36,8 @@ public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
 public enum GraphExecutor {
     struct State {
         var plans: [GraphSnapshot.Key: ExecutionPlan] = [:]
+        /// Numbers for the ops plan keys do not spell out; emptied with `plans`.
+        var opCodes: [GraphOp: Int] = [:]
         var epoch: UInt64 = 0
         var last = PlanStatistics()
     }
@@ -44,6 +46,8 @@ public enum GraphExecutor {
 
     /// The most plans kept; past it the cache starts over.
     public static let planCacheCapacity = 512
+    /// The most op numbers kept for plan keys; past it they start over with the plans.
+    static let opCodeCapacity = 65_536
 
     /// Materializes `nodes` on the calling thread and returns what the run did.
     ///
@@ -53,15 +57,18 @@ public enum GraphExecutor {
         if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
         return state.withLock { state in
             state.epoch += 1
-            let snapshot = GraphSnapshot(requested: nodes, epoch: state.epoch)
+            if state.plans.count >= planCacheCapacity || state.opCodes.count >= opCodeCapacity {
+                state.plans.removeAll(keepingCapacity: true)
+                state.opCodes.removeAll(keepingCapacity: true)
+            }
+            let snapshot = GraphSnapshot(requested: nodes, epoch: state.epoch, codes: &state.opCodes)
             var statistics = PlanStatistics()
             let plan: ExecutionPlan
             if let cached = state.plans[snapshot.key] {
                 plan = cached
                 statistics.planCacheHit = true
             } else {
-                plan = ExecutionPlan(snapshot.key)
-                if state.plans.count >= planCacheCapacity { state.plans.removeAll(keepingCapacity: true) }
+                plan = ExecutionPlan(entries: snapshot.entries(epoch: state.epoch), outputs: snapshot.outputs)
                 state.plans[snapshot.key] = plan
             }
             let (values, peak, inPlace) = plan.run(leafValues: snapshot.leafValues)

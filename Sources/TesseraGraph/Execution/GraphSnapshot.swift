@@ -4,7 +4,10 @@ import TesseraKernels
 /// The un-materialized part of a graph below some requested nodes, flattened in topological
 /// order, plus the structural key the plan cache looks plans up by.
 ///
-/// Collection is iterative (an explicit stack), so a 100,000-node chain does not recurse.
+/// Collection is iterative (an explicit stack), so a 100,000-node chain does not recurse. The
+/// key is one flat array of words (each entry's op, type, shape and input positions, then the
+/// outputs) with a hash computed while it is written: looking a plan up costs one pass of
+/// multiplies and one comparison of two arrays, with no per-entry allocation.
 struct GraphSnapshot {
     /// One collected node: its op (`constant` for values that exist), shape, type and inputs
     /// as indices of earlier entries.
@@ -17,29 +20,51 @@ struct GraphSnapshot {
 
     /// The structure alone: equal keys get the same plan.
     struct Key: Hashable {
-        var entries: [Entry]
-        var outputs: [Int]
+        var words: [Int]
+        var digest: UInt64
+
+        static func == (a: Key, b: Key) -> Bool { a.digest == b.digest && a.words == b.words }
+        func hash(into hasher: inout Hasher) { hasher.combine(digest) }
     }
 
+    /// The collected nodes, in topological order (entry `i` is `nodes[i]`).
     var nodes: [Node]
+    /// The entries of the requested nodes.
+    var outputs: [Int]
     var key: Key
-    /// For each entry that already has its elements, the value (bound as a plan input).
-    var leafValues: [Int: TensorValue]
+    /// The entries that already have their elements, with their values (bound as plan inputs).
+    var leafValues: [(entry: Int, value: TensorValue)]
 
     /// Collects the graph below `requested`; `epoch` must differ from every earlier
     /// collection's (the executor counts them under its lock).
-    init(requested: [Node], epoch: UInt64) {
-        var entries: [Entry] = []
+    /// `codes` numbers the ops that keys do not write inline (see `GraphOp.encode`).
+    init(requested: [Node], epoch: UInt64, codes: inout [GraphOp: Int]) {
+        var nodes: [Node] = []
+        var outputs: [Int] = []
+        var leafValues: [(entry: Int, value: TensorValue)] = []
+        var words: [Int] = []
+        words.reserveCapacity(64)
+        var digest = KeyDigest()
         func index(of node: Node) -> Int? {
             node.visitEpoch.load(ordering: .relaxed) == epoch ? node.visitIndex.load(ordering: .relaxed) : nil
         }
-        func mark(_ node: Node, _ i: Int) {
-            node.visitIndex.store(i, ordering: .relaxed)
+        func append(_ node: Node, inputs: [Node]?) {
+            node.visitIndex.store(nodes.count, ordering: .relaxed)
             node.visitEpoch.store(epoch, ordering: .relaxed)
+            nodes.append(node)
+            let start = words.count
+            if let inputs {
+                node.op.encode(into: &words, codes: &codes)
+                words.append(inputs.count)
+                for input in inputs { words.append(index(of: input)!) }
+            } else {
+                words.append(GraphOp.constantCode)
+            }
+            words.append(Int(node.type.rawValue))
+            words.append(node.shape.count)
+            for dimension in node.shape { words.append(dimension) }
+            for k in start..<words.count { digest.mix(words[k]) }
         }
-        var outputs: [Int] = []
-        var nodes: [Node] = []
-        var leafValues: [Int: TensorValue] = [:]
         // Post-order walk over parallel stacks (node, its pending inputs, the next input to
         // visit), so frames are not copied as they are read.
         var stackNodes: [Node] = []
@@ -48,10 +73,8 @@ struct GraphSnapshot {
         func visit(_ node: Node) {
             let (value, inputs) = node.contents
             if let value {
-                mark(node, entries.count)
-                leafValues[entries.count] = value
-                entries.append(Entry(op: .constant, shape: node.shape, type: node.type, inputs: []))
-                nodes.append(node)
+                leafValues.append((nodes.count, value))
+                append(node, inputs: nil)
             } else {
                 stackNodes.append(node)
                 stackInputs.append(inputs)
@@ -71,18 +94,44 @@ struct GraphSnapshot {
                 let node = stackNodes.removeLast()
                 let inputs = stackInputs.removeLast()
                 stackNext.removeLast()
-                if index(of: node) != nil { continue }
-                mark(node, entries.count)
-                var inputIndices: [Int] = []
-                inputIndices.reserveCapacity(inputs.count)
-                for input in inputs { inputIndices.append(index(of: input)!) }
-                entries.append(Entry(op: node.op, shape: node.shape, type: node.type, inputs: inputIndices))
-                nodes.append(node)
+                if index(of: node) == nil { append(node, inputs: inputs) }
             }
             outputs.append(index(of: root)!)
         }
+        words.append(-1)
+        for output in outputs { words.append(output) }
+        for output in outputs { digest.mix(output) }
         self.nodes = nodes
+        self.outputs = outputs
         self.leafValues = leafValues
-        key = Key(entries: entries, outputs: outputs)
+        key = Key(words: words, digest: digest.value)
+    }
+
+    /// The entries, for compiling a plan (only on a cache miss). Valid while the collection's
+    /// epoch is the latest, which the executor's lock guarantees.
+    func entries(epoch: UInt64) -> [Entry] {
+        var isLeaf = [Bool](repeating: false, count: nodes.count)
+        for leaf in leafValues { isLeaf[leaf.entry] = true }
+        return nodes.indices.map { i in
+            let node = nodes[i]
+            if isLeaf[i] { return Entry(op: .constant, shape: node.shape, type: node.type, inputs: []) }
+            let inputs = node.inputs.map { input in
+                kernelPrecondition(input.visitEpoch.load(ordering: .relaxed) == epoch, "[plan] input outside the snapshot")
+                return input.visitIndex.load(ordering: .relaxed)
+            }
+            return Entry(op: node.op, shape: node.shape, type: node.type, inputs: inputs)
+        }
+    }
+}
+
+/// A fast 64-bit mix of the key's words (not cryptographic; equal digests are confirmed by
+/// comparing the words).
+struct KeyDigest {
+    private(set) var value: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    @inline(__always)
+    mutating func mix(_ word: Int) {
+        value = (value ^ UInt64(bitPattern: Int64(word))) &* 0xFF51_AFD7_ED55_8CCD
+        value ^= value >> 29
     }
 }

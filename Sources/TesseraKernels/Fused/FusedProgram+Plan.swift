@@ -32,9 +32,26 @@ struct FusedPlan {
     var blockSize: Int
     var nanosecondsPerElement: Double
 
+    /// Whether an output's memory overlaps an input's, so no output may be written before the
+    /// block's last read.
+    static func outputsOverlapInputs(_ inputs: [FusedInput], _ outputs: [FusedOutput], count: Int) -> Bool {
+        for output in outputs {
+            let outStart = UInt(bitPattern: output.pointer)
+            let outEnd = outStart + UInt(count * output.type.byteCount)
+            for input in inputs {
+                guard let range = input.layout.elementRange else { continue }
+                let base = Int(bitPattern: input.pointer)
+                let inStart = UInt(bitPattern: base + range.lowerBound * input.type.byteCount)
+                let inEnd = UInt(bitPattern: base + (range.upperBound + 1) * input.type.byteCount)
+                if inStart < outEnd && outStart < inEnd { return true }
+            }
+        }
+        return false
+    }
+
     init(
         program: FusedProgram, computeScalarType: KernelScalarType, shape fullShape: [Int], inputs: [FusedInput],
-        outputs: [FusedOutput]
+        outputs: [FusedOutput], overlaps: Bool
     ) {
         let contiguous = StridedLayout.contiguousStrides(for: fullShape)
         let collapsed = CollapsedLayouts(shape: fullShape, strides: inputs.map { $0.layout.strides } + [contiguous])
@@ -54,20 +71,6 @@ struct FusedPlan {
             } else {
                 access.append(.strided(position: input.layout.offset, strides: strides))
                 inPlace.append(false)
-            }
-        }
-
-        // An output overlapping an input must not be written before the block's last read.
-        var overlaps = false
-        for output in outputs {
-            let outStart = UInt(bitPattern: output.pointer)
-            let outEnd = outStart + UInt(count * output.type.byteCount)
-            for input in inputs {
-                guard let range = input.layout.elementRange else { continue }
-                let base = Int(bitPattern: input.pointer)
-                let inStart = UInt(bitPattern: base + range.lowerBound * input.type.byteCount)
-                let inEnd = UInt(bitPattern: base + (range.upperBound + 1) * input.type.byteCount)
-                if inStart < outEnd && outStart < inEnd { overlaps = true }
             }
         }
 

@@ -7,7 +7,12 @@ extension FusedProgram {
     ///   - inputs: At least ``inputCount`` operands.
     ///   - outputs: One per entry of ``outputs``.
     /// - Precondition: the counts match and every input layout's shape equals `shape`.
-    public func run(shape: [Int], inputs: [FusedInput], outputs outputOperands: [FusedOutput]) {
+    ///   - memo: Where to keep the plan between runs: a caller that runs the same program
+    ///     again and again (a step of a cached graph plan) skips planning when the layouts
+    ///     repeat.
+    public func run(
+        shape: [Int], inputs: [FusedInput], outputs outputOperands: [FusedOutput], memo: FusedPlanMemo? = nil
+    ) {
         kernelPrecondition(
             inputs.count >= inputCount, "[fused] program reads \(inputCount) inputs but \(inputs.count) were given")
         kernelPrecondition(
@@ -20,9 +25,9 @@ extension FusedProgram {
         }
         guard shape.reduce(1, *) > 0 else { return }
         switch computeType {
-        case .float32: FusedRunner<Float>(program: self, shape: shape, inputs: inputs, outputs: outputOperands).run()
-        case .float64: FusedRunner<Double>(program: self, shape: shape, inputs: inputs, outputs: outputOperands).run()
-        case .int32: FusedRunner<Int32>(program: self, shape: shape, inputs: inputs, outputs: outputOperands).run()
+        case .float32: FusedRunner<Float>(program: self, shape: shape, inputs: inputs, outputs: outputOperands, memo: memo).run()
+        case .float64: FusedRunner<Double>(program: self, shape: shape, inputs: inputs, outputs: outputOperands, memo: memo).run()
+        case .int32: FusedRunner<Int32>(program: self, shape: shape, inputs: inputs, outputs: outputOperands, memo: memo).run()
         }
     }
 }
@@ -37,13 +42,17 @@ struct FusedRunner<C: FusedComputeScalar> {
     /// Values of inputs that are the same at every element, converted once.
     let uniformInputs: [C?]
 
-    init(program: FusedProgram, shape: [Int], inputs: [FusedInput], outputs: [FusedOutput]) {
+    init(program: FusedProgram, shape: [Int], inputs: [FusedInput], outputs: [FusedOutput], memo: FusedPlanMemo?) {
         self.program = program
         self.inputs = inputs
         self.outputs = outputs
-        plan = FusedPlan(
-            program: program, computeScalarType: C.computeType.scalarType, shape: shape, inputs: inputs,
-            outputs: outputs)
+        let overlaps = FusedPlan.outputsOverlapInputs(inputs, outputs, count: shape.reduce(1, *))
+        func makePlan() -> FusedPlan {
+            FusedPlan(
+                program: program, computeScalarType: C.computeType.scalarType, shape: shape, inputs: inputs,
+                outputs: outputs, overlaps: overlaps)
+        }
+        plan = memo?.plan(shape: shape, inputs: inputs, outputs: outputs, overlaps: overlaps, make: makePlan) ?? makePlan()
         var uniform: [C?] = []
         for (k, access) in plan.access.enumerated() {
             if case .uniform(let position) = access {
