@@ -38,6 +38,8 @@ public enum GraphExecutor {
         var plans: [GraphSnapshot.Key: ExecutionPlan] = [:]
         /// Numbers for the ops plan keys do not spell out; emptied with `plans`.
         var opCodes: [GraphOp: Int] = [:]
+        /// The last snapshot's size, to allocate the next one's arrays once.
+        var snapshotSize = (nodes: 16, words: 128)
         var epoch: UInt64 = 0
         var last = PlanStatistics()
     }
@@ -61,7 +63,9 @@ public enum GraphExecutor {
                 state.plans.removeAll(keepingCapacity: true)
                 state.opCodes.removeAll(keepingCapacity: true)
             }
-            let snapshot = GraphSnapshot(requested: nodes, epoch: state.epoch, codes: &state.opCodes)
+            let snapshot = GraphSnapshot(
+                requested: nodes, epoch: state.epoch, codes: &state.opCodes, sizeHint: state.snapshotSize)
+            state.snapshotSize = (Swift.max(16, snapshot.nodes.count), Swift.max(128, snapshot.key.words.count))
             var statistics = PlanStatistics()
             let plan: ExecutionPlan
             if let cached = state.plans[snapshot.key] {

@@ -37,13 +37,15 @@ struct GraphSnapshot {
 
     /// Collects the graph below `requested`; `epoch` must differ from every earlier
     /// collection's (the executor counts them under its lock).
-    /// `codes` numbers the ops that keys do not write inline (see `GraphOp.encode`).
-    init(requested: [Node], epoch: UInt64, codes: inout [GraphOp: Int]) {
+    /// `codes` numbers the ops that keys do not write inline (see `GraphOp.encode`);
+    /// `sizeHint` (the previous snapshot's node and word counts) sizes the arrays up front.
+    init(requested: [Node], epoch: UInt64, codes: inout [GraphOp: Int], sizeHint: (nodes: Int, words: Int)) {
         var nodes: [Node] = []
+        nodes.reserveCapacity(sizeHint.nodes)
         var outputs: [Int] = []
         var leafValues: [(entry: Int, value: TensorValue)] = []
         var words: [Int] = []
-        words.reserveCapacity(64)
+        words.reserveCapacity(sizeHint.words)
         var digest = KeyDigest()
         func index(of node: Node) -> Int? {
             node.visitEpoch.load(ordering: .relaxed) == epoch ? node.visitIndex.load(ordering: .relaxed) : nil
