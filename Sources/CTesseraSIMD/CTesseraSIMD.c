@@ -2,6 +2,8 @@
 // attributes (no package-wide compiler flags), called only when the CPU has them.
 #include "CTesseraSIMD.h"
 
+#include <stdlib.h>
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 
@@ -10,6 +12,17 @@ int tessera_cpu_has_avx2_fma(void) {
     if (cached < 0) {
         __builtin_cpu_init();
         cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return cached;
+}
+
+/// Whether the CPU has AVX-512F as well (the 16-lane versions of the plain loops), unless
+/// the environment variable TESSERA_NO_AVX512 is set (for comparing the two widths).
+static int tessera_cpu_has_avx512f(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = tessera_cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512");
     }
     return cached;
 }
@@ -84,31 +97,64 @@ __attribute__((target("avx2,fma"))) float tessera_exp_shifted_f32_avx2(const flo
         }                                                                                       \
     } while (0)
 
-// Plain loops: clang vectorises them with 256-bit instructions under this target attribute
-// (no FMA contraction: each result is one IEEE operation, as in the Swift bodies).
-__attribute__((target("avx2,fma"))) void tessera_binary_f32_avx2(int op, const float *a, float as,
-                                                                   const float *b, float bs, float *dst,
-                                                                   long n) {
+// Plain loops: clang vectorises them with 256-bit (or, in the AVX-512 copies, 512-bit)
+// instructions under the target attributes (no FMA contraction: each result is one IEEE
+// operation, as in the Swift bodies, so both widths give identical results).
+#define TESSERA_BINARY_BODY                                                                     \
+    switch (op) {                                                                               \
+    case 0: TESSERA_BINARY_LOOP(x + y); break;                                                  \
+    case 1: TESSERA_BINARY_LOOP(x - y); break;                                                  \
+    case 2: TESSERA_BINARY_LOOP(x * y); break;                                                  \
+    default: TESSERA_BINARY_LOOP(x / y); break;                                                 \
+    }
+
+__attribute__((target("avx2,fma"))) static void tessera_binary_f32_avx2(int op, const float *a, float as,
+                                                                          const float *b, float bs, float *dst,
+                                                                          long n) {
 #pragma clang fp contract(off)
-    switch (op) {
-    case 0: TESSERA_BINARY_LOOP(x + y); break;
-    case 1: TESSERA_BINARY_LOOP(x - y); break;
-    case 2: TESSERA_BINARY_LOOP(x * y); break;
-    default: TESSERA_BINARY_LOOP(x / y); break;
+    TESSERA_BINARY_BODY
+}
+
+__attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static void tessera_binary_f32_avx512(
+    int op, const float *a, float as, const float *b, float bs, float *dst, long n) {
+#pragma clang fp contract(off)
+    TESSERA_BINARY_BODY
+}
+
+void tessera_binary_f32_vector(int op, const float *a, float as, const float *b, float bs, float *dst, long n) {
+    if (tessera_cpu_has_avx512f() && n >= 64) {
+        tessera_binary_f32_avx512(op, a, as, b, bs, dst, n);
+    } else {
+        tessera_binary_f32_avx2(op, a, as, b, bs, dst, n);
     }
 }
 
-__attribute__((target("avx2,fma"))) void tessera_sqrt_f32_avx2(const float *src, float *dst, long n) {
+__attribute__((target("avx2,fma"))) static void tessera_sqrt_f32_avx2(const float *src, float *dst, long n) {
     long i = 0;
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, _mm256_sqrt_ps(_mm256_loadu_ps(src + i)));
     for (; i < n; i++) dst[i] = __builtin_sqrtf(src[i]);
 }
+
+__attribute__((target("avx512f,avx2,fma"))) static void tessera_sqrt_f32_avx512(const float *src, float *dst,
+                                                                               long n) {
+    long i = 0;
+    for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, _mm512_sqrt_ps(_mm512_loadu_ps(src + i)));
+    for (; i < n; i++) dst[i] = __builtin_sqrtf(src[i]);
+}
+
+void tessera_sqrt_f32_vector(const float *src, float *dst, long n) {
+    if (tessera_cpu_has_avx512f() && n >= 64) {
+        tessera_sqrt_f32_avx512(src, dst, n);
+    } else {
+        tessera_sqrt_f32_avx2(src, dst, n);
+    }
+}
 #else
 int tessera_cpu_has_avx2_fma(void) { return 0; }
-void tessera_binary_f32_avx2(int op, const float *a, float as, const float *b, float bs, float *dst, long n) {
+void tessera_binary_f32_vector(int op, const float *a, float as, const float *b, float bs, float *dst, long n) {
     (void)op; (void)a; (void)as; (void)b; (void)bs; (void)dst; (void)n;
 }
-void tessera_sqrt_f32_avx2(const float *src, float *dst, long n) { (void)src; (void)dst; (void)n; }
+void tessera_sqrt_f32_vector(const float *src, float *dst, long n) { (void)src; (void)dst; (void)n; }
 float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float shift) {
     (void)src; (void)dst; (void)n; (void)shift;
     return 0;

@@ -30,12 +30,14 @@ int tessera_cpu_has_avx2_fma(void);
 /// NaN, results below ~1e-38 flush to 0.
 float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float shift);
 
-/// Element-wise float32 arithmetic over a block, eight lanes per AVX instruction. `op` is
-/// 0 add, 1 sub, 2 mul, 3 div. `a` or `b` may be NULL to use the scalar `as` or `bs` for
-/// every element. AVX2 + FMA; call only when tessera_cpu_has_avx2_fma() is true. Results are
-/// the IEEE single-precision results, the same as the 4-lane Swift bodies.
-void tessera_binary_f32_avx2(int op, const float *a, float as, const float *b, float bs, float *dst, long n);
+/// Element-wise float32 arithmetic over a block, sixteen lanes per instruction on AVX-512
+/// CPUs and eight on AVX2 ones (chosen once with cpuid). `op` is 0 add, 1 sub, 2 mul, 3 div.
+/// `a` or `b` may be NULL to use the scalar `as` or `bs` for every element. Call only when
+/// tessera_cpu_has_avx2_fma() is true. Results are the IEEE single-precision results, the
+/// same as the 4-lane Swift bodies.
+void tessera_binary_f32_vector(int op, const float *a, float as, const float *b, float bs, float *dst, long n);
 
-/// dst[i] = sqrt(src[i]), correctly rounded, eight lanes per instruction. AVX2 + FMA.
-void tessera_sqrt_f32_avx2(const float *src, float *dst, long n);
+/// dst[i] = sqrt(src[i]), correctly rounded, sixteen (AVX-512) or eight (AVX2) lanes per
+/// instruction. Call only when tessera_cpu_has_avx2_fma() is true.
+void tessera_sqrt_f32_vector(const float *src, float *dst, long n);
 #endif

@@ -171,9 +171,9 @@ extension Float: FloatComputeScalar {
         default: return false
         }
         switch (a, b) {
-        case (.block(let pa), .block(let pb)): tessera_binary_f32_avx2(code, pa, 0, pb, 0, dst, n)
-        case (.block(let pa), .uniform(let vb)): tessera_binary_f32_avx2(code, pa, 0, nil, vb, dst, n)
-        case (.uniform(let va), .block(let pb)): tessera_binary_f32_avx2(code, nil, va, pb, 0, dst, n)
+        case (.block(let pa), .block(let pb)): tessera_binary_f32_vector(code, pa, 0, pb, 0, dst, n)
+        case (.block(let pa), .uniform(let vb)): tessera_binary_f32_vector(code, pa, 0, nil, vb, dst, n)
+        case (.uniform(let va), .block(let pb)): tessera_binary_f32_vector(code, nil, va, pb, 0, dst, n)
         case (.uniform, .uniform): return false
         }
         return true
@@ -181,7 +181,7 @@ extension Float: FloatComputeScalar {
     @usableFromInline
     static func blockSqrt(_ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
         if SIMDMath.hasAVX2FMA {
-            tessera_sqrt_f32_avx2(src, dst, n)
+            tessera_sqrt_f32_vector(src, dst, n)
         } else {
             BlockLoop.map(src, dst, n) { vectorSqrt($0) }
         }

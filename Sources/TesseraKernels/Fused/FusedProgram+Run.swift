@@ -195,6 +195,24 @@ struct FusedRunner<C: FusedComputeScalar> {
         let rank = shape.count
         let innerSize = shape[rank - 1]
         let innerStride = strides[rank - 1]
+        // The common broadcast case (a per-row mean or scale, blocks inside one row): find the
+        // row's position with one division per outer axis and return it as a uniform block.
+        if innerStride == 0 {
+            let (row, column) = start.quotientAndRemainder(dividingBy: innerSize)
+            if innerSize - column >= n {
+                var remainder = row
+                var position = origin
+                var axis = rank - 2
+                while axis > 0 {
+                    let (quotient, index) = remainder.quotientAndRemainder(dividingBy: shape[axis])
+                    position += index * strides[axis]
+                    remainder = quotient
+                    axis -= 1
+                }
+                if rank > 1 { position += remainder * strides[0] }
+                return .uniform(C.converting(base[position]))
+            }
+        }
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: rank) { index in
             var remainder = start
             var position = origin
