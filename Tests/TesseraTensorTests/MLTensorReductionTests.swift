@@ -68,6 +68,26 @@ struct MLTensorReductionTests {
         #expect(stats.kernels == 1)
     }
 
+    @Test(
+        "an element-wise producer runs inside the softmax and gives the unfused result",
+        arguments: [[3, 40_000], [50, 300], [2, 3, 17], [1, 1]])
+    func producerFusedIntoSoftmax(_ shape: [Int]) {
+        let count = shape.reduce(1, *)
+        let scalars = (0..<count).map { Float(($0 * 7919) % 1000) / 97 - 5 }
+        let x = MLTensor(shape: shape, scalars: scalars)
+        let fused = (x / 0.7 - 1).softmax()
+        let stats = MLTensor.materialize([fused])
+        #expect(stats.kernels == 1, "\(stats)")
+        // The same softmax on the producer's materialized result (no fusion possible).
+        let producer = (x / 0.7 - 1).materialized()
+        let unfused = producer.softmax()
+        #expect(fused.scalars(of: Float.self) == unfused.scalars(of: Float.self))
+        let half = MLTensor(shape: shape, scalars: scalars.map(Float16.init))
+        let fusedHalf = (half * 2).softmax().scalars(of: Float16.self)
+        let unfusedHalf = (half * 2).materialized().softmax().scalars(of: Float16.self)
+        #expect(fusedHalf == unfusedHalf)
+    }
+
     @Test("argmax reports Int32")
     func argmaxType() {
         let x = MLTensor(shape: [3, 2], scalars: [1, 6, 5, 2, 3, 4])

@@ -55,6 +55,10 @@ extension ExecutionPlan {
                     entry, program: program, producerShape: entries[producer].shape,
                     scratchType: entries[producer].type,
                     leaves: leaves.map { values[$0]! })
+            case .fusedSoftmax(_, let program, let leaves, let producer):
+                value = runFusedSoftmax(
+                    entry, program: program, producerShape: entries[producer].shape,
+                    leaves: leaves.map { values[$0]! })
             }
             if value.storage.byteCount > 0 && !entry.op.isView {
                 allocatedBytes[i] = value.storage.byteCount
@@ -66,7 +70,8 @@ extension ExecutionPlan {
             // the pool for the next step of similar size.
             let readers: [Int]
             switch step {
-            case .fused(_, _, let leaves), .fusedReduce(_, _, let leaves, _): readers = leaves
+            case .fused(_, _, let leaves), .fusedReduce(_, _, let leaves, _), .fusedSoftmax(_, _, let leaves, _):
+                readers = leaves
             default: readers = entry.inputs.map { canonical[$0] }
             }
             for r in readers where lastUse[r] == stepIndex && isTemporary[r] {
@@ -99,13 +104,53 @@ extension ExecutionPlan {
             kernelFailure("[fusedReduce] \(entry.op) is not a reduction")
         }
         let out = TensorStorage.allocate(count: entry.shape.reduce(1, *), type: entry.type)
+        let outputSliceCount = entry.shape.dropFirst().reduce(1, *)
+        runInChunks(program, producerShape: producerShape, scratchType: scratchType, leaves: leaves) {
+            scratch, shape, start in
+            ReductionKernels.reduce(
+                op, input: scratch, layout: StridedLayout(contiguous: shape), type: scratchType, axes: axes,
+                output: out.pointer + start * outputSliceCount * entry.type.byteCount, outputType: entry.type)
+        }
+        return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
+    }
+
+    /// Runs `program` over chunks of leading-axis slices of `producerShape` and takes each
+    /// chunk's softmax (or log-softmax) along the last axis into the result.
+    private func runFusedSoftmax(
+        _ entry: GraphSnapshot.Entry, program: FusedProgram, producerShape: [Int], leaves: [TensorValue]
+    ) -> TensorValue {
+        let log: Bool
+        switch entry.op {
+        case .softmax: log = false
+        case .logSoftmax: log = true
+        default: kernelFailure("[fusedSoftmax] \(entry.op) is not a softmax")
+        }
+        let out = TensorStorage.allocate(count: entry.shape.reduce(1, *), type: entry.type)
+        let sliceBytes = producerShape.dropFirst().reduce(1, *) * entry.type.byteCount
+        let axis = producerShape.count - 1
+        runInChunks(program, producerShape: producerShape, scratchType: entry.type, leaves: leaves) {
+            scratch, shape, start in
+            let layout = StridedLayout(contiguous: shape)
+            let target = out.pointer + start * sliceBytes
+            if log {
+                SoftmaxKernels.logSoftmax(input: scratch, layout: layout, type: entry.type, axis: axis, output: target)
+            } else {
+                SoftmaxKernels.softmax(input: scratch, layout: layout, type: entry.type, axis: axis, output: target)
+            }
+        }
+        return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
+    }
+
+    /// Runs `program` over chunks of leading-axis rows of `producerShape` (about 16K elements
+    /// each, so the scratch block stays in the core's cache), in parallel, and hands each chunk
+    /// to `consume` with its shape and first row before the next chunk overwrites it.
+    private func runInChunks(
+        _ program: FusedProgram, producerShape: [Int], scratchType: KernelScalarType, leaves: [TensorValue],
+        consume: (_ scratch: UnsafeMutableRawPointer, _ shape: [Int], _ start: Int) -> Void
+    ) {
         let leading = producerShape[0]
         let sliceCount = producerShape.dropFirst().reduce(1, *)
-        let outputSliceCount = entry.shape.dropFirst().reduce(1, *)
-        guard leading > 0 else {
-            return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
-        }
-        // About 16K elements per chunk keeps the scratch block in the core's cache.
+        guard leading > 0 else { return }
         let rowsPerChunk = Swift.max(1, 16_384 / Swift.max(1, sliceCount))
         let chunks = (leading + rowsPerChunk - 1) / rowsPerChunk
         let broadcastLeaves = leaves.map { $0.with(layout: $0.layout.broadcast(to: producerShape)) }
@@ -128,12 +173,9 @@ extension ExecutionPlan {
                         return FusedInput(pointer: leaf.pointer, layout: layout, type: leaf.type)
                     },
                     outputs: [FusedOutput(pointer: scratch, type: scratchType)])
-                ReductionKernels.reduce(
-                    op, input: scratch, layout: StridedLayout(contiguous: shape), type: scratchType, axes: axes,
-                    output: out.pointer + start * outputSliceCount * entry.type.byteCount, outputType: entry.type)
+                consume(scratch, shape, start)
             }
         }
-        return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
     }
 
     private func view(_ entry: GraphSnapshot.Entry, of source: TensorValue) -> TensorValue {

@@ -17,10 +17,15 @@ final class ExecutionPlan: @unchecked Sendable {
         /// chunk of leading-axis rows into a cache-sized scratch block, which is reduced
         /// before the next chunk, so the program's result never goes to memory.
         case fusedReduce(entry: Int, program: FusedProgram, leaves: [Int], producer: Int)
+        /// A softmax (or log-softmax) along the last axis of a fused program's result, run the
+        /// same way: chunks of leading-axis rows go through the program into a scratch block
+        /// and straight on through the softmax kernel.
+        case fusedSoftmax(entry: Int, program: FusedProgram, leaves: [Int], producer: Int)
 
         var entry: Int {
             switch self {
-            case .view(let entry), .fused(let entry, _, _), .kernel(let entry), .fusedReduce(let entry, _, _, _):
+            case .view(let entry), .fused(let entry, _, _), .kernel(let entry), .fusedReduce(let entry, _, _, _),
+                .fusedSoftmax(let entry, _, _, _):
                 return entry
             }
         }
@@ -107,18 +112,25 @@ final class ExecutionPlan: @unchecked Sendable {
 
         // 4. Steps in topological order: fusion roots, views and kernels; fused-away
         //    entries produce no step.
-        // A fusion root read only by a reduction over trailing axes runs inside it.
+        // A fusion root read only by a reduction over trailing axes, or by a softmax along
+        // the last axis, runs inside it.
         var absorbed = Set<Int>()
         var reduceProducer: [Int: Int] = [:]
+        var softmaxProducer: [Int: Int] = [:]
         for i in 0..<n where canonical[i] == i {
-            guard case .reduce(let op, let axes) = entries[i].op, op != .argmax, op != .argmin else { continue }
+            let axes: [Int]
+            switch entries[i].op {
+            case .reduce(let op, let reduced) where op != .argmax && op != .argmin: axes = reduced
+            case .softmax(let axis), .logSoftmax(let axis): axes = [axis]
+            default: continue
+            }
             let p = inputs(i)[0]
             let rank = entries[p].shape.count
             guard groups[p] != nil, !requested.contains(p), consumers[p] == [i], let first = axes.first, first >= 1,
                 axes == Array(first..<rank)
             else { continue }
             absorbed.insert(p)
-            reduceProducer[i] = p
+            if case .reduce = entries[i].op { reduceProducer[i] = p } else { softmaxProducer[i] = p }
         }
 
         var steps: [Step] = []
@@ -128,6 +140,9 @@ final class ExecutionPlan: @unchecked Sendable {
             let reads: [Int]
             if let p = reduceProducer[i], let group = groups[p] {
                 step = .fusedReduce(entry: i, program: group.program, leaves: group.leaves, producer: p)
+                reads = group.leaves
+            } else if let p = softmaxProducer[i], let group = groups[p] {
+                step = .fusedSoftmax(entry: i, program: group.program, leaves: group.leaves, producer: p)
                 reads = group.leaves
             } else if fusible(i) {
                 guard let group = groups[i], !absorbed.contains(i) else { continue }
