@@ -114,4 +114,24 @@ struct MLTensorArithmeticTests {
         #expect(stats.kernels == 1)
         #expect(stats.fusedNodes == 5)
     }
+
+    @Test("multiplying by one, dividing by one and subtracting zero fold away when the graph is built")
+    func identitiesFold() {
+        let x = MLTensor(shape: [2, 3], scalars: [1, -2, 3, -0.0, .nan, .infinity] as [Float])
+        let folded = [x * 1, 1 * x, x / 1, x - 0, x + (-0.0), x * Float(1), x.pow(1)]
+        let stats = MLTensor.materialize(folded)
+        #expect(stats.kernels == 0, "\(stats)")
+        let expected = x.scalars(of: Float.self).map(\.bitPattern)
+        for y in folded {
+            #expect(y.shape == [2, 3])
+            #expect(y.scalars(of: Float.self).map(\.bitPattern) == expected)
+        }
+        // `-0 + 0` is `+0`, so adding zero to a float tensor is computed, not folded.
+        let sum = x + 0
+        #expect(sum.scalars(of: Float.self)[3].bitPattern == Float(0).bitPattern)
+        // Integers fold `+ 0` too; a scalar on the left broadcasts to the tensor's shape.
+        let i = MLTensor([4, 5] as [Int32])
+        #expect(MLTensor.materialize([i + 0, 0 + i]).kernels == 0)
+        #expect((MLTensor(Float(1)) * x).shape == [2, 3])
+    }
 }

@@ -35,7 +35,46 @@ extension MLTensor {
                 lhs = MLTensor.scalarConstant(value, type: rhs.kernelType)
             }
         }
+        if let same = MLTensor.identityResult(op, lhs, rhs) { return same }
         return MLTensor(.binary(op), lhs, rhs)
+    }
+
+    /// The value of a rank-0 tensor whose elements exist already (a literal or a scalar
+    /// operand), or `nil`.
+    private var knownScalar: Double? {
+        if let literal { return literal }
+        guard shape.isEmpty, let value = node.value else { return nil }
+        var result = 0.0
+        ScalarConversion.convert(
+            value.pointer + value.layout.offset * value.type.byteCount, from: value.type, into: &result,
+            to: .float64, count: 1)
+        return result
+    }
+
+    /// Constant folding at build time: `x * 1`, `1 * x`, `x / 1`, `x ** 1`, `x - 0`, `x + (-0)`
+    /// (and `x + 0` for integers) are `x` itself, bit for bit (IEEE: `-0 + 0` is `+0`, so a float
+    /// `x + 0` is not folded), so no node is built for them.
+    private static func identityResult(_ op: BinaryOp, _ lhs: MLTensor, _ rhs: MLTensor) -> MLTensor? {
+        guard lhs.kernelType == rhs.kernelType, lhs.kernelType != .bool else { return nil }
+        let isFloat = lhs.kernelType.isFloatingPoint
+        func isOne(_ c: Double) -> Bool { c == 1 }
+        func isAdditiveIdentity(_ c: Double) -> Bool { isFloat ? c.bitPattern == (-0.0).bitPattern : c == 0 }
+        if rhs.isScalar, let c = rhs.knownScalar {
+            switch op {
+            case .mul, .div, .pow: if isOne(c) { return lhs }
+            case .sub: if c == 0 && (!isFloat || c.sign == .plus) { return lhs }
+            case .add: if isAdditiveIdentity(c) { return lhs }
+            default: break
+            }
+        }
+        if lhs.isScalar, let c = lhs.knownScalar {
+            switch op {
+            case .mul: if isOne(c) { return rhs }
+            case .add: if isAdditiveIdentity(c) { return rhs }
+            default: break
+            }
+        }
+        return nil
     }
 
     /// `op(self)`, element by element.
