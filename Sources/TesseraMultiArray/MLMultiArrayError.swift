@@ -16,16 +16,10 @@ public struct MLMultiArrayError: Error, Sendable, Equatable, CustomStringConvert
         case invalidShape
         /// The strides do not fit the shape: wrong count, negative, or overlapping elements.
         case invalidStrides
-        /// The number of scalars does not match the shape.
-        case scalarCountMismatch
         /// A value does not fit the data type (an integer beyond `Int32` for `.int32`).
         case valueOutOfRange
         /// A data pointer is not aligned for its data type.
         case misalignedPointer
-        /// The data type is not one Tessera can store (for example a raw value with no case).
-        case unsupportedDataType
-        /// Arrays to combine have shapes that do not agree.
-        case shapeMismatch
     }
 
     /// What kind of input was rejected.
