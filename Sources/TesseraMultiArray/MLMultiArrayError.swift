@@ -20,6 +20,8 @@ public struct MLMultiArrayError: Error, Sendable, Equatable, CustomStringConvert
         case valueOutOfRange
         /// A data pointer is not aligned for its data type.
         case misalignedPointer
+        /// The array's data type is not the one asked for.
+        case dataTypeMismatch
     }
 
     /// What kind of input was rejected.

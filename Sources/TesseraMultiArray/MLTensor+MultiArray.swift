@@ -35,19 +35,20 @@ extension MLTensor {
     /// The data type is `dataType`, or by default the tensor's own (`Float` → `.float32`,
     /// `Float16` → `.float16`, `Int32` → `.int32`, `Int8` → `.int8`, `Double` → `.double`);
     /// tensors of other scalar types become `.int32`, and `UInt32` becomes `.double`, both
-    /// exact. When no conversion is needed the multi-array shares the result's memory (no copy,
-    /// whatever its strides); a conversion is fused into the computation.
+    /// exact. For the tensor's own type the multi-array shares the result's memory (no copy,
+    /// whatever its strides); another type is converted in one vectorised pass into a
+    /// contiguous array.
     ///
     /// ```swift
-    /// let output = await (x * 2).multiArray()                   // .float32
-    /// let halves = await x.multiArray(dataType: .float16)       // converted while computing
+    /// let output = await (x * 2).multiArray()                   // .float32, no copy
+    /// let halves = await x.multiArray(dataType: .float16)       // one converting pass
     /// ```
     ///
     /// The work runs on a Dispatch worker, never blocking a thread of Swift's cooperative pool.
     public func multiArray(dataType: MLMultiArrayDataType? = nil) async -> MLMultiArray {
-        let (tensor, type) = prepareForMultiArray(dataType)
+        let (tensor, natural) = prepareForMultiArray()
         let computed = await tensor.materialized()
-        return computed.makeMultiArray(type)
+        return computed.makeMultiArray(natural, converting: dataType ?? natural)
     }
 
     /// The synchronous overload of ``multiArray(dataType:)``: Swift picks it in synchronous
@@ -57,40 +58,42 @@ extension MLTensor {
     /// let output = (x * 2).multiArray()
     /// ```
     public func multiArray(dataType: MLMultiArrayDataType? = nil) -> MLMultiArray {
-        let (tensor, type) = prepareForMultiArray(dataType)
-        return tensor.materialized().makeMultiArray(type)
+        let (tensor, natural) = prepareForMultiArray()
+        return tensor.materialized().makeMultiArray(natural, converting: dataType ?? natural)
     }
 
-    /// The tensor cast to the target data type (lazily, so the cast fuses) and that type.
-    private func prepareForMultiArray(_ requested: MLMultiArrayDataType?) -> (MLTensor, MLMultiArrayDataType) {
-        let natural: MLMultiArrayDataType
+    /// The tensor in a scalar type a multi-array can hold (a lazy cast for the others), and
+    /// that data type.
+    private func prepareForMultiArray() -> (MLTensor, MLMultiArrayDataType) {
         switch scalarType {
-        case is Float.Type: natural = .float32
-        case is Float16.Type: natural = .float16
-        case is Int32.Type: natural = .int32
-        case is Int8.Type: natural = .int8
-        case is Double.Type, is UInt32.Type: natural = .double
-        default: natural = .int32
-        }
-        let type = requested ?? natural
-        if type == natural && scalarType.kernelScalarType == type.kernelScalarType { return (self, type) }
-        switch type {
-        case .float32: return (cast(to: Float.self), type)
-        case .float16: return (cast(to: Float16.self), type)
-        case .double: return (cast(to: Double.self), type)
-        case .int32: return (cast(to: Int32.self), type)
-        case .int8: return (cast(to: Int8.self), type)
+        case is Float.Type: return (self, .float32)
+        case is Float16.Type: return (self, .float16)
+        case is Int32.Type: return (self, .int32)
+        case is Int8.Type: return (self, .int8)
+        case is Double.Type: return (self, .double)
+        case is UInt32.Type: return (cast(to: Double.self), .double)
+        default: return (cast(to: Int32.self), .int32)
         }
     }
 
-    /// Wraps the computed tensor's memory (no copy) in a multi-array of `type`.
-    private func makeMultiArray(_ type: MLMultiArrayDataType) -> MLMultiArray {
-        switch type {
-        case .float32: return MLMultiArray(shapedArray(of: Float.self))
-        case .float16: return MLMultiArray(shapedArray(of: Float16.self))
-        case .double: return MLMultiArray(shapedArray(of: Double.self))
-        case .int32: return MLMultiArray(shapedArray(of: Int32.self))
-        case .int8: return MLMultiArray(shapedArray(of: Int8.self))
+    /// Wraps the computed tensor's memory (no copy) in a multi-array of `natural` type, then
+    /// converts it to `type` if they differ.
+    ///
+    /// Converting after the computation rather than casting inside the graph: the graph's
+    /// Float32 → Float16 cast ran at ~18 ns per element on T10, the vectorised converter at ~0.3.
+    private func makeMultiArray(_ natural: MLMultiArrayDataType, converting type: MLMultiArrayDataType) -> MLMultiArray
+    {
+        let shared: MLMultiArray
+        switch natural {
+        case .float32: shared = MLMultiArray(shapedArray(of: Float.self))
+        case .float16: shared = MLMultiArray(shapedArray(of: Float16.self))
+        case .double: shared = MLMultiArray(shapedArray(of: Double.self))
+        case .int32: shared = MLMultiArray(shapedArray(of: Int32.self))
+        case .int8: shared = MLMultiArray(shapedArray(of: Int8.self))
         }
+        if type == natural { return shared }
+        let converted = MLMultiArray(contiguousShape: shared.shapeValues, dataType: type, zeroed: false)
+        shared.transfer(to: converted)
+        return converted
     }
 }

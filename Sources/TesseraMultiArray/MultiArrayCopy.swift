@@ -4,10 +4,11 @@ import TesseraKernels
 /// The one copy routine every conversion uses: strided source to strided destination of the
 /// same shape, converting the element type on the way.
 ///
-/// - Contiguous destination (the common case): one pass. Same type: `memcpy` for a contiguous
-///   source, otherwise `CopyKernels.copy` (memcpy of contiguous inner runs, cache-blocked
-///   transposes). Different types: `ElementwiseKernels.cast` (vectorised; `Float16` ⇄ `Float`
-///   through `Float16Conversion`).
+/// - Contiguous destination (the common case). Same type: `memcpy` for a contiguous source,
+///   otherwise `CopyKernels.copy` (memcpy of contiguous inner runs, cache-blocked transposes).
+///   Different types: one vectorised `ScalarConversion` pass for a contiguous source
+///   (`Float16` ⇄ `Float` through `Float16Conversion`); a strided source is first gathered in
+///   its own type, then converted.
 /// - Strided destination (padded rows, a slot of a concatenation): the source is first made a
 ///   contiguous run of the destination type (skipped when it already is one), then scattered
 ///   row by row (`memcpy` per row when the destination's rows are contiguous).
@@ -32,8 +33,15 @@ enum MultiArrayCopy {
             } else if sourceType == destinationType {
                 CopyKernels.copy(from: source, layout: sourceLayout, elementSize: size, to: out)
             } else {
-                ElementwiseKernels.cast(
-                    input: source, layout: sourceLayout, from: sourceType, output: out, to: destinationType)
+                // Gather in the source type (memcpy runs, blocked transposes), then convert the
+                // contiguous run with the vectorised converters: measured 9× faster than a
+                // converting gather for Float16 → Float on T10's transposed [1, 80, 3000].
+                let staging = AlignedBuffer(unpooledByteCount: count * sourceType.byteCount)
+                CopyKernels.copy(
+                    from: source, layout: sourceLayout, elementSize: sourceType.byteCount, to: staging.pointer)
+                ScalarConversion.convert(
+                    UnsafeRawPointer(staging.pointer), from: sourceType, into: out, to: destinationType, count: count)
+                withExtendedLifetime(staging) {}
             }
             return
         }

@@ -80,4 +80,18 @@ struct MLMultiArrayErrorTests {
         #expect(result?.0 == .valueOutOfRange)
         #expect(result?.1.contains("value 2147483648 at index 1") == true)
     }
+
+    @Test("a typed buffer of another data type")
+    func dataTypeMismatch() throws {
+        let a = try MLMultiArray([1, 2, 3] as [Float])
+        let result = code { _ = try UnsafeBufferPointer<Int32>(a) }
+        #expect(result?.0 == .dataTypeMismatch)
+        #expect(result?.1 == "[UnsafeBufferPointer.init(_:)] the array holds float32 (Float32) elements, not Int32")
+        let floats = try UnsafeBufferPointer<Float>(a)
+        #expect(Array(floats) == [1, 2, 3])
+        let shaped = MLShapedArray<Float>(a)
+        let writable = try UnsafeMutableBufferPointer<Float>(a)
+        writable[0] = 10
+        #expect(a[0].floatValue == 10 && shaped.scalars == [1, 2, 3])
+    }
 }
