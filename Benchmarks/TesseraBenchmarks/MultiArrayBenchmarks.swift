@@ -65,12 +65,27 @@ func runMultiArrayBenchmarks() {
     let back = measure(iterations: 100) { view.multiArray().transfer(to: destination) }
     report("T10 back transposed → contiguous f32", back, gbps(count * 4, back))
     let halves = measure(iterations: 100) { blackHole(tensor.multiArray(dataType: .float16)) }
-    report("T10 back f32 → f16 (fused cast)", halves, gbps(count * 2, halves))
+    report("T10 back f32 → f16 (multiArray(dataType:))", halves, gbps(count * 2, halves))
     let plain = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 64)
     let source = UnsafeMutableRawPointer.allocate(byteCount: count * 4, alignment: 64)
     memset(source, 1, count * 4)
     let copy = measure(iterations: 100) { memcpy(plain, source, count * 4) }
     report("  memcpy, same bytes", copy, gbps(count * 4, copy))
+    // The converters alone, on the same values (memset bytes would be subnormal halves).
+    let halfValues = values.map { Float16($0) }
+    let widen = measure(iterations: 100) {
+        ScalarConversion.convert(halfValues, from: .float16, into: plain, to: .float32, count: count)
+    }
+    report("  kernel alone: f16 → f32 contiguous", widen, gbps(count * 4, widen))
+    let narrow = measure(iterations: 100) {
+        ScalarConversion.convert(values, from: .float32, into: plain, to: .float16, count: count)
+    }
+    report("  kernel alone: f32 → f16 contiguous", narrow, gbps(count * 2, narrow))
+    let gather = measure(iterations: 100) {
+        CopyKernels.copy(
+            from: source, layout: StridedLayout(shape: shape, strides: [240_000, 1, 80]), elementSize: 2, to: plain)
+    }
+    report("  kernel alone: f16 transposed gather", gather, gbps(count * 2, gather))
     plain.deallocate()
     source.deallocate()
 

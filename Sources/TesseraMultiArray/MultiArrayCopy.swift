@@ -6,9 +6,9 @@ import TesseraKernels
 ///
 /// - Contiguous destination (the common case). Same type: `memcpy` for a contiguous source,
 ///   otherwise `CopyKernels.copy` (memcpy of contiguous inner runs, cache-blocked transposes).
-///   Different types: one vectorised `ScalarConversion` pass for a contiguous source
-///   (`Float16` ⇄ `Float` through `Float16Conversion`); a strided source is first gathered in
-///   its own type, then converted.
+///   Different types: one vectorised conversion pass for a contiguous source (`Float16` ⇄
+///   `Float` through ``HalfConversion``, others through `ScalarConversion`); a strided source is
+///   first gathered in its own type, then converted.
 /// - Strided destination (padded rows, a slot of a concatenation): the source is first made a
 ///   contiguous run of the destination type (skipped when it already is one), then scattered
 ///   row by row (`memcpy` per row when the destination's rows are contiguous).
@@ -27,7 +27,7 @@ enum MultiArrayCopy {
         if destinationLayout.isContiguous {
             let out = destination + destinationLayout.offset * size
             if sourceLayout.isContiguous {
-                ScalarConversion.convert(
+                convert(
                     source + sourceLayout.offset * sourceType.byteCount, from: sourceType, into: out,
                     to: destinationType, count: count)
             } else if sourceType == destinationType {
@@ -39,7 +39,7 @@ enum MultiArrayCopy {
                 let staging = AlignedBuffer(unpooledByteCount: count * sourceType.byteCount)
                 CopyKernels.copy(
                     from: source, layout: sourceLayout, elementSize: sourceType.byteCount, to: staging.pointer)
-                ScalarConversion.convert(
+                convert(
                     UnsafeRawPointer(staging.pointer), from: sourceType, into: out, to: destinationType, count: count)
                 withExtendedLifetime(staging) {}
             }
@@ -56,6 +56,20 @@ enum MultiArrayCopy {
             layout: StridedLayout(contiguous: sourceLayout.shape), type: destinationType)
         scatter(UnsafeRawPointer(staging.pointer), into: destination, layout: destinationLayout, elementSize: size)
         withExtendedLifetime(staging) {}
+    }
+
+    /// Converts `count` contiguous elements: `Float16` ⇄ `Float` through ``HalfConversion``,
+    /// every other pair through the kernel layer's `ScalarConversion`.
+    static func convert(
+        _ source: UnsafeRawPointer, from sourceType: KernelScalarType, into destination: UnsafeMutableRawPointer,
+        to destinationType: KernelScalarType, count: Int
+    ) {
+        switch (sourceType, destinationType) {
+        case (.float16, .float32): HalfConversion.widen(source, into: destination, count: count)
+        case (.float32, .float16): HalfConversion.narrow(source, into: destination, count: count)
+        default:
+            ScalarConversion.convert(source, from: sourceType, into: destination, to: destinationType, count: count)
+        }
     }
 
     /// Writes contiguous row-major elements into `destination` through `layout`.

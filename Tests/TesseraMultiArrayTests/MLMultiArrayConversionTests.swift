@@ -122,7 +122,7 @@ struct MLMultiArrayConversionTests {
         #expect(floats.scalars == expected.map { Float($0) })
     }
 
-    @Test("tensor.multiArray() converts to a requested data type, fused into the computation")
+    @Test("tensor.multiArray() converts to a requested data type")
     func tensorExportConverts() async {
         let x = MLTensor(shape: [2, 3], scalars: [0.5, -1.25, 2, 3.75, 65504, 1e-3] as [Float])
         let halves = await x.multiArray(dataType: .float16)
@@ -154,6 +154,36 @@ struct MLMultiArrayConversionTests {
         let back = try MLMultiArray(shape: [NSNumber(value: floats.count)], dataType: .float32)
         halves.transfer(to: back)
         #expect(MLShapedArray<Float>(back).scalars == expected.map { Float($0) })
+    }
+
+    @Test("all 65,536 halves widen exactly; a sweep of float bit patterns narrows like Float16(_:)")
+    func float16Exhaustive() throws {
+        let halves = try MLMultiArray(shape: [65536], dataType: .float16)
+        halves.withUnsafeMutableBufferPointer(ofType: Float16.self) { buffer, _ in
+            for i in 0..<65536 { buffer[i] = Float16(bitPattern: UInt16(i)) }
+        }
+        let floats = MLShapedArray<Float>(converting: halves).scalars
+        var wideMismatches = 0
+        for i in 0..<65536 {
+            let expected = Float(Float16(bitPattern: UInt16(i)))
+            if !(floats[i].bitPattern == expected.bitPattern || (floats[i].isNaN && expected.isNaN)) {
+                wideMismatches += 1
+            }
+        }
+        #expect(wideMismatches == 0)
+        // Every 3001st float bit pattern (both signs, every exponent) plus the rounding edges.
+        var patterns = Array(stride(from: UInt32(0), to: UInt32.max - 3001, by: 3001))
+        patterns += [0x3880_0000, 0x3880_1000, 0x3880_2000, 0x3380_0000, 0x477F_E000, 0x477F_EFFF, 0x477F_F000]
+        let source = try MLMultiArray(patterns.map { Float(bitPattern: $0) })
+        let narrowed = try MLMultiArray(shape: [NSNumber(value: patterns.count)], dataType: .float16)
+        source.transfer(to: narrowed)
+        let got = MLShapedArray<Float16>(narrowed).scalars
+        var mismatches = 0
+        for (i, pattern) in patterns.enumerated() {
+            let expected = Float16(Float(bitPattern: pattern))
+            if !(got[i].bitPattern == expected.bitPattern || (got[i].isNaN && expected.isNaN)) { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
     }
 
     @Test(
