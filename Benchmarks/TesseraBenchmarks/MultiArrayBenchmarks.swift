@@ -43,7 +43,7 @@ func runMultiArrayBenchmarks() {
     report(
         "T10 fwd transposed: share (strided view)",
         measure(iterations: 200) { blackHole(MLTensor(MLShapedArray<Float>(transposed)).materialized()) }, "")
-    let forward = measure(iterations: 100) {
+    let forward = measure(iterations: 300) {
         blackHole(MLTensor(MLShapedArray<Float>(converting: transposed)).materialized())
     }
     report("T10 fwd transposed → contiguous f32", forward, gbps(count * 4, forward))
@@ -76,16 +76,16 @@ func runMultiArrayBenchmarks() {
     let widen = measure(iterations: 100) {
         ScalarConversion.convert(halfValues, from: .float16, into: plain, to: .float32, count: count)
     }
-    report("  kernel alone: f16 → f32 contiguous", widen, gbps(count * 4, widen))
+    report("  f16 → f32 via kernels ScalarConversion", widen, gbps(count * 4, widen))
     let narrow = measure(iterations: 100) {
         ScalarConversion.convert(values, from: .float32, into: plain, to: .float16, count: count)
     }
-    report("  kernel alone: f32 → f16 contiguous", narrow, gbps(count * 2, narrow))
+    report("  f32 → f16 via kernels ScalarConversion", narrow, gbps(count * 2, narrow))
     let gather = measure(iterations: 100) {
         CopyKernels.copy(
             from: source, layout: StridedLayout(shape: shape, strides: [240_000, 1, 80]), elementSize: 2, to: plain)
     }
-    report("  kernel alone: f16 transposed gather", gather, gbps(count * 2, gather))
+    report("  f16 transposed gather (CopyKernels)", gather, gbps(count * 2, gather))
     plain.deallocate()
     source.deallocate()
 
