@@ -1,7 +1,9 @@
+import TesseraKernels
+
 /// `Float16` ⇄ `Float` over contiguous memory, as plain loops of branch-free integer and float
 /// operations that LLVM vectorises on the baseline x86-64 target (no F16C needed).
 ///
-/// Exact, with the same results as Swift's `Float(_: Float16)` and `Float16(_: Float)`: widening
+/// Large runs are split across the kernel threads (`parallelFor`). Exact, with the same results as Swift's `Float(_: Float16)` and `Float16(_: Float)`: widening
 /// keeps subnormals, infinities and NaNs; narrowing rounds to nearest, ties to even, overflows
 /// to infinity and keeps NaN a quiet NaN. (The bit tricks are the well-known "fast half
 /// conversion" ones: a float multiply or add does the subnormal cases.)
@@ -10,12 +12,30 @@
 /// widening and 9.2 ms narrowing on this machine; these loops take 0.14 and 0.17 ms
 /// (Docs/Performance.md).
 enum HalfConversion {
+    /// Measured cost of one element either way (~0.6–0.7 ns), for splitting large runs across
+    /// threads.
+    static let cost = ParallelCost(nanosecondsPerItem: 0.7)
+
     /// Converts `count` halves at `source` to floats at `destination`.
     static func widen(_ source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, count: Int) {
+        parallelFor(count: count, cost: cost, alignment: 64) { range in
+            widen(source, into: destination, range: range)
+        }
+    }
+
+    /// Converts `count` floats at `source` to halves at `destination`, rounding to nearest even.
+    static func narrow(_ source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, count: Int) {
+        parallelFor(count: count, cost: cost, alignment: 64) { range in
+            narrow(source, into: destination, range: range)
+        }
+    }
+
+    private static func widen(_ source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, range: Range<Int>)
+    {
         let src = source.assumingMemoryBound(to: UInt16.self)
         let dst = destination.assumingMemoryBound(to: UInt32.self)
         let magic = Float(bitPattern: 113 << 23)
-        for i in 0..<count {
+        for i in range {
             let h = UInt32(src[i])
             let sign = (h & 0x8000) << 16
             var o = (h & 0x7FFF) << 13
@@ -30,15 +50,15 @@ enum HalfConversion {
         }
     }
 
-    /// Converts `count` floats at `source` to halves at `destination`, rounding to nearest even.
-    static func narrow(_ source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, count: Int) {
+    private static func narrow(_ source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, range: Range<Int>)
+    {
         let src = source.assumingMemoryBound(to: UInt32.self)
         let dst = destination.assumingMemoryBound(to: UInt16.self)
         let float32Infinity: UInt32 = 255 << 23
         let half32Overflow: UInt32 = (127 + 16) << 23
         let denormalMagicBits: UInt32 = ((127 - 15) + (23 - 10) + 1) << 23
         let denormalMagic = Float(bitPattern: denormalMagicBits)
-        for i in 0..<count {
+        for i in range {
             var f = src[i]
             let sign = f & 0x8000_0000
             f ^= sign
