@@ -130,9 +130,6 @@ public final class MLMultiArray {
 
     /// The base pointer as seen by readers (no copy).
     var readPointer: UnsafeRawPointer { UnsafeRawPointer(storage.pointer) }
-
-    /// A `Sendable` owner that keeps the current memory alive for a shaped array or tensor.
-    var sharedOwner: MultiArrayStorageOwner { MultiArrayStorageOwner(storage) }
 }
 
 extension MLMultiArray: Hashable {

@@ -53,6 +53,15 @@ struct MLMultiArraySharingTests {
         #expect(logicalValues(a) == [1, 2, 30])
     }
 
+    @Test("mutating a shaped array after a multi-array borrowed it leaves the multi-array alone")
+    func borrowerKeepsValues() {
+        var shaped = MLShapedArray<Int32>(scalars: [1, 2, 3], shape: [3])
+        let a = MLMultiArray(shaped)
+        shaped[scalarAt: 0] = 10
+        #expect(logicalValues(a) == [1, 2, 3])
+        #expect(shaped.scalars == [10, 2, 3])
+    }
+
     @Test("mutating a shaped array made from a multi-array leaves the multi-array alone")
     func shapedArrayCopiesOnWrite() throws {
         let a = try MLMultiArray([1, 2, 3] as [Float])
