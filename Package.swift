@@ -73,7 +73,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraMultiArrayTests",
-            dependencies: ["TesseraMultiArray", "TesseraTensor", "_TesseraTestSupport"],
+            dependencies: ["TesseraMultiArray", "TesseraTensor"],
             swiftSettings: strictConcurrency
         ),
         .executableTarget(
