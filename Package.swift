@@ -37,8 +37,13 @@ let package = Package(
             swiftSettings: strictConcurrency
         ),
         .target(
+            name: "TesseraMultiArray",
+            dependencies: ["TesseraKernels", "TesseraTensor"],
+            swiftSettings: strictConcurrency
+        ),
+        .target(
             name: "Tessera",
-            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor"],
+            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray"],
             swiftSettings: strictConcurrency
         ),
         .executableTarget(
@@ -66,9 +71,14 @@ let package = Package(
             dependencies: ["TesseraTensor", "_TesseraTestSupport"],
             swiftSettings: strictConcurrency
         ),
+        .testTarget(
+            name: "TesseraMultiArrayTests",
+            dependencies: ["TesseraMultiArray", "TesseraTensor"],
+            swiftSettings: strictConcurrency
+        ),
         .executableTarget(
             name: "TesseraBenchmarks",
-            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "COpenBLAS"],
+            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray", "COpenBLAS"],
             path: "Benchmarks/TesseraBenchmarks",
             swiftSettings: strictConcurrency
         ),

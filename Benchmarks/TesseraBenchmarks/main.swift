@@ -2,8 +2,8 @@ import Foundation
 import TesseraKernels
 
 // Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
-// Arguments: area names to run only some (tensor, elementwise, reduction, linalg, copy), and
-// `--json PATH` to write the tensor workloads' medians for Benchmarks/peers/compare.py.
+// Arguments: area names to run only some (tensor, elementwise, reduction, linalg, copy,
+// multiarray), and `--json PATH` to write the tensor workloads' medians for Benchmarks/peers/compare.py.
 var arguments = Array(CommandLine.arguments.dropFirst())
 var jsonPath: String?
 if let flag = arguments.firstIndex(of: "--json"), flag + 1 < arguments.count {
@@ -24,3 +24,4 @@ if wants("elementwise") { runElementwiseBenchmarks() }
 if wants("reduction") { runReductionBenchmarks() }
 if wants("linalg") { runLinearAlgebraBenchmarks() }
 if wants("copy") { runCopyBenchmarks() }
+if wants("multiarray") { runMultiArrayBenchmarks() }

@@ -3,4 +3,5 @@
 @_exported import Foundation
 @_exported import TesseraGraph
 @_exported import TesseraKernels
+@_exported import TesseraMultiArray
 @_exported import TesseraTensor

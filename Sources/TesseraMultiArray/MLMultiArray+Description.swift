@@ -1,0 +1,51 @@
+import Foundation
+import TesseraKernels
+import TesseraTensor
+
+extension MLMultiArray: CustomStringConvertible, CustomDebugStringConvertible {
+    /// A one-line summary and the leading elements in row-major order, e.g.
+    /// `Float32 1 × 3 × 2 array [0.5, 1.0, 1.5, 2.0, 2.5, 3.0]`; strides are shown when the
+    /// layout is not contiguous, and long arrays end with `…`.
+    public var description: String {
+        let dims = shapeValues.isEmpty ? "scalar" : shapeValues.map(String.init).joined(separator: " × ")
+        var text = "\(dataType.displayName) \(dims) array"
+        if !isContiguous { text += " (strides \(strideValues))" }
+        let limit = 16
+        var values: [String] = []
+        var offsets: [Int] = []
+        forEachOffset(limit: limit) { offsets.append($0) }
+        withExtendedLifetime(storage) {
+            for offset in offsets {
+                let number = dataType.load(readPointer + offset * dataType.byteCount)
+                switch dataType {
+                case .double: values.append("\(number.doubleValue)")
+                case .float32, .float16: values.append("\(number.floatValue)")
+                case .int32, .int8: values.append("\(number.intValue)")
+                }
+            }
+        }
+        let more = count > limit ? ", …" : ""
+        return text + " [" + values.joined(separator: ", ") + more + "]"
+    }
+
+    /// The description, with the memory kind for debugging.
+    public var debugDescription: String { "MLMultiArray(\(description), \(storage.kind))" }
+
+    /// Calls `body` with the linear offsets of the first `limit` elements in row-major order.
+    private func forEachOffset(limit: Int, _ body: (Int) -> Void) {
+        let total = Swift.min(count, limit)
+        var index = [Int](repeating: 0, count: shapeValues.count)
+        for _ in 0..<total {
+            var offset = 0
+            for axis in 0..<index.count { offset += index[axis] * strideValues[axis] }
+            body(offset)
+            var axis = index.count - 1
+            while axis >= 0 {
+                index[axis] += 1
+                if index[axis] < shapeValues[axis] { break }
+                index[axis] = 0
+                axis -= 1
+            }
+        }
+    }
+}
