@@ -143,13 +143,22 @@ def save(name, model, weights=None, extra=None):
     if os.path.exists(weight_path):
         summary["weightFile"] = walk_blobs(weight_path)
     if weights:
-        # First and last few values of each blob-stored constant, as the payload's own type
-        # would decode them (float16 shown as float).
-        summary["weightValues"] = {
-            k: {"first": v.ravel()[:4].astype(np.float64).tolist(), "last": v.ravel()[-2:].astype(np.float64).tolist(),
-                "count": int(v.size)}
-            for k, v in weights.items()
-        }
+        # Each source array, found among the blobs by value: its blob's metadata offset and a
+        # few of its values, so the Swift reader's decoding is checked against numpy's source.
+        blob_data = open(weight_path, "rb").read()
+        found = {}
+        for blob in summary["weightFile"]["blobs"]:
+            raw = blob_data[blob["dataOffset"]:blob["dataOffset"] + blob["sizeInBytes"]]
+            decoded = np.frombuffer(raw, dtype=np.dtype(blob["dataType"]))
+            for key, value in weights.items():
+                source = value.astype(np.float16) if blob["dataType"] == "float16" else value
+                if decoded.size == value.size and np.array_equal(decoded, source.ravel().astype(decoded.dtype)):
+                    found[key] = {"metadataOffset": blob["metadataOffset"], "count": int(value.size),
+                                  "first": source.ravel()[:4].astype(np.float64).tolist(),
+                                  "last": source.ravel()[-2:].astype(np.float64).tolist()}
+        missing = set(weights) - set(found)
+        assert not missing, f"{name}: arrays not found in weight.bin: {missing}"
+        summary["weightValues"] = found
     if extra:
         summary.update(extra)
     with open(os.path.join(OUT, name + ".json"), "w") as f:
@@ -191,7 +200,7 @@ def conv_fp32():
 
     model = ct.convert(prog, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS15,
                        compute_precision=ct.precision.FLOAT32)
-    save("conv_fp32", model, weights={"weight": w, "bias": b})
+    save("conv_fp32", model, weights={"weight": w})
 
 
 def conv_fp16():
