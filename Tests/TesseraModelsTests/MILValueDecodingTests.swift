@@ -228,3 +228,32 @@ struct MILValueDecodingTests {
         #expect(value.tensor == .floats([3]))
     }
 }
+
+@Suite("Nesting limits in model files")
+struct ModelNestingTests {
+    /// A `Model` whose program's only op has a `val` of `depth` nested lists, built inside
+    /// out so building it needs no recursion.
+    static func deeplyNestedModel(depth: Int) -> [UInt8] {
+        var value: [UInt8] = []
+        for _ in 0..<depth {
+            var writer = ProtobufWriter()
+            writer.writeMessage(field: 3) { immediate in
+                immediate.writeMessage(field: 3) { list in list.writeBytes(value, field: 1) }
+            }
+            value = writer.bytes
+        }
+        let operation = SpecBuilder.operation("const", name: "c", attributes: [("val", { $0.writeRaw(value) })])
+        return SpecBuilder.model(operations: [operation], outputs: [])
+    }
+
+    @Test("values nested thousands deep throw instead of overflowing the stack")
+    func deepValues() throws {
+        let error = expectFormatError(.malformedProtobuf) {
+            _ = try CoreMLSpec.Model(decoding: Data(Self.deeplyNestedModel(depth: 5000)), file: "deep.mlmodel")
+        }
+        #expect(error.map { "\($0)".contains("messages nest deeper than 64 levels") } == true)
+        // Moderate nesting, as real programs have, decodes.
+        let model = try CoreMLSpec.Model(decoding: Data(Self.deeplyNestedModel(depth: 10)), file: "ok.mlmodel")
+        #expect(try model.mlProgram?.function().block().operations.count == 1)
+    }
+}
