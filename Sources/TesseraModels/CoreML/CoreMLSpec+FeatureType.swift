@@ -35,17 +35,24 @@ extension CoreMLSpec {
 
     /// The key type of a dictionary feature.
     package enum DictionaryKeyType: Sendable, Equatable {
+        /// `Int64FeatureType` keys.
         case int64
+        /// `StringFeatureType` keys.
         case string
     }
 
     /// The element type of a multi-array feature (`ArrayFeatureType.ArrayDataType`); raw
     /// values are the protobuf enum's numbers.
     package enum ArrayDataType: Int32, Sendable, CaseIterable {
+        /// `FLOAT32` (0x10020).
         case float32 = 65568
+        /// `DOUBLE` (0x10040).
         case double = 65600
+        /// `INT32` (0x20020).
         case int32 = 131104
+        /// `FLOAT16` (0x10010), iOS 16 and later.
         case float16 = 65552
+        /// `INT8` (0x20008), iOS 26 and later.
         case int8 = 131080
     }
 
@@ -61,8 +68,11 @@ extension CoreMLSpec {
 
         /// The value a missing optional input takes.
         package enum DefaultValue: Sendable, Equatable {
+            /// `intDefaultValue`.
             case int(Int32)
+            /// `floatDefaultValue`.
             case float(Float)
+            /// `doubleDefaultValue`.
             case double(Double)
         }
 
@@ -101,10 +111,15 @@ extension CoreMLSpec {
     package struct ImageFeatureType: Sendable, Equatable {
         /// Pixel layouts (`ImageFeatureType.ColorSpace`).
         package enum ColorSpace: Int32, Sendable {
+            /// Not set.
             case invalid = 0
+            /// One 8-bit channel.
             case grayscale = 10
+            /// Three 8-bit channels, red first.
             case rgb = 20
+            /// Three 8-bit channels, blue first.
             case bgr = 30
+            /// One float16 channel.
             case grayscaleFloat16 = 40
         }
 
@@ -143,7 +158,9 @@ extension CoreMLSpec {
     package struct SequenceFeatureType: Sendable, Equatable {
         /// The element kind.
         package enum Element: Sendable, Equatable {
+            /// `Int64FeatureType` elements.
             case int64
+            /// `StringFeatureType` elements.
             case string
         }
 

@@ -86,44 +86,80 @@ extension CoreMLSpec {
     ///
     /// Interpolating a case prints its `Model.proto` field name (`neuralNetwork`).
     package enum ModelType: Int, Sendable, CaseIterable {
+        /// `Model.pipelineClassifier`, field 200.
         case pipelineClassifier = 200
+        /// `Model.pipelineRegressor`, field 201.
         case pipelineRegressor = 201
+        /// `Model.pipeline`, field 202.
         case pipeline = 202
+        /// `Model.glmRegressor`, field 300.
         case glmRegressor = 300
+        /// `Model.supportVectorRegressor`, field 301.
         case supportVectorRegressor = 301
+        /// `Model.treeEnsembleRegressor`, field 302.
         case treeEnsembleRegressor = 302
+        /// `Model.neuralNetworkRegressor`, field 303.
         case neuralNetworkRegressor = 303
+        /// `Model.bayesianProbitRegressor`, field 304.
         case bayesianProbitRegressor = 304
+        /// `Model.glmClassifier`, field 400.
         case glmClassifier = 400
+        /// `Model.supportVectorClassifier`, field 401.
         case supportVectorClassifier = 401
+        /// `Model.treeEnsembleClassifier`, field 402.
         case treeEnsembleClassifier = 402
+        /// `Model.neuralNetworkClassifier`, field 403.
         case neuralNetworkClassifier = 403
+        /// `Model.kNearestNeighborsClassifier`, field 404.
         case kNearestNeighborsClassifier = 404
+        /// `Model.neuralNetwork`, field 500.
         case neuralNetwork = 500
+        /// `Model.itemSimilarityRecommender`, field 501.
         case itemSimilarityRecommender = 501
+        /// `Model.mlProgram`, field 502.
         case mlProgram = 502
+        /// `Model.customModel`, field 555.
         case customModel = 555
+        /// `Model.linkedModel`, field 556.
         case linkedModel = 556
+        /// `Model.classConfidenceThresholding`, field 560.
         case classConfidenceThresholding = 560
+        /// `Model.oneHotEncoder`, field 600.
         case oneHotEncoder = 600
+        /// `Model.imputer`, field 601.
         case imputer = 601
+        /// `Model.featureVectorizer`, field 602.
         case featureVectorizer = 602
+        /// `Model.dictVectorizer`, field 603.
         case dictVectorizer = 603
+        /// `Model.scaler`, field 604.
         case scaler = 604
+        /// `Model.categoricalMapping`, field 606.
         case categoricalMapping = 606
+        /// `Model.normalizer`, field 607.
         case normalizer = 607
+        /// `Model.arrayFeatureExtractor`, field 609.
         case arrayFeatureExtractor = 609
+        /// `Model.nonMaximumSuppression`, field 610.
         case nonMaximumSuppression = 610
+        /// `Model.identity`, field 900.
         case identity = 900
+        /// `Model.textClassifier`, field 2000.
         case textClassifier = 2000
+        /// `Model.wordTagger`, field 2001.
         case wordTagger = 2001
+        /// `Model.visionFeaturePrint`, field 2002.
         case visionFeaturePrint = 2002
+        /// `Model.soundAnalysisPreprocessing`, field 2003.
         case soundAnalysisPreprocessing = 2003
+        /// `Model.gazetteer`, field 2004.
         case gazetteer = 2004
+        /// `Model.wordEmbedding`, field 2005.
         case wordEmbedding = 2005
+        /// `Model.audioFeaturePrint`, field 2006.
         case audioFeaturePrint = 2006
+        /// `Model.serializedModel`, field 3000.
         case serializedModel = 3000
-
     }
 }
 

@@ -3,27 +3,49 @@
 /// The raw values are the protobuf enum's numbers. `weight.bin` numbers its types
 /// differently; ``WeightBlobDataType`` maps between the two.
 package enum MILDataType: Int32, Sendable, CaseIterable, CustomStringConvertible {
+    /// Boolean (one byte per element in raw storage).
     case bool = 1
+    /// UTF-8 string.
     case string = 2
+    /// IEEE half precision.
     case float16 = 10
+    /// IEEE single precision.
     case float32 = 11
+    /// IEEE double precision.
     case float64 = 12
+    /// Brain float: float32 with a 7-bit mantissa.
     case bfloat16 = 13
+    /// Signed 8-bit integer.
     case int8 = 21
+    /// Signed 16-bit integer.
     case int16 = 22
+    /// Signed 32-bit integer.
     case int32 = 23
+    /// Signed 64-bit integer.
     case int64 = 24
+    /// Signed 4-bit integer, packed two per byte.
     case int4 = 25
+    /// Unsigned 8-bit integer.
     case uint8 = 31
+    /// Unsigned 16-bit integer.
     case uint16 = 32
+    /// Unsigned 32-bit integer.
     case uint32 = 33
+    /// Unsigned 64-bit integer.
     case uint64 = 34
+    /// Unsigned 4-bit integer, packed two per byte.
     case uint4 = 35
+    /// Unsigned 2-bit integer, packed four per byte.
     case uint2 = 36
+    /// Unsigned 1-bit integer, packed eight per byte.
     case uint1 = 37
+    /// Unsigned 6-bit integer, packed LSB-first across bytes.
     case uint6 = 38
+    /// Unsigned 3-bit integer, packed LSB-first across bytes.
     case uint3 = 39
+    /// 8-bit float with 4 exponent and 3 mantissa bits, finite only.
     case float8E4M3FN = 40
+    /// 8-bit float with 5 exponent and 2 mantissa bits.
     case float8E5M2 = 41
 
     /// Bits per element, or `nil` for strings.

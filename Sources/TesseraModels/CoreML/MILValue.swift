@@ -71,12 +71,19 @@ package struct MILDictionaryEntry: Sendable, Equatable {
 /// uint16 in `ints`, int64/uint64 in `longInts`, strings in `strings`, and fp16, int8,
 /// uint8, uint32 and the sub-byte types as raw little-endian `bytes`.
 package enum MILTensorStorage: Sendable, Equatable {
+    /// fp32 elements.
     case floats([Float])
+    /// int32, int16 and uint16 elements.
     case ints([Int32])
+    /// bool elements.
     case bools([Bool])
+    /// string elements.
     case strings([String])
+    /// int64 and uint64 elements (uint64 as its bit pattern).
     case longInts([Int64])
+    /// fp64 elements.
     case doubles([Double])
+    /// Raw little-endian elements of fp16, int8, uint8, uint32 and the sub-byte types.
     case bytes([UInt8])
     /// No field of the oneof was set.
     case empty

@@ -3,22 +3,39 @@
 ///
 /// The numbering differs from ``MILDataType``'s; ``milDataType`` maps across.
 package enum WeightBlobDataType: UInt32, Sendable, CaseIterable {
+    /// IEEE half precision.
     case float16 = 1
+    /// IEEE single precision.
     case float32 = 2
+    /// Unsigned 8-bit integer.
     case uint8 = 3
+    /// Signed 8-bit integer.
     case int8 = 4
+    /// Brain float.
     case bfloat16 = 5
+    /// Signed 16-bit integer.
     case int16 = 6
+    /// Unsigned 16-bit integer.
     case uint16 = 7
+    /// Signed 4-bit integer, packed.
     case int4 = 8
+    /// Unsigned 1-bit integer, packed.
     case uint1 = 9
+    /// Unsigned 2-bit integer, packed.
     case uint2 = 10
+    /// Unsigned 4-bit integer, packed.
     case uint4 = 11
+    /// Unsigned 3-bit integer, packed.
     case uint3 = 12
+    /// Unsigned 6-bit integer, packed.
     case uint6 = 13
+    /// Signed 32-bit integer.
     case int32 = 14
+    /// Unsigned 32-bit integer.
     case uint32 = 15
+    /// 8-bit float, 4 exponent bits, 3 mantissa bits.
     case float8E4M3FN = 16
+    /// 8-bit float, 5 exponent bits, 2 mantissa bits.
     case float8E5M2 = 17
 
     /// The MIL tensor type a blob of this type backs.
