@@ -100,11 +100,13 @@ extension ProtobufReader {
         guard let tag else {
             throw ProtobufError(.wireTypeMismatch, offset: position, "repeated read called before nextField()")
         }
-        switch tag.wireType {
-        case wireType:
+        if tag.wireType.rawValue == wireType.rawValue {
             let start = position
             try advance(by: width)
             values.append(load(buffer, start))
+            return
+        }
+        switch tag.wireType {
         case .lengthDelimited:
             let start = position
             let length = try readLength()

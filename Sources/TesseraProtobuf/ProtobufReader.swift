@@ -89,19 +89,28 @@ public struct ProtobufReader {
         let start = position
         let key = try readRawVarint()
         let number = key >> 3
-        guard let wireType = ProtobufWireType(rawValue: UInt8(truncatingIfNeeded: key & 7)) else {
-            throw ProtobufError(.invalidWireType, offset: start, "invalid wire type \(key & 7) in tag")
-        }
-        guard number >= 1, number <= 536_870_911 else {
-            throw ProtobufError(.invalidFieldNumber, offset: start, "invalid field number \(number) in tag")
+        guard let wireType = ProtobufWireType(rawValue: UInt8(truncatingIfNeeded: key & 7)),
+            wireType.rawValue != ProtobufWireType.endGroup.rawValue, number >= 1, number <= 536_870_911
+        else {
+            throw invalidTagError(key, at: start)
         }
         let tag = ProtobufTag(fieldNumber: Int(number), wireType: wireType)
-        guard wireType != .endGroup else {
-            throw ProtobufError(
-                .invalidWireType, offset: start, tag: tag, "end-group tag without a matching start-group")
-        }
         currentTag = tag
         return tag
+    }
+
+    /// The error for a tag ``nextField()`` rejects; out of line to keep the hot path small.
+    @usableFromInline @inline(never)
+    func invalidTagError(_ key: UInt64, at start: Int) -> ProtobufError {
+        let number = key >> 3
+        guard let wireType = ProtobufWireType(rawValue: UInt8(truncatingIfNeeded: key & 7)) else {
+            return ProtobufError(.invalidWireType, offset: start, "invalid wire type \(key & 7) in tag")
+        }
+        guard number >= 1, number <= 536_870_911 else {
+            return ProtobufError(.invalidFieldNumber, offset: start, "invalid field number \(number) in tag")
+        }
+        let tag = ProtobufTag(fieldNumber: Int(number), wireType: wireType)
+        return ProtobufError(.invalidWireType, offset: start, tag: tag, "end-group tag without a matching start-group")
     }
 
     /// Skips the value of the current field, whatever its wire type.
@@ -166,8 +175,22 @@ public struct ProtobufReader {
     // MARK: Raw reads (no wire-type check)
 
     /// Reads a base-128 varint of up to ten bytes.
-    @inlinable
+    @inlinable @inline(__always)
     mutating func readRawVarint() throws -> UInt64 {
+        // Tags, lengths and most values fit in one byte.
+        if _fastPath(position < end) {
+            let byte = buffer[position]
+            if byte < 0x80 {
+                position += 1
+                return UInt64(byte)
+            }
+        }
+        return try readRawVarintSlow()
+    }
+
+    /// Reads a varint of two or more bytes, or throws for a truncated or overlong one.
+    @usableFromInline @inline(never)
+    mutating func readRawVarintSlow() throws -> UInt64 {
         let start = position
         var result: UInt64 = 0
         var shift: UInt64 = 0
@@ -194,21 +217,33 @@ public struct ProtobufReader {
         let start = position
         let length = try readRawVarint()
         guard length <= UInt64(end - position) else {
-            throw ProtobufError(
-                .truncated, offset: start, tag: tag,
-                "length \(length) runs past the end of the message (\(end - position) bytes left)")
+            throw lengthError(length, at: start)
         }
         return Int(length)
+    }
+
+    /// The error for a length prefix that runs past the end of the message.
+    @usableFromInline @inline(never)
+    func lengthError(_ length: UInt64, at start: Int) -> ProtobufError {
+        ProtobufError(
+            .truncated, offset: start, tag: tag,
+            "length \(length) runs past the end of the message (\(end - position) bytes left)")
     }
 
     /// Moves past `count` bytes, checking they exist.
     @inlinable
     mutating func advance(by count: Int) throws {
         guard count <= end - position else {
-            throw ProtobufError(
-                .truncated, offset: position, tag: tag, "value of \(count) bytes runs past the end of the message")
+            throw advanceError(count)
         }
         position += count
+    }
+
+    /// The error for a fixed-size value that runs past the end of the message.
+    @usableFromInline @inline(never)
+    func advanceError(_ count: Int) -> ProtobufError {
+        ProtobufError(
+            .truncated, offset: position, tag: tag, "value of \(count) bytes runs past the end of the message")
     }
 
     /// Reads four little-endian bytes.
@@ -228,13 +263,19 @@ public struct ProtobufReader {
     }
 
     /// Throws unless the current field has the given wire type.
-    @inlinable
+    @inlinable @inline(__always)
     func expect(_ wireType: ProtobufWireType, for type: StaticString) throws {
-        guard let tag, tag.wireType == wireType else {
-            throw ProtobufError(
-                .wireTypeMismatch, offset: position, tag: tag,
-                "a \(type) value needs wire type \(wireType), not \(tag.map { "\($0.wireType)" } ?? "none")")
+        guard let tag = currentTag, tag.wireType.rawValue == wireType.rawValue else {
+            throw wireTypeError(wireType, for: type)
         }
+    }
+
+    /// The error for a typed read of a field with another wire type.
+    @usableFromInline @inline(never)
+    func wireTypeError(_ wireType: ProtobufWireType, for type: StaticString) -> ProtobufError {
+        ProtobufError(
+            .wireTypeMismatch, offset: position, tag: tag,
+            "a \(type) value needs wire type \(wireType), not \(tag.map { "\($0.wireType)" } ?? "none")")
     }
 
     // MARK: Scalars
@@ -370,10 +411,26 @@ public struct ProtobufReader {
     public mutating func readString() throws -> String {
         let start = position
         let bytes = try readBytesView()
+        // Names are ASCII; `String(validating:)` is generic and much slower, so it only
+        // runs when a byte is not.
+        var isASCII = true
+        for byte in bytes where byte >= 0x80 {
+            isASCII = false
+            break
+        }
+        if isASCII {
+            return String(decoding: bytes, as: UTF8.self)
+        }
         guard let string = String(validating: bytes, as: UTF8.self) else {
-            throw ProtobufError(.invalidUTF8, offset: start, tag: tag, "string is not valid UTF-8")
+            throw utf8Error(at: start)
         }
         return string
+    }
+
+    /// The error for a string field that is not UTF-8.
+    @usableFromInline @inline(never)
+    func utf8Error(at start: Int) -> ProtobufError {
+        ProtobufError(.invalidUTF8, offset: start, tag: tag, "string is not valid UTF-8")
     }
 
     /// Reads the current `LEN` field as an embedded message and returns a reader over it.
@@ -387,12 +444,17 @@ public struct ProtobufReader {
     public mutating func readMessage() throws -> ProtobufReader {
         try expect(.lengthDelimited, for: "message")
         guard depth < maxDepth else {
-            throw ProtobufError(
-                .nestingTooDeep, offset: position, tag: tag, "messages nest deeper than \(maxDepth) levels")
+            throw nestingError()
         }
         let length = try readLength()
         let start = position
         position += length
         return ProtobufReader(buffer: buffer, start: start, end: start + length, depth: depth + 1, maxDepth: maxDepth)
+    }
+
+    /// The error for a message nested deeper than ``maxDepth``.
+    @usableFromInline @inline(never)
+    func nestingError() -> ProtobufError {
+        ProtobufError(.nestingTooDeep, offset: position, tag: tag, "messages nest deeper than \(maxDepth) levels")
     }
 }
