@@ -55,6 +55,26 @@ struct ModelFormatFuzzTests {
         #expect(failures > 0)
     }
 
+    @Test("damaged specs that still decode have their weight references checked")
+    func damagedSpecWeights() throws {
+        let package = Fixtures.url("models/quantized.mlpackage")
+        let modelURL = package.appendingPathComponent("Data/com.apple.CoreML/model.mlmodel")
+        let weights = package.appendingPathComponent("Data/com.apple.CoreML/weights")
+        let bytes = [UInt8](try Data(contentsOf: modelURL))
+        var decoded = 0
+        for index in bytes.indices {
+            var flipped = bytes
+            flipped[index] ^= 1 << (index % 8)
+            do {
+                let model = try CoreMLSpec.Model(decoding: Data(flipped), file: "model.mlmodel")
+                decoded += 1
+                _ = try CoreMLPackage.loadWeights(of: model, weightsDirectory: weights, modelURL: modelURL)
+            } catch is ModelFormatError {
+            }
+        }
+        #expect(decoded > 0)
+    }
+
     @Test("a truncated or corrupted weight.bin fails the package load")
     func damagedWeights() throws {
         let directory = try TemporaryDirectory()
