@@ -82,6 +82,27 @@ let package = Package(
             path: "Benchmarks/TesseraBenchmarks",
             swiftSettings: strictConcurrency
         ),
+        // Protobuf wire-format reader: no code generation, no dependencies.
+        .target(
+            name: "TesseraProtobuf",
+            swiftSettings: strictConcurrency
+        ),
+        // Model formats (Core ML package, spec, MIL program, weight.bin) and, later, MLModel.
+        .target(
+            name: "TesseraModels",
+            dependencies: ["TesseraProtobuf"],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "TesseraProtobufTests",
+            dependencies: ["TesseraProtobuf"],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "TesseraModelsTests",
+            dependencies: ["TesseraModels", "TesseraProtobuf", "_TesseraTestSupport"],
+            swiftSettings: strictConcurrency
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
