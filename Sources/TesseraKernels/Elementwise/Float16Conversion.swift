@@ -45,7 +45,9 @@ public enum Float16Conversion {
     /// Half bit patterns to float bit patterns: the exponent is re-biased in integer
     /// arithmetic; a float subtraction renormalises subnormal halves; infinities and NaNs keep
     /// their payload.
-    private static func widenBits(_ src: UnsafePointer<UInt16>, _ dst: UnsafeMutablePointer<UInt32>, _ range: Range<Int>) {
+    private static func widenBits(
+        _ src: UnsafePointer<UInt16>, _ dst: UnsafeMutablePointer<UInt32>, _ range: Range<Int>
+    ) {
         let magic = Float(bitPattern: 113 << 23)
         for i in range {
             let h = UInt32(src[i])
@@ -64,7 +66,9 @@ public enum Float16Conversion {
     /// Float bit patterns to half bit patterns: normal halves re-bias the exponent and round
     /// the 13 dropped bits to even; a float addition rounds subnormal halves; overflow gives
     /// infinity and NaN stays a quiet NaN.
-    private static func narrowBits(_ src: UnsafePointer<UInt32>, _ dst: UnsafeMutablePointer<UInt16>, _ range: Range<Int>) {
+    private static func narrowBits(
+        _ src: UnsafePointer<UInt32>, _ dst: UnsafeMutablePointer<UInt16>, _ range: Range<Int>
+    ) {
         let float32Infinity: UInt32 = 255 << 23
         let half32Overflow: UInt32 = (127 + 16) << 23
         let denormalMagicBits: UInt32 = ((127 - 15) + (23 - 10) + 1) << 23
