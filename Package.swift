@@ -58,7 +58,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraKernelsTests",
-            dependencies: ["TesseraKernels", "_TesseraTestSupport"],
+            dependencies: ["TesseraKernels", "CTesseraSIMD", "_TesseraTestSupport"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

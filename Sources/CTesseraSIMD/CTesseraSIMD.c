@@ -149,12 +149,57 @@ void tessera_sqrt_f32_vector(const float *src, float *dst, long n) {
         tessera_sqrt_f32_avx2(src, dst, n);
     }
 }
+// The sum of a contiguous run with four 16-lane accumulators, written with clang's vector
+// types so the AVX2 and AVX-512 copies do the same additions in the same order as the Swift
+// `FloatReduction.sum` (element i + 16j + 64k goes to accumulator j, lane i; the accumulators
+// are combined as (a0 + a1) + (a2 + a3), then halved down to one lane; the scalar tail is
+// added last). Every width therefore gives bit-identical results.
+#define TESSERA_SUM_BODY                                                                        \
+    tessera_float16v a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                            \
+    long i = 0;                                                                                 \
+    for (; i + 64 <= n; i += 64) {                                                              \
+        a0 += tessera_load16(p + i);                                                            \
+        a1 += tessera_load16(p + i + 16);                                                       \
+        a2 += tessera_load16(p + i + 32);                                                       \
+        a3 += tessera_load16(p + i + 48);                                                       \
+    }                                                                                           \
+    for (; i + 16 <= n; i += 16) a0 += tessera_load16(p + i);                                   \
+    float tail = 0;                                                                             \
+    for (; i < n; i++) tail += p[i];                                                            \
+    tessera_float16v v = (a0 + a1) + (a2 + a3);                                                 \
+    typedef float f8 __attribute__((ext_vector_type(8)));                                       \
+    typedef float f4 __attribute__((ext_vector_type(4)));                                       \
+    typedef float f2 __attribute__((ext_vector_type(2)));                                       \
+    f8 v8 = v.lo + v.hi;                                                                        \
+    f4 v4 = v8.lo + v8.hi;                                                                      \
+    f2 v2 = v4.lo + v4.hi;                                                                      \
+    return (v2.x + v2.y) + tail;
+
+/// Sixteen floats at any 4-byte-aligned address.
+typedef float tessera_float16v_unaligned __attribute__((ext_vector_type(16), aligned(4)));
+#define tessera_load16(address) (*(const tessera_float16v_unaligned *)(address))
+
+__attribute__((target("avx2,fma"))) static float tessera_sum_f32_avx2(const float *p, long n) {
+#pragma clang fp contract(off)
+    TESSERA_SUM_BODY
+}
+
+__attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static float tessera_sum_f32_avx512(
+    const float *p, long n) {
+#pragma clang fp contract(off)
+    TESSERA_SUM_BODY
+}
+
+float tessera_sum_f32_vector(const float *p, long n) {
+    return tessera_cpu_has_avx512f() ? tessera_sum_f32_avx512(p, n) : tessera_sum_f32_avx2(p, n);
+}
 #else
 int tessera_cpu_has_avx2_fma(void) { return 0; }
 void tessera_binary_f32_vector(int op, const float *a, float as, const float *b, float bs, float *dst, long n) {
     (void)op; (void)a; (void)as; (void)b; (void)bs; (void)dst; (void)n;
 }
 void tessera_sqrt_f32_vector(const float *src, float *dst, long n) { (void)src; (void)dst; (void)n; }
+float tessera_sum_f32_vector(const float *p, long n) { (void)p; (void)n; return 0; }
 float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float shift) {
     (void)src; (void)dst; (void)n; (void)shift;
     return 0;

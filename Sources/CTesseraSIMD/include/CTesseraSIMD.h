@@ -40,4 +40,9 @@ void tessera_binary_f32_vector(int op, const float *a, float as, const float *b,
 /// dst[i] = sqrt(src[i]), correctly rounded, sixteen (AVX-512) or eight (AVX2) lanes per
 /// instruction. Call only when tessera_cpu_has_avx2_fma() is true.
 void tessera_sqrt_f32_vector(const float *src, float *dst, long n);
+
+/// The sum of p[0..<n], bit-identical to Tessera's Swift `FloatReduction.sum` (same
+/// accumulators, same order), with AVX-512 or AVX2 instructions. Call only when
+/// tessera_cpu_has_avx2_fma() is true.
+float tessera_sum_f32_vector(const float *p, long n);
 #endif
