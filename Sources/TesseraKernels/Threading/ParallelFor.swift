@@ -31,8 +31,10 @@ public struct ParallelCost: Sendable, Hashable {
 public enum KernelThreads {
     private static let budget = Atomic<Int>(0)
     /// Loops whose estimated total work is below this many nanoseconds run serially: splitting
-    /// them costs more than it saves.
-    public static let serialThresholdNanoseconds: Double = 80_000
+    /// them costs more than it saves. `TESSERA_SERIAL_THRESHOLD_NS` overrides it (for tuning
+    /// on a new machine).
+    public static let serialThresholdNanoseconds: Double =
+        ProcessInfo.processInfo.environment["TESSERA_SERIAL_THRESHOLD_NS"].flatMap { Double($0) } ?? 80_000
 
     /// The number of threads a ``parallelFor(count:cost:_:)`` loop may use: the
     /// `TESSERA_NUM_THREADS` environment variable if set, else the active processor count.
