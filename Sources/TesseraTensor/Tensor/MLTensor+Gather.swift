@@ -8,16 +8,21 @@ extension MLTensor {
     /// addresses the first `m` dimensions and selects the slice over the rest. The result has
     /// shape `indices.shape.dropLast() + shape[m...]`. Negative indices count from the end.
     ///
+    /// A rank-1 `indices` tensor lists positions along the first dimension (it is read as
+    /// shape `[n, 1]`), as in Core ML's example where `[2, 1]` on a 3×3 matrix gives rows 2
+    /// and 1; write shape `[1, m]` for a single lookup vector of length `m`.
+    ///
     /// ```swift
     /// let x = MLTensor(shape: [2, 2], scalars: [0, 1, 10, 11], scalarType: Float.self)
     /// x.gathering(atIndices: MLTensor(shape: [2, 2], scalars: [0, 0, 1, 1], scalarType: Int32.self))   // [0, 11]
-    /// x.gathering(atIndices: MLTensor([1] as [Int32]))                                                 // [10, 11]
+    /// x.gathering(atIndices: MLTensor([1] as [Int32]))                                                 // [[10, 11]]
     /// ```
     ///
     /// - Precondition: `indices` is `Int32` with rank ≥ 1 and a last dimension at most `rank`;
     ///   every index is in range for its dimension (checked when the tensor is computed).
     public func gathering(atIndices indices: MLTensor) -> MLTensor {
-        MLTensor(.gatherND, [self, indices])
+        let vectors = indices.rank == 1 ? indices.reshaped(to: [indices.scalarCount, 1]) : indices
+        return MLTensor(.gatherND, [self, vectors])
     }
 
     /// Gathers slices along an axis (`take`).
