@@ -67,7 +67,9 @@ let gatherCases: [FixtureCase] = [
     FixtureCase("scatter_ax1", "a", "scatter_idx", "scatter_upd") {
         $0[0].replacing(with: $0[2], atIndices: $0[1], alongAxis: -2)
     },
-    FixtureCase("scatter_scalar", "a", "scatter_idx") { $0[0].replacing(atIndices: $0[1], with: Float(9), alongAxis: 1) },
+    FixtureCase("scatter_scalar", "a", "scatter_idx") {
+        $0[0].replacing(atIndices: $0[1], with: Float(9), alongAxis: 1)
+    },
     FixtureCase("where_tensor", "a", "mask") { $0[0].replacing(with: $0[0] * Float(0) + Float(7), where: $0[1]) },
     FixtureCase("where_scalar", "a", "mask41") { $0[0].replacing(with: Float(-1), where: $0[1]) },
 ]
@@ -76,14 +78,18 @@ let sortingCases: [FixtureCase] = [
     FixtureCase("argsort_asc", "ties") { $0[0].argsort() },
     FixtureCase("argsort_desc", "ties") { $0[0].argsort(alongAxis: -1, descendingOrder: true) },
     FixtureCase("argsort_ax0", "a") { $0[0].argsort(alongAxis: 0) },
-    FixtureCase("topk_ties", "ties", buildArray: { x in
-        let (values, indices) = x[0].topK(3)
-        return [values, indices]
-    }),
-    FixtureCase("topk_a", "a", buildArray: { x in
-        let (values, indices) = x[0].topK(2)
-        return [values, indices]
-    }),
+    FixtureCase(
+        "topk_ties", "ties",
+        buildArray: { x in
+            let (values, indices) = x[0].topK(3)
+            return [values, indices]
+        }),
+    FixtureCase(
+        "topk_a", "a",
+        buildArray: { x in
+            let (values, indices) = x[0].topK(2)
+            return [values, indices]
+        }),
     FixtureCase("cumsum_axm1", "a") { $0[0].cumulativeSum(alongAxis: -1) },
     FixtureCase("cumprod_ax1", "a") { $0[0].cumulativeProduct(alongAxis: 1) },
 ]
@@ -109,7 +115,9 @@ let paddingCases: [FixtureCase] = [
     FixtureCase("resize_bilinear_half_down", "img") {
         $0[0].resized(to: (newHeight: 3, newWidth: 4), method: .bilinear(alignCorners: false))
     },
-    FixtureCase("resize_3d", "img") { $0[0][0].resized(to: (newHeight: 6, newWidth: 9), method: .bilinear(alignCorners: false)) },
+    FixtureCase("resize_3d", "img") {
+        $0[0][0].resized(to: (newHeight: 6, newWidth: 9), method: .bilinear(alignCorners: false))
+    },
 ]
 
 @Suite("MLTensor slicing, gathering, sorting, padding and resizing")
@@ -148,7 +156,8 @@ struct MLTensorCompleteTests {
                 == [2, 1, 12, 11, 22, 21])
         let v = MLTensor([1, 2, 3] as [Float])
         let mask = MLTensor([false, true, false], scalarType: Bool.self)
-        #expect(await v.replacing(with: MLTensor([4, 5, 6] as [Float]), where: mask).scalars(of: Float.self) == [1, 5, 3])
+        #expect(
+            await v.replacing(with: MLTensor([4, 5, 6] as [Float]), where: mask).scalars(of: Float.self) == [1, 5, 3])
         #expect(await MLTensor([1, 3, 2] as [Float]).argsort().scalars(of: Int32.self) == [0, 2, 1])
         let (values, indices) = MLTensor(shape: [1, 5], scalars: [1, 2, 3, 4, 5]).topK(3)
         #expect(values.shape == [1, 3] && indices.scalarType == Int32.self)

@@ -180,15 +180,18 @@ extension GraphOp {
             expectInputs(2)
             let (x, i) = (inputs[0].shape, inputs[1].shape)
             checkAxis(axis, x.count)
-            kernelPrecondition(inputs[1].type == .int32, "[gatherElements] indices must be int32, got \(inputs[1].type)")
             kernelPrecondition(
-                i.count == x.count && zip(x, i).enumerated().allSatisfy { $0.offset == axis || $0.element.1 <= $0.element.0 },
+                inputs[1].type == .int32, "[gatherElements] indices must be int32, got \(inputs[1].type)")
+            kernelPrecondition(
+                i.count == x.count
+                    && zip(x, i).enumerated().allSatisfy { $0.offset == axis || $0.element.1 <= $0.element.0 },
                 "[gatherElements] indices \(i) do not fit operand \(x) along axis \(axis)")
             return (i, inputs[0].type)
         case .gatherND:
             expectInputs(2)
             let (x, i) = (inputs[0].shape, inputs[1].shape)
-            kernelPrecondition(inputs[1].type == .int32, "[gathering] indices must be int32, got \(inputs[1].type) \(i)")
+            kernelPrecondition(
+                inputs[1].type == .int32, "[gathering] indices must be int32, got \(inputs[1].type) \(i)")
             kernelPrecondition(
                 !i.isEmpty && i[i.count - 1] <= x.count,
                 "[gathering] indices \(i) need rank ≥ 1 and index vectors no longer than the rank of \(x)")
@@ -197,7 +200,8 @@ extension GraphOp {
             expectInputs(3)
             let (x, i, u) = (inputs[0].shape, inputs[1].shape, inputs[2].shape)
             checkAxis(axis, x.count)
-            kernelPrecondition(inputs[1].type == .int32, "[replacing] indices must be int32, got \(inputs[1].type) \(i)")
+            kernelPrecondition(
+                inputs[1].type == .int32, "[replacing] indices must be int32, got \(inputs[1].type) \(i)")
             kernelPrecondition(
                 inputs[2].type == inputs[0].type,
                 "[replacing] replacement type \(inputs[2].type) differs from the tensor's \(inputs[0].type)")

@@ -34,7 +34,8 @@ extension CopyKernels {
                 let index = Int(indices[v * m + d])
                 kernelPrecondition(
                     index >= -shape[d] && index < shape[d],
-                    "[gathering] index \(index) is out of range for axis \(d) of shape \(shape) (indices \(indicesShape))")
+                    "[gathering] index \(index) is out of range for axis \(d) of shape \(shape) (indices \(indicesShape))"
+                )
                 offset += (index < 0 ? index + shape[d] : index) * strides[d]
             }
             if sliceBytes > 0 {

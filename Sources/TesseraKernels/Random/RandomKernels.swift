@@ -107,7 +107,8 @@ public enum RandomKernels {
                     let w = cdf[c]
                     kernelPrecondition(
                         w >= 0 && w.isFinite,
-                        "[multinomial] weight \(w) at [\(r), \(c)] of [\(rows), \(categories)] is negative or not finite")
+                        "[multinomial] weight \(w) at [\(r), \(c)] of [\(rows), \(categories)] is negative or not finite"
+                    )
                     total += w
                     cdf[c] = total
                 }

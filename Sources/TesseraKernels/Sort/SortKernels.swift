@@ -35,7 +35,8 @@ public enum SortKernels {
             axis >= 0 && axis < layout.rank, "[argsort] axis \(axis) is out of range for shape \(layout.shape)")
         let n = layout.shape[axis]
         kernelPrecondition(
-            count >= 0 && count <= n, "[topK] k = \(count) is outside 0...\(n) for axis \(axis) of shape \(layout.shape)")
+            count >= 0 && count <= n,
+            "[topK] k = \(count) is outside 0...\(n) for axis \(axis) of shape \(layout.shape)")
         kernelPrecondition(n <= Int(Int32.max), "[argsort] axis \(axis) of shape \(layout.shape) is too long")
         switch type {
         case .float32: run(Float.self, input, layout, axis, descending, count, output)

@@ -132,7 +132,8 @@ extension MLTensor {
                 var high = upper.map(bound) ?? size
                 if closed && upper != nil {
                     kernelPrecondition(
-                        high < size, "[subscript] closed range bound \(upper!) is out of range for axis \(axis) of shape \(shape)")
+                        high < size,
+                        "[subscript] closed range bound \(upper!) is out of range for axis \(axis) of shape \(shape)")
                     high += 1
                 }
                 let n = Swift.max(0, high - low)

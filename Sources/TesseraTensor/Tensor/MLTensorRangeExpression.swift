@@ -55,14 +55,12 @@ extension MLTensorRangeExpression where Self == _MLTensorRange {
     }
 
     /// Every `stride`-th index from a start to the end of the dimension.
-    public static func partialRangeFrom(_ range: PartialRangeFrom<Int>, stride: Int) -> any MLTensorRangeExpression
-    {
+    public static func partialRangeFrom(_ range: PartialRangeFrom<Int>, stride: Int) -> any MLTensorRangeExpression {
         _MLTensorRange(kind: .strided(lower: range.lowerBound, upper: nil, closed: false, stride: stride))
     }
 
     /// Every `stride`-th index from the start of the dimension up to, not including, an end.
-    public static func partialRangeUpTo(_ range: PartialRangeUpTo<Int>, stride: Int) -> any MLTensorRangeExpression
-    {
+    public static func partialRangeUpTo(_ range: PartialRangeUpTo<Int>, stride: Int) -> any MLTensorRangeExpression {
         _MLTensorRange(kind: .strided(lower: nil, upper: range.upperBound, closed: false, stride: stride))
     }
 
