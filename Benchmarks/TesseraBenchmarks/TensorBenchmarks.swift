@@ -147,3 +147,12 @@ func writeTensorJSON(_ medians: [String: Double], to path: String) {
         FileHandle.standardError.write(Data("could not write \(path): \(error)\n".utf8))
     }
 }
+
+/// Parts of T9 timed separately (`TESSERA_BENCH_ONLY=T9parts`), to see where its time goes.
+func runT9Parts() {
+    let x9 = MLTensor(shape: [1, 84, 8400], scalars: benchmarkData(84 * 8400, seed: 12))
+    let classes = x9.transposed(permutation: [0, 2, 1])[nil, nil, 4...]
+    report("T9 max only", measure(iterations: 100) { blackHole(classes.max(alongAxes: -1).materialized()) }, "")
+    report("T9 argmax only", measure(iterations: 100) { blackHole(classes.argmax(alongAxis: -1).materialized()) }, "")
+    report("T9 slice copy", measure(iterations: 100) { blackHole((classes + 0).materialized()) }, "")
+}

@@ -103,8 +103,42 @@ __attribute__((target("avx2,fma"))) void tessera_sqrt_f32_avx2(const float *src,
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, _mm256_sqrt_ps(_mm256_loadu_ps(src + i)));
     for (; i < n; i++) dst[i] = __builtin_sqrtf(src[i]);
 }
+
+// wins = !(v <= best) && best is not NaN (max), !(v >= best) && best is not NaN (min): a
+// strict win, or a NaN over a number.
+#define TESSERA_ARG_FOLD_LOOP(PREDICATE)                                                              \
+    for (; j + 8 <= n; j += 8) {                                                                      \
+        __m256 v = _mm256_loadu_ps(p + j);                                                            \
+        __m256 b = _mm256_loadu_ps(best + j);                                                         \
+        __m256 w = _mm256_and_ps(_mm256_cmp_ps(v, b, PREDICATE), _mm256_cmp_ps(b, b, _CMP_ORD_Q));    \
+        _mm256_storeu_ps(best + j, _mm256_blendv_ps(b, v, w));                                        \
+        __m256 i = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(index + j)));             \
+        _mm256_storeu_si256((__m256i *)(index + j), _mm256_castps_si256(_mm256_blendv_ps(i, rs, w))); \
+    }
+
+__attribute__((target("avx2,fma"))) void tessera_arg_fold_f32_avx2(int is_max, const float *p, float *best,
+                                                                  int *index, int r, long n) {
+    const __m256 rs = _mm256_castsi256_ps(_mm256_set1_epi32(r));
+    long j = 0;
+    if (is_max) {
+        TESSERA_ARG_FOLD_LOOP(_CMP_NLE_UQ)
+    } else {
+        TESSERA_ARG_FOLD_LOOP(_CMP_NGE_UQ)
+    }
+    for (; j < n; j++) {
+        float v = p[j], b = best[j];
+        int wins = (is_max ? v > b : v < b) || (v != v && b == b);
+        if (wins) {
+            best[j] = v;
+            index[j] = r;
+        }
+    }
+}
 #else
 int tessera_cpu_has_avx2_fma(void) { return 0; }
+void tessera_arg_fold_f32_avx2(int is_max, const float *p, float *best, int *index, int r, long n) {
+    (void)is_max; (void)p; (void)best; (void)index; (void)r; (void)n;
+}
 void tessera_binary_f32_avx2(int op, const float *a, float as, const float *b, float bs, float *dst, long n) {
     (void)op; (void)a; (void)as; (void)b; (void)bs; (void)dst; (void)n;
 }

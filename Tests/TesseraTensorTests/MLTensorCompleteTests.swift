@@ -196,6 +196,28 @@ struct MLTensorCompleteTests {
         }
     }
 
+    @Test("argmax/argmin over a non-innermost axis (the SIMD rows path): first index wins, NaN wins")
+    func argRows() async {
+        let rows = 5
+        let columns = 37  // a SIMD body and a tail
+        var values = [Float](repeating: 0, count: rows * columns)
+        for i in values.indices { values[i] = Float((i * 7919) % 11) - 5 }
+        values[2 * columns + 3] = .nan
+        values[4 * columns + 3] = .nan
+        values[1 * columns + 5] = .nan
+        let x = MLTensor(shape: [rows, columns], scalars: values, scalarType: Float.self)
+        let gotMax = await x.argmax(alongAxis: 0).scalars(of: Int32.self)
+        let gotMin = await x.argmin(alongAxis: 0).scalars(of: Int32.self)
+        for c in 0..<columns {
+            let column = (0..<rows).map { values[$0 * columns + c] }
+            let nan = column.firstIndex { $0.isNaN }
+            let maxIndex = nan ?? column.firstIndex(of: column.max()!)!
+            let minIndex = nan ?? column.firstIndex(of: column.min()!)!
+            #expect(gotMax[c] == Int32(maxIndex), "argmax column \(c)")
+            #expect(gotMin[c] == Int32(minIndex), "argmin column \(c)")
+        }
+    }
+
     @Test("NaN sorts above every number; ties keep index order")
     func sortOrder() async {
         let x = MLTensor([2, .nan, 1, 2, -.infinity] as [Float])

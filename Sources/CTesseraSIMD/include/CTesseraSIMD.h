@@ -38,4 +38,8 @@ void tessera_binary_f32_avx2(int op, const float *a, float as, const float *b, f
 
 /// dst[i] = sqrt(src[i]), correctly rounded, eight lanes per instruction. AVX2 + FMA.
 void tessera_sqrt_f32_avx2(const float *src, float *dst, long n);
+
+/// One row of a column-wise argmax (is_max != 0) or argmin: where p[i] beats best[i] —
+/// strictly, or p[i] is NaN and best[i] is not — best[i] = p[i] and index[i] = r. AVX2.
+void tessera_arg_fold_f32_avx2(int is_max, const float *p, float *best, int *index, int r, long n);
 #endif
