@@ -11,6 +11,8 @@ extension MLTensor {
     /// row is normalised by its sum, as `torch.multinomial`); the result is `Int32` with the
     /// last dimension replaced by `sampleCount`. Draws come from the Philox generator: a seed
     /// gives the same samples on every run and machine; without one, a random seed is drawn.
+    /// The seed is part of the graph's structure, so a sampling loop without a seed builds a
+    /// new (small) plan per call; pass a counter-derived seed to reuse one plan per step shape.
     ///
     /// ```swift
     /// let probabilities = (logits / 0.7).softmax()
