@@ -94,6 +94,14 @@ struct MLTensorExtensionTests {
         #expect(c != a[0..<64].map { $0 } + a[4000..<4064].map { $0 })
     }
 
+    @Test("sampling with different seeds reuses one plan")
+    func multinomialPlanReuse() {
+        let weights = MLTensor(shape: [1, 8], scalars: [1, 2, 3, 4, 5, 6, 7, 8], scalarType: Float.self)
+        _ = MLTensor.materialize([weights.multinomial(seed: 1)])
+        let second = MLTensor.materialize([weights.multinomial(seed: 2)])
+        #expect(second.planCacheHit)
+    }
+
     @Test("top-p keeps at least the most likely token")
     func topPKeepsOne() async {
         let logits = MLTensor([0, 10, 1] as [Float])

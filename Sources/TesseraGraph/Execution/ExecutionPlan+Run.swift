@@ -232,8 +232,10 @@ extension ExecutionPlan {
                 input: source.pointer, type: x.type, planes: shape.dropLast(2).reduce(1, *),
                 height: shape[shape.count - 2], width: shape[shape.count - 1], newHeight: height, newWidth: width,
                 method: method, output: out.pointer)
-        case .multinomial(let samples, let seed):
+        case .multinomial(let samples):
             let weights = x.compacted()
+            let words = inputs[1].compacted().pointer.assumingMemoryBound(to: UInt32.self)
+            let seed = UInt64(words[0]) | (UInt64(words[1]) << 32)
             let categories = weights.layout.shape.last!
             RandomKernels.multinomial(
                 weights: weights.pointer, type: x.type, rows: weights.layout.count / categories,

@@ -217,8 +217,11 @@ extension GraphOp {
                 shape.count >= 2 && height > 0 && width > 0,
                 "[resized] needs rank ≥ 2 and a positive size, got \(shape) to \(height)×\(width)")
             return (shape.dropLast(2) + [height, width], inputs[0].type)
-        case .multinomial(let samples, _):
-            expectInputs(1)
+        case .multinomial(let samples):
+            expectInputs(2)
+            kernelPrecondition(
+                inputs[1].type == .uint32 && inputs[1].shape == [2],
+                "[multinomial] the seed input must be uint32 [2], got \(inputs[1].type) \(inputs[1].shape)")
             let shape = inputs[0].shape
             kernelPrecondition(
                 !shape.isEmpty && shape[shape.count - 1] > 0 && inputs[0].type.isFloatingPoint && samples >= 0,

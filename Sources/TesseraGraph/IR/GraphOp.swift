@@ -53,8 +53,9 @@ public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
     case scatter(axis: Int)
     /// The last two axes resized to `height × width`.
     case resize(height: Int, width: Int, method: ResizeKernelMethod)
-    /// `samples` int32 category indices per row drawn from the last axis's weights.
-    case multinomial(samples: Int, seed: UInt64)
+    /// `samples` int32 category indices per row drawn from the last axis's weights; inputs
+    /// `[weights, seed (uint32 [2], low word first)]`, so plans do not depend on the seed.
+    case multinomial(samples: Int)
     /// Greedy NMS; inputs `[boxes (float32 [n, 4]), scores (float32 [n])]`; int32
     /// `[maxOutputCount]` padded with -1.
     case nonMaximumSuppression(iouThreshold: Float, scoreThreshold: Float, maxOutputCount: Int)
@@ -101,7 +102,7 @@ public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
         case .gatherND: return "gatherND"
         case .scatter(let axis): return "scatter(\(axis))"
         case .resize(let h, let w, _): return "resize[\(h), \(w)]"
-        case .multinomial(let samples, _): return "multinomial(\(samples))"
+        case .multinomial(let samples): return "multinomial(\(samples))"
         case .nonMaximumSuppression: return "nonMaximumSuppression"
         }
     }

@@ -11,8 +11,8 @@ extension MLTensor {
     /// row is normalised by its sum, as `torch.multinomial`); the result is `Int32` with the
     /// last dimension replaced by `sampleCount`. Draws come from the Philox generator: a seed
     /// gives the same samples on every run and machine; without one, a random seed is drawn.
-    /// The seed is part of the graph's structure, so a sampling loop without a seed builds a
-    /// new (small) plan per call; pass a counter-derived seed to reuse one plan per step shape.
+    /// The seed is an input of the graph, not part of its structure, so a sampling loop
+    /// reuses one cached plan whatever the seeds.
     ///
     /// ```swift
     /// let probabilities = (logits / 0.7).softmax()
@@ -23,7 +23,11 @@ extension MLTensor {
     ///   and non-negative, every row with a positive sum (checked when computed).
     public func multinomial(sampleCount: Int = 1, seed: UInt64? = nil) -> MLTensor {
         kernelPrecondition(sampleCount >= 0, "[multinomial] sampleCount \(sampleCount) < 0 (shape \(shape))")
-        return MLTensor(.multinomial(samples: sampleCount, seed: seed ?? UInt64.random(in: .min ... .max)), [self])
+        let key = seed ?? UInt64.random(in: .min ... .max)
+        let words = MLTensor(
+            shape: [2], scalars: [UInt32(truncatingIfNeeded: key), UInt32(truncatingIfNeeded: key >> 32)],
+            scalarType: UInt32.self)
+        return MLTensor(.multinomial(samples: sampleCount), [self, words])
     }
 
     /// Returns logits with everything outside the top-p (nucleus) set replaced by
