@@ -134,8 +134,32 @@ __attribute__((target("avx2,fma"))) void tessera_arg_fold_f32_avx2(int is_max, c
         }
     }
 }
+
+__attribute__((target("avx2,fma"))) long tessera_find_beyond_f32_avx2(int above, const float *p, long start,
+                                                                     long n, float threshold) {
+    const __m256 t = _mm256_set1_ps(threshold);
+    long i = start;
+    // !(p <= t) is p > t or p unordered (NaN); p < t is ordered.
+    for (; i + 16 <= n; i += 16) {
+        __m256 a = _mm256_loadu_ps(p + i);
+        __m256 b = _mm256_loadu_ps(p + i + 8);
+        __m256 ma = above ? _mm256_cmp_ps(a, t, _CMP_NLE_UQ) : _mm256_cmp_ps(a, t, _CMP_LT_OQ);
+        __m256 mb = above ? _mm256_cmp_ps(b, t, _CMP_NLE_UQ) : _mm256_cmp_ps(b, t, _CMP_LT_OQ);
+        int bits = _mm256_movemask_ps(ma) | (_mm256_movemask_ps(mb) << 8);
+        if (bits) return i + __builtin_ctz(bits);
+    }
+    for (; i < n; i++) {
+        float v = p[i];
+        if (above ? !(v <= threshold) : v < threshold) return i;
+    }
+    return n;
+}
 #else
 int tessera_cpu_has_avx2_fma(void) { return 0; }
+long tessera_find_beyond_f32_avx2(int above, const float *p, long start, long n, float threshold) {
+    (void)above; (void)p; (void)threshold; (void)start;
+    return n;
+}
 void tessera_arg_fold_f32_avx2(int is_max, const float *p, float *best, int *index, int r, long n) {
     (void)is_max; (void)p; (void)best; (void)index; (void)r; (void)n;
 }

@@ -81,6 +81,22 @@ struct SortGatherNDTests {
         }
     }
 
+    @Test("the heap path when the first kept element is NaN")
+    func heapStartsWithNaN() {
+        let values: [Float] = [.nan] + (1...39).map { Float(40 - $0) }  // NaN, 39, 38, ..., 1
+        for (descending, expected) in [(false, [Int32(39), 38]), (true, [Int32(0), 1])] {
+            var out = [Int32](repeating: -1, count: 2)
+            values.withUnsafeBytes { source in
+                out.withUnsafeMutableBufferPointer {
+                    SortKernels.argsort(
+                        input: source.baseAddress!, layout: StridedLayout(contiguous: [40]), type: .float32, axis: 0,
+                        descending: descending, count: 2, output: $0.baseAddress!)
+                }
+            }
+            #expect(out == expected, "descending \(descending)")
+        }
+    }
+
     @Test("argsort of integer and float16 lines")
     func otherTypes() {
         let ints: [Int32] = [3, -1, 3, 7, -1]

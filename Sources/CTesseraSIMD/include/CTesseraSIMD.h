@@ -42,4 +42,9 @@ void tessera_sqrt_f32_avx2(const float *src, float *dst, long n);
 /// One row of a column-wise argmax (is_max != 0) or argmin: where p[i] beats best[i] —
 /// strictly, or p[i] is NaN and best[i] is not — best[i] = p[i] and index[i] = r. AVX2.
 void tessera_arg_fold_f32_avx2(int is_max, const float *p, float *best, int *index, int r, long n);
+
+/// The first i in [start, n) where p[i] > threshold or p[i] is NaN (above != 0), or where
+/// p[i] < threshold (above == 0); n when there is none. AVX2. (The top-k scan skips the
+/// elements that cannot enter its heap with it.)
+long tessera_find_beyond_f32_avx2(int above, const float *p, long start, long n, float threshold);
 #endif

@@ -1,3 +1,5 @@
+import CTesseraSIMD
+
 /// Sorting along an axis: `argsort` and the `k` first positions of the order (top-k).
 ///
 /// The order is total and deterministic: NaN sorts above every number (as in PyTorch and
@@ -85,14 +87,18 @@ public enum SortKernels {
                     offset += position[d] * lineStrides[d]
                 }
                 let source = base + offset
+                // A contiguous line is read where it is; a strided one is gathered first.
+                let lineValues: UnsafePointer<T>
                 if axisStride == 1 {
-                    values.update(from: source, count: n)
+                    lineValues = source
                 } else {
                     for j in 0..<n { values[j] = source[j * axisStride] }
+                    lineValues = UnsafePointer(values)
                 }
                 if useHeap {
-                    select(values, n, k, descending, order)
+                    select(lineValues, n, k, descending, order)
                 } else {
+                    let values = lineValues
                     for j in 0..<n { order[j] = Int32(j) }
                     var buffer = UnsafeMutableBufferPointer(start: order, count: n)
                     if descending {
@@ -126,7 +132,7 @@ public enum SortKernels {
     /// The first `k` positions of the order of `values[0..<n]` into `order[0..<k]`, through a
     /// heap whose root is the last-ranked element kept so far.
     private static func select<T: SortableScalar>(
-        _ values: UnsafeMutablePointer<T>, _ n: Int, _ k: Int, _ descending: Bool, _ order: UnsafeMutablePointer<Int32>
+        _ values: UnsafePointer<T>, _ n: Int, _ k: Int, _ descending: Bool, _ order: UnsafeMutablePointer<Int32>
     ) {
         let heap = order
         // `after(x, y)`: x ranks after y, so the heap is a max-heap in "rank".
@@ -150,20 +156,52 @@ public enum SortKernels {
         // A later element enters only if it ranks strictly before the root; a tie with the
         // root ranks after it (higher index), so ties keep the earlier element.
         if descending {
-            for j in k..<n {
+            var j = k
+            if T.self == Float.self && SIMDMath.hasAVX2FMA {
+                // Most elements lose to the root: jump to the next one that beats it (a value
+                // above the root, or a NaN while the root is a number; nothing beats a NaN).
+                let floats = UnsafeRawPointer(values).assumingMemoryBound(to: Float.self)
+                while j < n {
+                    let root = floats[Int(heap[0])]
+                    if root.isNaN { break }
+                    j = tessera_find_beyond_f32_avx2(1, floats, j, n, root)
+                    if j == n { break }
+                    heap[0] = Int32(j)
+                    siftDown(0, k)
+                    j += 1
+                }
+            }
+            while j < n {
                 let root = values[Int(heap[0])]
                 if T.sortsBelow(root, values[j]) {
                     heap[0] = Int32(j)
                     siftDown(0, k)
                 }
+                j += 1
             }
         } else {
-            for j in k..<n {
+            var j = k
+            if T.self == Float.self && SIMDMath.hasAVX2FMA {
+                // Jump to the next value below the root (while the root is a number: once it
+                // is NaN, every number beats it and the plain loop below takes over).
+                let floats = UnsafeRawPointer(values).assumingMemoryBound(to: Float.self)
+                while j < n {
+                    let root = floats[Int(heap[0])]
+                    if root.isNaN { break }
+                    j = tessera_find_beyond_f32_avx2(0, floats, j, n, root)
+                    if j == n { break }
+                    heap[0] = Int32(j)
+                    siftDown(0, k)
+                    j += 1
+                }
+            }
+            while j < n {
                 let root = values[Int(heap[0])]
                 if T.sortsBelow(values[j], root) {
                     heap[0] = Int32(j)
                     siftDown(0, k)
                 }
+                j += 1
             }
         }
         var kept = UnsafeMutableBufferPointer(start: heap, count: k)
