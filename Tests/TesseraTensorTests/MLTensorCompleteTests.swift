@@ -182,6 +182,30 @@ struct MLTensorCompleteTests {
         #expect(image[].shape == [1, 3, 28, 28])
     }
 
+    @Test("other scalar types: Int32 gather/scatter/pad/topK, Float16 resize, Bool masks")
+    func otherScalarTypes() async {
+        let i = MLTensor(shape: [2, 3], scalars: [5, -1, 7, 2, 9, 2], scalarType: Int32.self)
+        #expect(
+            await i.gathering(atIndices: MLTensor([-1] as [Int32]), alongAxis: 1).scalars(of: Int32.self) == [7, 2])
+        let idx = MLTensor(shape: [2, 1], scalars: [0, 2], scalarType: Int32.self)
+        #expect(
+            await i.replacing(atIndices: idx, with: Int32(0), alongAxis: 1).scalars(of: Int32.self)
+                == [0, -1, 7, 2, 9, 0])
+        #expect(
+            await i.padded(forSizes: [(0, 0), (1, 1)], mode: .reflection).scalars(of: Int32.self)
+                == [-1, 5, -1, 7, -1, 9, 2, 9, 2, 9])
+        #expect(await i.topK(2).indices.scalars(of: Int32.self) == [2, 0, 1, 0])
+        let h = MLTensor(shape: [1, 2, 2], scalars: [0, 1, 2, 3], scalarType: Float16.self)
+        let resized = h.resized(to: (newHeight: 3, newWidth: 3), method: .bilinear(alignCorners: true))
+        #expect(resized.kernelType == .float16)
+        #expect(await resized.scalars(of: Float.self) == [0, 0.5, 1, 1, 1.5, 2, 2, 2.5, 3])
+        let b = MLTensor([true, false, true], scalarType: Bool.self)
+        #expect(
+            await b.replacing(with: false, where: MLTensor([true, true, false], scalarType: Bool.self))
+                .scalars(of: Bool.self) == [false, false, true])
+        #expect(await b[.range(0..<3, stride: 2)].scalars(of: Bool.self) == [true, true])
+    }
+
     @Test("topK on a long row takes the heap path and matches a full sort")
     func topKHeapPath() async {
         let x = MLTensor(randomNormal: [3, 4000], seed: 5, scalarType: Float.self)
