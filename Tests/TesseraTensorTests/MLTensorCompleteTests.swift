@@ -192,6 +192,8 @@ struct MLTensorCompleteTests {
             await i.replacing(atIndices: idx, with: Int32(0), alongAxis: 1).scalars(of: Int32.self)
                 == [0, -1, 7, 2, 9, 0])
         #expect(
+            await i.replacing(with: 4, atIndices: idx, alongAxis: 1).scalars(of: Int32.self) == [4, -1, 7, 2, 9, 4])
+        #expect(
             await i.padded(forSizes: [(0, 0), (1, 1)], mode: .reflection).scalars(of: Int32.self)
                 == [-1, 5, -1, 7, -1, 9, 2, 9, 2, 9])
         #expect(await i.topK(2).indices.scalars(of: Int32.self) == [2, 0, 1, 0])

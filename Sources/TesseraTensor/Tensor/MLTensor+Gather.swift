@@ -44,7 +44,8 @@ extension MLTensor {
     /// Returns the tensor with elements replaced at indices along an axis (scatter).
     ///
     /// `indices` (`Int32`) and `replacement` share one shape, of the tensor's rank, no larger
-    /// than the tensor off `axis`: `result[i0, …, indices[i], …] = replacement[i]`. When two
+    /// than the tensor off `axis` (a rank-0 replacement applies at every index):
+    /// `result[i0, …, indices[i], …] = replacement[i]`. When two
     /// positions name the same element, the later one in row-major order wins.
     ///
     /// ```swift
@@ -57,7 +58,11 @@ extension MLTensor {
     /// - Precondition: The shapes are as above, the scalar types match, and every index is in
     ///   range (checked when the tensor is computed).
     public func replacing(with replacement: MLTensor, atIndices indices: MLTensor, alongAxis axis: Int) -> MLTensor {
-        let replacement = matchingLiteral(replacement)
+        var replacement = matchingLiteral(replacement)
+        if replacement.rank == 0 && indices.rank > 0 {
+            // A scalar (or literal) replacement applies at every index.
+            replacement = MLTensor(.broadcast(indices.shape), [replacement])
+        }
         return MLTensor(.scatter(axis: normalizedAxis(axis, op: "replacing")), [self, indices, replacement])
     }
 
