@@ -102,6 +102,37 @@ struct MLTensorExtensionTests {
         #expect(second.planCacheHit)
     }
 
+    @Test("the DocC article's examples compile and run")
+    func articleExamples() async {
+        let x = MLTensor([-1, 0, 1] as [Float])
+        _ = [
+            x.sigmoid(), x.relu(), x.silu(), x.gelu(), x.gelu(approximation: .tanh), x.erf(),
+            x.logSoftmax(alongAxis: -1),
+        ]
+        let h = MLTensor(randomNormal: [2, 768], seed: 1, scalarType: Float.self)
+        let statistics = [
+            h.variance(alongAxes: -1), h.standardDeviation(), h.logSumExp(alongAxes: [-1]),
+            h.layerNorm(alongAxes: [-1], epsilon: 1e-5), h.rmsNorm(epsilon: 1e-6), h.l2Normalized(),
+            h.cosineSimilarity(h[0]),
+        ]
+        #expect(statistics.map(\.shape) == [[2], [], [2], [2, 768], [2, 768], [2, 768], [2]])
+        let q = MLTensor(randomNormal: [1, 2, 16, 8], seed: 2, scalarType: Float.self)
+        let out = MLTensor.scaledDotProductAttention(
+            query: q, key: q, value: q, mask: MLTensor.causalMask(queryCount: 16))
+        #expect(out.shape == [1, 2, 16, 8])
+        let logits = MLTensor(randomNormal: [1, 100], seed: 3, scalarType: Float.self)
+        let generated = MLTensor(shape: [1, 3], scalars: [4, 8, 4], scalarType: Int32.self)
+        let next = logits.repetitionPenalized(1.2, tokens: generated).topPFiltered(0.9).softmax().multinomial(seed: 42)
+        #expect(next.shape == [1, 1])
+        let corners = MLTensor(randomUniform: [10, 2], in: 0..<50, seed: 4, scalarType: Float.self)
+        let boxes = MLTensor(concatenating: [corners, corners + 20], alongAxis: 1)
+        let scores = MLTensor(randomUniform: [10], in: 0..<1, seed: 5, scalarType: Float.self)
+        let keep = MLTensor.nonMaximumSuppression(
+            boxes: boxes, scores: scores, iouThreshold: 0.45, maxOutputCount: 100, scoreThreshold: 0.25)
+        let kept = await keep.shapedArray(of: Int32.self).scalars.filter { $0 >= 0 }
+        #expect(!kept.isEmpty && kept.count <= 10)
+    }
+
     @Test("top-p keeps at least the most likely token")
     func topPKeepsOne() async {
         let logits = MLTensor([0, 10, 1] as [Float])
