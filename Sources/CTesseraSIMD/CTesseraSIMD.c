@@ -154,8 +154,35 @@ __attribute__((target("avx2,fma"))) long tessera_find_beyond_f32_avx2(int above,
     }
     return n;
 }
+
+#define TESSERA_EXTREMUM_ROW_LOOP(PREDICATE)                                                       \
+    for (; i + 16 <= n; i += 16) {                                                                 \
+        __m256 a0 = _mm256_loadu_ps(acc + i), a1 = _mm256_loadu_ps(acc + i + 8);                   \
+        __m256 x0 = _mm256_loadu_ps(p + i), x1 = _mm256_loadu_ps(p + i + 8);                       \
+        __m256 w0 = _mm256_or_ps(_mm256_cmp_ps(x0, a0, PREDICATE), _mm256_cmp_ps(x0, x0, _CMP_UNORD_Q)); \
+        __m256 w1 = _mm256_or_ps(_mm256_cmp_ps(x1, a1, PREDICATE), _mm256_cmp_ps(x1, x1, _CMP_UNORD_Q)); \
+        _mm256_storeu_ps(acc + i, _mm256_blendv_ps(a0, x0, w0));                                   \
+        _mm256_storeu_ps(acc + i + 8, _mm256_blendv_ps(a1, x1, w1));                               \
+    }
+
+__attribute__((target("avx2,fma"))) void tessera_extremum_row_f32_avx2(int is_max, float *acc, const float *p,
+                                                                      long n) {
+    long i = 0;
+    if (is_max) {
+        TESSERA_EXTREMUM_ROW_LOOP(_CMP_GT_OQ)
+    } else {
+        TESSERA_EXTREMUM_ROW_LOOP(_CMP_LT_OQ)
+    }
+    for (; i < n; i++) {
+        float x = p[i];
+        if ((is_max ? x > acc[i] : x < acc[i]) || x != x) acc[i] = x;
+    }
+}
 #else
 int tessera_cpu_has_avx2_fma(void) { return 0; }
+void tessera_extremum_row_f32_avx2(int is_max, float *acc, const float *p, long n) {
+    (void)is_max; (void)acc; (void)p; (void)n;
+}
 long tessera_find_beyond_f32_avx2(int above, const float *p, long start, long n, float threshold) {
     (void)above; (void)p; (void)threshold; (void)start;
     return n;

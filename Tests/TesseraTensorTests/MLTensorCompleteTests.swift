@@ -222,7 +222,7 @@ struct MLTensorCompleteTests {
         }
     }
 
-    @Test("argmax/argmin over a non-innermost axis (the SIMD rows path): first index wins, NaN wins")
+    @Test("max/min/argmax/argmin over a non-innermost axis (the SIMD rows paths): first index wins, NaN wins")
     func argRows() async {
         let rows = 5
         let columns = 37  // a SIMD body and a tail
@@ -234,6 +234,8 @@ struct MLTensorCompleteTests {
         let x = MLTensor(shape: [rows, columns], scalars: values, scalarType: Float.self)
         let gotMax = await x.argmax(alongAxis: 0).scalars(of: Int32.self)
         let gotMin = await x.argmin(alongAxis: 0).scalars(of: Int32.self)
+        let maxima = await x.max(alongAxes: 0).scalars(of: Float.self)
+        let minima = await x.min(alongAxes: 0).scalars(of: Float.self)
         for c in 0..<columns {
             let column = (0..<rows).map { values[$0 * columns + c] }
             let nan = column.firstIndex { $0.isNaN }
@@ -241,6 +243,11 @@ struct MLTensorCompleteTests {
             let minIndex = nan ?? column.firstIndex(of: column.min()!)!
             #expect(gotMax[c] == Int32(maxIndex), "argmax column \(c)")
             #expect(gotMin[c] == Int32(minIndex), "argmin column \(c)")
+            if nan != nil {
+                #expect(maxima[c].isNaN && minima[c].isNaN, "max/min column \(c) propagate NaN")
+            } else {
+                #expect(maxima[c] == column.max()! && minima[c] == column.min()!, "max/min column \(c)")
+            }
         }
     }
 

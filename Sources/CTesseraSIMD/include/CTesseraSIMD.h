@@ -47,4 +47,8 @@ void tessera_arg_fold_f32_avx2(int is_max, const float *p, float *best, int *ind
 /// p[i] < threshold (above == 0); n when there is none. AVX2. (The top-k scan skips the
 /// elements that cannot enter its heap with it.)
 long tessera_find_beyond_f32_avx2(int above, const float *p, long start, long n, float threshold);
+
+/// acc[i] = p[i] where p[i] > acc[i] (is_max != 0; < for min) or p[i] is NaN: the
+/// NaN-propagating column-wise max (min) of a row into acc. AVX2.
+void tessera_extremum_row_f32_avx2(int is_max, float *acc, const float *p, long n);
 #endif
