@@ -3,7 +3,8 @@ import TesseraKernels
 
 // Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
 // Arguments: area names to run only some (tensor, elementwise, reduction, linalg, copy,
-// multiarray), and `--json PATH` to write the tensor workloads' medians for Benchmarks/peers/compare.py.
+// multiarray; t9parts times the pieces of T9), and `--json PATH` to write the tensor
+// workloads' medians for Benchmarks/peers/compare.py.
 var arguments = Array(CommandLine.arguments.dropFirst())
 var jsonPath: String?
 if let flag = arguments.firstIndex(of: "--json"), flag + 1 < arguments.count {
@@ -20,6 +21,7 @@ if wants("tensor") {
     let medians = runTensorBenchmarks()
     if let jsonPath { writeTensorJSON(medians, to: jsonPath) }
 }
+if arguments.contains("t9parts") { runT9Parts() }
 if wants("elementwise") { runElementwiseBenchmarks() }
 if wants("reduction") { runReductionBenchmarks() }
 if wants("linalg") { runLinearAlgebraBenchmarks() }

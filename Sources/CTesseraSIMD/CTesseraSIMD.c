@@ -193,8 +193,92 @@ __attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static float 
 float tessera_sum_f32_vector(const float *p, long n) {
     return tessera_cpu_has_avx512f() ? tessera_sum_f32_avx512(p, n) : tessera_sum_f32_avx2(p, n);
 }
+// wins = !(v <= best) && best is not NaN (max), !(v >= best) && best is not NaN (min): a
+// strict win, or a NaN over a number.
+#define TESSERA_ARG_FOLD_LOOP(PREDICATE)                                                              \
+    for (; j + 8 <= n; j += 8) {                                                                      \
+        __m256 v = _mm256_loadu_ps(p + j);                                                            \
+        __m256 b = _mm256_loadu_ps(best + j);                                                         \
+        __m256 w = _mm256_and_ps(_mm256_cmp_ps(v, b, PREDICATE), _mm256_cmp_ps(b, b, _CMP_ORD_Q));    \
+        _mm256_storeu_ps(best + j, _mm256_blendv_ps(b, v, w));                                        \
+        __m256 i = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(index + j)));             \
+        _mm256_storeu_si256((__m256i *)(index + j), _mm256_castps_si256(_mm256_blendv_ps(i, rs, w))); \
+    }
+
+__attribute__((target("avx2,fma"))) void tessera_arg_fold_f32_avx2(int is_max, const float *p, float *best,
+                                                                  int *index, int r, long n) {
+    const __m256 rs = _mm256_castsi256_ps(_mm256_set1_epi32(r));
+    long j = 0;
+    if (is_max) {
+        TESSERA_ARG_FOLD_LOOP(_CMP_NLE_UQ)
+    } else {
+        TESSERA_ARG_FOLD_LOOP(_CMP_NGE_UQ)
+    }
+    for (; j < n; j++) {
+        float v = p[j], b = best[j];
+        int wins = (is_max ? v > b : v < b) || (v != v && b == b);
+        if (wins) {
+            best[j] = v;
+            index[j] = r;
+        }
+    }
+}
+
+__attribute__((target("avx2,fma"))) long tessera_find_beyond_f32_avx2(int above, const float *p, long start,
+                                                                     long n, float threshold) {
+    const __m256 t = _mm256_set1_ps(threshold);
+    long i = start;
+    // !(p <= t) is p > t or p unordered (NaN); p < t is ordered.
+    for (; i + 16 <= n; i += 16) {
+        __m256 a = _mm256_loadu_ps(p + i);
+        __m256 b = _mm256_loadu_ps(p + i + 8);
+        __m256 ma = above ? _mm256_cmp_ps(a, t, _CMP_NLE_UQ) : _mm256_cmp_ps(a, t, _CMP_LT_OQ);
+        __m256 mb = above ? _mm256_cmp_ps(b, t, _CMP_NLE_UQ) : _mm256_cmp_ps(b, t, _CMP_LT_OQ);
+        int bits = _mm256_movemask_ps(ma) | (_mm256_movemask_ps(mb) << 8);
+        if (bits) return i + __builtin_ctz(bits);
+    }
+    for (; i < n; i++) {
+        float v = p[i];
+        if (above ? !(v <= threshold) : v < threshold) return i;
+    }
+    return n;
+}
+
+#define TESSERA_EXTREMUM_ROW_LOOP(PREDICATE)                                                       \
+    for (; i + 16 <= n; i += 16) {                                                                 \
+        __m256 a0 = _mm256_loadu_ps(acc + i), a1 = _mm256_loadu_ps(acc + i + 8);                   \
+        __m256 x0 = _mm256_loadu_ps(p + i), x1 = _mm256_loadu_ps(p + i + 8);                       \
+        __m256 w0 = _mm256_or_ps(_mm256_cmp_ps(x0, a0, PREDICATE), _mm256_cmp_ps(x0, x0, _CMP_UNORD_Q)); \
+        __m256 w1 = _mm256_or_ps(_mm256_cmp_ps(x1, a1, PREDICATE), _mm256_cmp_ps(x1, x1, _CMP_UNORD_Q)); \
+        _mm256_storeu_ps(acc + i, _mm256_blendv_ps(a0, x0, w0));                                   \
+        _mm256_storeu_ps(acc + i + 8, _mm256_blendv_ps(a1, x1, w1));                               \
+    }
+
+__attribute__((target("avx2,fma"))) void tessera_extremum_row_f32_avx2(int is_max, float *acc, const float *p,
+                                                                      long n) {
+    long i = 0;
+    if (is_max) {
+        TESSERA_EXTREMUM_ROW_LOOP(_CMP_GT_OQ)
+    } else {
+        TESSERA_EXTREMUM_ROW_LOOP(_CMP_LT_OQ)
+    }
+    for (; i < n; i++) {
+        float x = p[i];
+        if ((is_max ? x > acc[i] : x < acc[i]) || x != x) acc[i] = x;
+    }
+}
 #else
 int tessera_cpu_has_avx2_fma(void) { return 0; }
+void tessera_extremum_row_f32_avx2(int is_max, float *acc, const float *p, long n) {
+    (void)is_max; (void)acc; (void)p; (void)n;
+}
+long tessera_find_beyond_f32_avx2(int above, const float *p, long start, long n, float threshold) {
+    (void)above; (void)p; (void)threshold; (void)start;
+    return n;
+}
+void tessera_arg_fold_f32_avx2(int is_max, const float *p, float *best, int *index, int r, long n) {
+    (void)is_max; (void)p; (void)best; (void)index; (void)r; (void)n;
+}
 void tessera_binary_f32_vector(int op, const float *a, float as, const float *b, float bs, float *dst, long n) {
     (void)op; (void)a; (void)as; (void)b; (void)bs; (void)dst; (void)n;
 }

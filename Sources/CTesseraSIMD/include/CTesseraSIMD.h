@@ -45,4 +45,17 @@ void tessera_sqrt_f32_vector(const float *src, float *dst, long n);
 /// accumulators, same order), with AVX-512 or AVX2 instructions. Call only when
 /// tessera_cpu_has_avx2_fma() is true.
 float tessera_sum_f32_vector(const float *p, long n);
+
+/// One row of a column-wise argmax (is_max != 0) or argmin: where p[i] beats best[i] —
+/// strictly, or p[i] is NaN and best[i] is not — best[i] = p[i] and index[i] = r. AVX2.
+void tessera_arg_fold_f32_avx2(int is_max, const float *p, float *best, int *index, int r, long n);
+
+/// The first i in [start, n) where p[i] > threshold or p[i] is NaN (above != 0), or where
+/// p[i] < threshold (above == 0); n when there is none. AVX2. (The top-k scan skips the
+/// elements that cannot enter its heap with it.)
+long tessera_find_beyond_f32_avx2(int above, const float *p, long start, long n, float threshold);
+
+/// acc[i] = p[i] where p[i] > acc[i] (is_max != 0; < for min) or p[i] is NaN: the
+/// NaN-propagating column-wise max (min) of a row into acc. AVX2.
+void tessera_extremum_row_f32_avx2(int is_max, float *acc, const float *p, long n);
 #endif

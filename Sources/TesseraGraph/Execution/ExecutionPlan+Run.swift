@@ -283,6 +283,52 @@ extension ExecutionPlan {
         case .tile(let multiples):
             CopyKernels.tile(
                 from: x.pointer, layout: x.layout, multiples: multiples, elementSize: x.type.byteCount, to: out.pointer)
+        case .argsort(let axis, let descending, let k):
+            SortKernels.argsort(
+                input: x.pointer, layout: x.layout, type: x.type, axis: axis, descending: descending, count: k,
+                output: out.pointer.assumingMemoryBound(to: Int32.self))
+        case .gatherElements(let axis):
+            let indices = inputs[1].compacted()
+            CopyKernels.gatherElements(
+                from: x.pointer, layout: x.layout, axis: axis,
+                indices: indices.pointer.assumingMemoryBound(to: Int32.self), indicesShape: indices.layout.shape,
+                elementSize: x.type.byteCount, to: out.pointer)
+        case .gatherND:
+            let (source, indices) = (x.compacted(), inputs[1].compacted())
+            CopyKernels.gatherND(
+                from: source.pointer, shape: source.layout.shape,
+                indices: indices.pointer.assumingMemoryBound(to: Int32.self), indicesShape: indices.layout.shape,
+                elementSize: x.type.byteCount, to: out.pointer)
+        case .scatter(let axis):
+            let (indices, updates) = (inputs[1].compacted(), inputs[2])
+            CopyKernels.copy(from: x.pointer, layout: x.layout, elementSize: x.type.byteCount, to: out.pointer)
+            CopyKernels.scatterElements(
+                into: out.pointer, shape: entry.shape, axis: axis,
+                indices: indices.pointer.assumingMemoryBound(to: Int32.self), indicesShape: indices.layout.shape,
+                updates: updates.pointer, updatesLayout: updates.layout, elementSize: x.type.byteCount)
+        case .resize(let height, let width, let method):
+            let source = x.compacted()
+            let shape = source.layout.shape
+            ResizeKernels.resize(
+                input: source.pointer, type: x.type, planes: shape.dropLast(2).reduce(1, *),
+                height: shape[shape.count - 2], width: shape[shape.count - 1], newHeight: height, newWidth: width,
+                method: method, output: out.pointer)
+        case .multinomial(let samples):
+            let weights = x.compacted()
+            let words = inputs[1].compacted().pointer.assumingMemoryBound(to: UInt32.self)
+            let seed = UInt64(words[0]) | (UInt64(words[1]) << 32)
+            let categories = weights.layout.shape.last!
+            RandomKernels.multinomial(
+                weights: weights.pointer, type: x.type, rows: weights.layout.count / categories,
+                categories: categories, samples: samples, seed: seed,
+                output: out.pointer.assumingMemoryBound(to: Int32.self))
+        case .nonMaximumSuppression(let iouThreshold, let scoreThreshold, let maxOutputCount):
+            let (boxes, scores) = (x.compacted(), inputs[1].compacted())
+            NMSKernels.nonMaximumSuppression(
+                boxes: boxes.pointer.assumingMemoryBound(to: Float.self),
+                scores: scores.pointer.assumingMemoryBound(to: Float.self), count: scores.layout.count,
+                iouThreshold: iouThreshold, scoreThreshold: scoreThreshold, maxOutputCount: maxOutputCount,
+                output: out.pointer.assumingMemoryBound(to: Int32.self))
         default:
             kernelFailure("[execute] \(entry.op) has no kernel")
         }

@@ -198,6 +198,10 @@ enum FloatReduction {
     /// The NaN-propagating column-wise max (or min) of a row into `acc`.
     @inline(__always)
     static func extremumRow(_ acc: UnsafeMutablePointer<Float>, _ p: UnsafePointer<Float>, count: Int, isMax: Bool) {
+        if SIMDMath.hasAVX2FMA {
+            tessera_extremum_row_f32_avx2(isMax ? 1 : 0, acc, p, count)
+            return
+        }
         var j = 0
         while j + 16 <= count {
             store(replacing(load(acc + j), load(p + j), isMax: isMax), acc + j)
