@@ -96,9 +96,11 @@ def _transformer_layer():
     from torch import nn
 
     class EncoderLayer(nn.Module):
-        def __init__(self, d_model=256, heads=4, feedforward=1024):
+        def __init__(self, d_model=256, heads=4, feedforward=1024, tokens=128):
             super().__init__()
-            self.heads = heads
+            # Fixed sizes (not read from x.shape), so the traced graph has no shape arithmetic.
+            self.heads, self.d_model, self.tokens = heads, d_model, tokens
+            self.scale = 1.0 / float(d_model // heads) ** 0.5
             self.qkv = nn.Linear(d_model, 3 * d_model)
             self.out = nn.Linear(d_model, d_model)
             self.norm1 = nn.LayerNorm(d_model)
@@ -107,11 +109,11 @@ def _transformer_layer():
             self.norm2 = nn.LayerNorm(d_model)
 
         def forward(self, x):
-            b, t, d = x.shape
-            h = self.heads
-            q, k, v = self.qkv(x).reshape(b, t, 3, h, d // h).permute(2, 0, 3, 1, 4)
-            attention = torch.softmax(q @ k.transpose(-1, -2) / (d // h) ** 0.5, dim=-1)
-            y = (attention @ v).transpose(1, 2).reshape(b, t, d)
+            t, d, h = self.tokens, self.d_model, self.heads
+            qkv = self.qkv(x).reshape(1, t, 3, h, d // h).permute(2, 0, 3, 1, 4)
+            q, k, v = qkv[0], qkv[1], qkv[2]
+            attention = torch.softmax((q @ k.transpose(-1, -2)) * self.scale, dim=-1)
+            y = (attention @ v).transpose(1, 2).reshape(1, t, d)
             x = self.norm1(x + self.out(y))
             return self.norm2(x + self.ff2(torch.relu(self.ff1(x))))
 
