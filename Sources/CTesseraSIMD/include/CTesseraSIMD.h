@@ -30,6 +30,11 @@ int tessera_cpu_has_avx2_fma(void);
 /// NaN, results below ~1e-38 flush to 0.
 float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float shift);
 
+/// tessera_exp_shifted_f32_avx2 with sixteen lanes per instruction on AVX-512 CPUs (the
+/// AVX2 version elsewhere): bit-identical elements and sum. Call only when
+/// tessera_cpu_has_avx2_fma() is true.
+float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift);
+
 /// Element-wise float32 arithmetic over a block, sixteen lanes per instruction on AVX-512
 /// CPUs and eight on AVX2 ones (chosen once with cpuid). `op` is 0 add, 1 sub, 2 mul, 3 div.
 /// `a` or `b` may be NULL to use the scalar `as` or `bs` for every element. Call only when
