@@ -5,3 +5,4 @@
 @_exported import TesseraKernels
 @_exported import TesseraMultiArray
 @_exported import TesseraTensor
+@_exported import TesseraModels
