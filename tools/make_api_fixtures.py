@@ -3,7 +3,8 @@
 
 Reads the weights of the fixture packages in Tests/Fixtures/models/ straight from their
 `weight.bin` (MILBlob v2: each blob's data offset is in its 64-byte metadata record), runs the
-same computation in NumPy on seeded inputs, and writes `Tests/Fixtures/models/api_expected.json`.
+same computation in NumPy on seeded inputs, and writes `Tests/Fixtures/models/api_expected.json` (plus two `.npy` files NumPy
+writes, `api_x.npy` and `api_int64.npy`, for the `.npy` reader).
 Needs only NumPy:
 
     tools/.venv-demo/bin/python tools/make_api_fixtures.py
@@ -58,6 +59,12 @@ def main():
     mask = rng.standard_normal((1, 2, 8)).astype(np.float32)
     expected["flexible_shapes"] = case({"tokens": tokens, "mask": mask},
                                        {"linear_0": tokens @ w.T, "relu_0": np.maximum(mask, 0)})
+
+    # .npy files as NumPy writes them, for the CLI's reader: a float32 digit input and int64 values.
+    np.save(os.path.join(MODELS, "api_x.npy"), expected_x := np.asarray(
+        expected["linear_relu_softmax"]["inputs"]["x"]["values"], dtype=np.float32).reshape(1, 8))
+    np.save(os.path.join(MODELS, "api_int64.npy"), np.arange(6, dtype=np.int64).reshape(2, 3) - 2)
+    assert expected_x.shape == (1, 8)
 
     with open(os.path.join(MODELS, "api_expected.json"), "w") as f:
         json.dump(expected, f, indent=1)

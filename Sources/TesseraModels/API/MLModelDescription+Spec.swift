@@ -6,7 +6,7 @@ extension MLModelDescription {
     /// multi-function model (`functionName`) or the default one.
     ///
     /// - Throws: ``MLModelError`` `.io` when `functionName` names no function the file describes.
-    convenience init(_ model: CoreMLSpec.Model, functionName: String?) throws {
+    package convenience init(_ model: CoreMLSpec.Model, functionName: String?) throws {
         let description = model.description
         var inputs = description.inputs
         var outputs = description.outputs
