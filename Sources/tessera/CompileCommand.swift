@@ -33,7 +33,8 @@ enum CompileCommand {
         try? FileManager.default.removeItem(at: compiled.deletingLastPathComponent())
         let loaded = try MLModel(contentsOf: destination)
         print("compiled \(model) → \(destination.path)")
-        print("load it with MLModel(contentsOf:) — \(loaded.modelDescription.inputOrder.count) inputs, "
-            + "\(loaded.modelDescription.outputOrder.count) outputs")
+        print(
+            "load it with MLModel(contentsOf:) — \(loaded.modelDescription.inputOrder.count) inputs, "
+                + "\(loaded.modelDescription.outputOrder.count) outputs")
     }
 }

@@ -51,7 +51,8 @@ enum DescribeCommand {
                 var counts: [String: Int] = [:]
                 for operation in operations { counts[operation.type, default: 0] += 1 }
                 let listed = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }
-                print("operations in \(name) (\(function.opset), \(operations.count)): " + listed.joined(separator: ", "))
+                print(
+                    "operations in \(name) (\(function.opset), \(operations.count)): " + listed.joined(separator: ", "))
             }
         }
     }

@@ -24,7 +24,8 @@ enum DigitsDemo {
         }
         let samples = try JSONDecoder().decode(Samples.self, from: Data(contentsOf: samplesURL))
         let count = samples.samples.count
-        print("Tessera demo: a Core ML digit classifier run with MLModel (OpenBLAS core \(KernelThreads.blasCoreName))\n")
+        print(
+            "Tessera demo: a Core ML digit classifier run with MLModel (OpenBLAS core \(KernelThreads.blasCoreName))\n")
 
         // 1. Compile and load, as a Core ML app does.
         let loadStart = DispatchTime.now().uptimeNanoseconds
@@ -63,8 +64,12 @@ enum DigitsDemo {
 
         print(
             "pre-processing  MLTensor: \(count) × 64 pixels cast to float and scaled 0–16 → 0–1 in one fused pass")
-        print("post-processing MLTensor: top 3 per sample by argmax and masking over the [\(count), 10] probabilities\n")
-        let header = [pad("#", 2, left: true), pad("true", 5, left: true), pad("predicted", 10, left: true) + " ", pad("probability", 12, left: true)]
+        print(
+            "post-processing MLTensor: top 3 per sample by argmax and masking over the [\(count), 10] probabilities\n")
+        let header = [
+            pad("#", 2, left: true), pad("true", 5, left: true), pad("predicted", 10, left: true) + " ",
+            pad("probability", 12, left: true),
+        ]
         print(header.joined(separator: " ") + "   top 3")
         var correct = 0
         for index in 0..<count {
@@ -73,7 +78,8 @@ enum DigitsDemo {
             let ranked = top[index].map { "\(samples.labels[$0.index]) \(String(format: "%.3f", $0.value))" }
             let mark = predicted[index] == truth ? " " : "✗"
             let row = [
-                pad("\(index + 1)", 2, left: true), pad(truth, 5, left: true), pad(predicted[index], 10, left: true) + mark,
+                pad("\(index + 1)", 2, left: true), pad(truth, 5, left: true),
+                pad(predicted[index], 10, left: true) + mark,
                 pad(String(format: "%.4f", top[index][0].value), 12, left: true),
             ]
             print(row.joined(separator: " ") + "   " + ranked.joined(separator: " · "))

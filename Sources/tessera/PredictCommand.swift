@@ -17,7 +17,9 @@ enum PredictCommand {
             case "--input", "-i":
                 guard index + 1 < arguments.count else { throw CLIError("--input needs NAME=FILE.npy") }
                 let pair = arguments[index + 1]
-                guard let equals = pair.firstIndex(of: "=") else { throw CLIError("--input \(pair): expected NAME=FILE.npy") }
+                guard let equals = pair.firstIndex(of: "=") else {
+                    throw CLIError("--input \(pair): expected NAME=FILE.npy")
+                }
                 let name = String(pair[..<equals])
                 let file = URL(fileURLWithPath: String(pair[pair.index(after: equals)...]))
                 do {
@@ -44,7 +46,9 @@ enum PredictCommand {
         if let outputDirectory {
             try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
         }
-        let names = model.modelDescription.outputOrder.isEmpty ? output.featureNames.sorted() : model.modelDescription.outputOrder
+        let names =
+            model.modelDescription.outputOrder.isEmpty
+            ? output.featureNames.sorted() : model.modelDescription.outputOrder
         for name in names {
             guard let value = output.featureValue(for: name) else { continue }
             switch value.type {
@@ -52,7 +56,9 @@ enum PredictCommand {
                 let array = value.multiArrayValue!
                 let values = MLShapedArray<Float>(converting: array).scalars
                 let shown = values.prefix(8).map { String(format: "%.6g", $0) }.joined(separator: ", ")
-                print("\(name): \(array.dataType) \(array.shape.map(\.intValue)) [\(shown)\(values.count > 8 ? ", …" : "")]")
+                print(
+                    "\(name): \(array.dataType) \(array.shape.map(\.intValue)) [\(shown)\(values.count > 8 ? ", …" : "")]"
+                )
                 if let outputDirectory {
                     let file = outputDirectory.appendingPathComponent("\(name).npy")
                     try NumPyFile.encode(array).write(to: file)
@@ -61,7 +67,9 @@ enum PredictCommand {
             case .dictionary:
                 let entries = value.dictionaryValue.map { (key: "\($0.key.base)", value: $0.value.doubleValue) }
                     .sorted { $0.value > $1.value }
-                print("\(name): " + entries.map { "\($0.key) \(String(format: "%.4f", $0.value))" }.joined(separator: ", "))
+                print(
+                    "\(name): "
+                        + entries.map { "\($0.key) \(String(format: "%.4f", $0.value))" }.joined(separator: ", "))
             case .string: print("\(name): \(value.stringValue)")
             case .int64: print("\(name): \(value.int64Value)")
             case .double: print("\(name): \(value.doubleValue)")

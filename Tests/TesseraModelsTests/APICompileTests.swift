@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import TesseraModels
 import TesseraMultiArray
 import TesseraTensor
+import Testing
 
 @Suite("API: compileModel and loading")
 struct APICompileTests {
@@ -66,7 +66,8 @@ struct APICompileTests {
         let moved = scratch.url.appendingPathComponent("Old.mlmodelc")
         try FileManager.default.moveItem(at: compiled, to: moved)
         let marker = moved.appendingPathComponent("tessera-compiled-model.json")
-        let text = try String(contentsOf: marker, encoding: .utf8).replacingOccurrences(of: "\"version\" : 1", with: "\"version\" : 99")
+        let text = try String(contentsOf: marker, encoding: .utf8).replacingOccurrences(
+            of: "\"version\" : 1", with: "\"version\" : 99")
         try text.write(to: marker, atomically: true, encoding: .utf8)
         expectModelError(.io, containing: ["version 99", "recompile"]) { _ = try MLModel(contentsOf: moved) }
     }

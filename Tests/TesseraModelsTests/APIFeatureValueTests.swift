@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import TesseraModels
 import TesseraMultiArray
 import TesseraTensor
+import Testing
 
 @Suite("API: feature values, sequences and providers")
 struct APIFeatureValueTests {
@@ -105,7 +105,10 @@ struct APIFeatureValueTests {
             "array": array, "shaped": MLShapedArray<Float>(scalars: [1], shape: [1]),
             "sequence": MLSequence(strings: ["x"]), "dict": ["a": 1.0] as [String: Double],
         ])
-        #expect(provider.featureNames == ["value", "int", "double", "float", "string", "array", "shaped", "sequence", "dict"])
+        #expect(
+            provider.featureNames == [
+                "value", "int", "double", "float", "string", "array", "shaped", "sequence", "dict",
+            ])
         #expect(provider["int"]?.type == .int64 && provider["int"]?.int64Value == 3)
         #expect(provider["double"]?.type == .double && provider["double"]?.doubleValue == 0.5)
         #expect(provider["float"]?.doubleValue == 0.25)

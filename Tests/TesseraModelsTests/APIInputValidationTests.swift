@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import TesseraModels
 import TesseraMultiArray
 import TesseraTensor
+import Testing
 
 @Suite("API: bad inputs throw MLModelError before anything runs")
 struct APIInputValidationTests {
@@ -46,10 +46,12 @@ struct APIInputValidationTests {
         #expect(output.featureValue(for: "unused") == nil)
     }
 
-    @Test("a value of the wrong feature type", arguments: [
-        ("string", MLFeatureType.string), ("double", .double), ("int64", .int64), ("dictionary", .dictionary),
-        ("sequence", .sequence),
-    ])
+    @Test(
+        "a value of the wrong feature type",
+        arguments: [
+            ("string", MLFeatureType.string), ("double", .double), ("int64", .int64), ("dictionary", .dictionary),
+            ("sequence", .sequence),
+        ])
     func wrongType(_ name: String, _ type: MLFeatureType) throws {
         let value: MLFeatureValue =
             switch type {
@@ -87,11 +89,15 @@ struct APIInputValidationTests {
     func rangeRejected() {
         expectModelError(.featureType, containing: ["\"tokens\"", "[1, 65, 8]", "dimension 1", "1...64"]) {
             _ = try flexible.prediction(
-                from: MLDictionaryFeatureProvider(dictionary: ["tokens": floats([1, 65, 8]), "mask": floats([1, 4, 8])]))
+                from: MLDictionaryFeatureProvider(dictionary: [
+                    "tokens": floats([1, 65, 8]), "mask": floats([1, 4, 8]),
+                ]))
         }
         expectModelError(.featureType, containing: ["\"tokens\"", "dimension 2", "8...8"]) {
             _ = try flexible.prediction(
-                from: MLDictionaryFeatureProvider(dictionary: ["tokens": floats([1, 4, 9]), "mask": floats([1, 4, 8])]))
+                from: MLDictionaryFeatureProvider(dictionary: [
+                    "tokens": floats([1, 4, 9]), "mask": floats([1, 4, 8]),
+                ]))
         }
         expectModelError(.featureType, containing: ["\"tokens\"", "rank 2"]) {
             _ = try flexible.prediction(
@@ -103,7 +109,9 @@ struct APIInputValidationTests {
     func enumerationRejected() {
         expectModelError(.featureType, containing: ["\"mask\"", "[1, 8, 8]", "[1, 4, 8]", "[1, 2, 8]", "[1, 16, 8]"]) {
             _ = try flexible.prediction(
-                from: MLDictionaryFeatureProvider(dictionary: ["tokens": floats([1, 4, 8]), "mask": floats([1, 8, 8])]))
+                from: MLDictionaryFeatureProvider(dictionary: [
+                    "tokens": floats([1, 4, 8]), "mask": floats([1, 8, 8]),
+                ]))
         }
     }
 
@@ -142,6 +150,8 @@ struct APIInputValidationTests {
             _ = try? digits.prediction(from: MLDictionaryFeatureProvider(dictionary: ["image": floats(shape)]))
         }
         let sample = DigitsDemo.samples.samples[4]
-        #expect(try digits.prediction(from: DigitsDemo.input(sample)).featureValue(for: "classLabel")?.stringValue == sample.label)
+        #expect(
+            try digits.prediction(from: DigitsDemo.input(sample)).featureValue(for: "classLabel")?.stringValue
+                == sample.label)
     }
 }

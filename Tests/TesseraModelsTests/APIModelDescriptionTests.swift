@@ -1,12 +1,14 @@
 import Foundation
-import Testing
 import TesseraModels
 import TesseraMultiArray
 import TesseraTensor
+import Testing
 
 @Suite("API: model descriptions")
 struct APIModelDescriptionTests {
-    @Test("descriptions match coremltools' summaries", arguments: ["linear_relu_softmax", "classifier", "flexible_shapes"])
+    @Test(
+        "descriptions match coremltools' summaries",
+        arguments: ["linear_relu_softmax", "classifier", "flexible_shapes"])
     func matchesFixture(_ name: String) throws {
         let fixture = ModelFixture.load(name)
         let model = try MLModel(contentsOf: fixture.packageURL)

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import TesseraModels
 import TesseraMultiArray
 import TesseraTensor
+import Testing
 
 @Suite("API: the .npy reader and writer of tessera predict")
 struct APINumPyFileTests {
@@ -36,13 +36,17 @@ struct APINumPyFileTests {
         let input = try MLDictionaryFeatureProvider(dictionary: ["x": try NumPyFile.read(modelFixture("api_x.npy"))])
         let output = try #require(model.prediction(from: input).featureValue(for: "softmax_0")?.multiArrayValue)
         let expected = try #require(APIExpected.all["linear_relu_softmax"]?.outputs["softmax_0"]).values
-        for (g, e) in zip(MLShapedArray<Float>(output).scalars, expected) { #expect(abs(Double(g) - e) <= 1e-5 + 1e-4 * e) }
+        for (g, e) in zip(MLShapedArray<Float>(output).scalars, expected) {
+            #expect(abs(Double(g) - e) <= 1e-5 + 1e-4 * e)
+        }
     }
 
-    @Test("malformed files throw with the file's name", arguments: [
-        Data([1, 2, 3]), Data([0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59, 9, 0, 0, 0]),
-        Data([0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59, 1, 0, 200, 0]) + Data("{'descr'".utf8),
-    ])
+    @Test(
+        "malformed files throw with the file's name",
+        arguments: [
+            Data([1, 2, 3]), Data([0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59, 9, 0, 0, 0]),
+            Data([0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59, 1, 0, 200, 0]) + Data("{'descr'".utf8),
+        ])
     func malformed(_ data: Data) {
         #expect(throws: NumPyFileError.self) { _ = try NumPyFile.decode(data, name: "bad.npy") }
     }

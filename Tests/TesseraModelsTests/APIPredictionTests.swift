@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import TesseraModels
 import TesseraMultiArray
 import TesseraTensor
+import Testing
 import _TesseraTestSupport
 
 @Suite("API: predictions")
@@ -20,7 +20,8 @@ struct APIPredictionTests {
                 let got = try #require(probabilities[label]?.doubleValue)
                 #expect(abs(got - expected) <= 1e-5 + 1e-4 * abs(expected), "label \(label)")
             }
-            let best = DigitsDemo.samples.labels[sample.probabilities.indices.max { sample.probabilities[$0] < sample.probabilities[$1] }!]
+            let best = DigitsDemo.samples.labels[
+                sample.probabilities.indices.max { sample.probabilities[$0] < sample.probabilities[$1] }!]
             #expect(output.featureValue(for: "classLabel")?.stringValue == best)
         }
     }
@@ -31,7 +32,8 @@ struct APIPredictionTests {
         let sample = DigitsDemo.samples.samples[3]
         let output = try await model.prediction(from: DigitsDemo.input(sample))
         let sync = try Self.predictSynchronously(model, DigitsDemo.input(sample))
-        #expect(output.featureValue(for: "classLabel")?.stringValue == sync.featureValue(for: "classLabel")?.stringValue)
+        #expect(
+            output.featureValue(for: "classLabel")?.stringValue == sync.featureValue(for: "classLabel")?.stringValue)
         #expect(output.featureValue(for: "classLabel")?.stringValue == sample.label)
         let options = try await model.prediction(from: DigitsDemo.input(sample), options: MLPredictionOptions())
         #expect(options.featureValue(for: "classLabel_probs")?.dictionaryValue.count == 10)
@@ -118,7 +120,9 @@ struct APIPredictionTests {
         let linear = try MLModel(contentsOf: modelFixture("linear_relu_softmax.mlpackage"))
         let expected = try #require(APIExpected.all["linear_relu_softmax"])
         let x = try #require(expected.inputs["x"])
-        let result = try await linear.prediction(from: ["x": MLTensor(shape: x.shape, scalars: x.values.map { Float($0) })])
+        let result = try await linear.prediction(from: [
+            "x": MLTensor(shape: x.shape, scalars: x.values.map { Float($0) })
+        ])
         #expect(result["softmax_0"]?.shape == [1, 16])
     }
 
@@ -131,7 +135,7 @@ struct APIPredictionTests {
                 for index in samples.indices {
                     group.addTask {
                         let output = try await model.prediction(from: DigitsDemo.input(samples[index]))
-                        return (index, output.featureValue(for: "classLabel")?.stringValue ?? "") 
+                        return (index, output.featureValue(for: "classLabel")?.stringValue ?? "")
                     }
                 }
                 _ = round

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import TesseraModels
 import TesseraMultiArray
 import TesseraTensor
+import Testing
 import _TesseraTestSupport
 
 /// Inputs and NumPy outputs written by `tools/make_api_fixtures.py`.
@@ -85,7 +85,9 @@ func expectModelError(
     } catch let error as MLModelError {
         #expect(error.code == code, "\(error.message)", sourceLocation: sourceLocation)
         for fragment in fragments {
-            #expect(error.message.contains(fragment), "\"\(error.message)\" lacks \"\(fragment)\"", sourceLocation: sourceLocation)
+            #expect(
+                error.message.contains(fragment), "\"\(error.message)\" lacks \"\(fragment)\"",
+                sourceLocation: sourceLocation)
         }
     } catch {
         Issue.record("expected MLModelError(\(code)), got \(type(of: error)): \(error)", sourceLocation: sourceLocation)

@@ -101,7 +101,8 @@ public final class MLFeatureDescription: Sendable {
         let flexible = constraint.shapeConstraint
         switch flexible.type {
         case .enumerated:
-            let allowed = flexible.enumeratedShapeValues.isEmpty ? [constraint.shapeValues] : flexible.enumeratedShapeValues
+            let allowed =
+                flexible.enumeratedShapeValues.isEmpty ? [constraint.shapeValues] : flexible.enumeratedShapeValues
             if allowed.contains(shape) { return nil }
             return "has shape \(shape), but the model allows only the shapes "
                 + allowed.map { "\($0)" }.joined(separator: ", ")
@@ -150,9 +151,13 @@ extension MLFeatureDescription: CustomStringConvertible {
             text += " (\(constraint.dataType) \(constraint.shapeValues)"
             switch constraint.shapeConstraint.type {
             case .enumerated:
-                text += ", one of " + constraint.shapeConstraint.enumeratedShapeValues.map { "\($0)" }.joined(separator: " ")
+                text +=
+                    ", one of "
+                    + constraint.shapeConstraint.enumeratedShapeValues.map { "\($0)" }.joined(separator: " ")
             case .range:
-                text += ", ranges [" + constraint.shapeConstraint.sizeRanges.map(Self.describe).joined(separator: ", ") + "]"
+                text +=
+                    ", ranges [" + constraint.shapeConstraint.sizeRanges.map(Self.describe).joined(separator: ", ")
+                    + "]"
             case .unspecified: break
             }
             text += ")"

@@ -108,7 +108,8 @@ public final class MLFeatureValue {
             default:
                 throw MLModelError(
                     .featureType,
-                    "dictionary key \(key) is a \(Swift.type(of: key.base)); dictionary features need String or Int64 keys")
+                    "dictionary key \(key) is a \(Swift.type(of: key.base)); dictionary features need String or Int64 keys"
+                )
             }
         }
         guard keyKinds.count <= 1 else {
@@ -259,7 +260,8 @@ extension MLFeatureValue: CustomStringConvertible {
         case .string(let value): "String : \(value)"
         case .multiArray(let array): "MultiArray : \(array.dataType) \(array.shape.map(\.intValue))"
         case .dictionary(let value): "Dictionary : \(value.count) entries"
-        case .sequence(let sequence): "Sequence : \(sequence.type), \(sequence.stringValues.count + sequence.int64Storage.count) elements"
+        case .sequence(let sequence):
+            "Sequence : \(sequence.type), \(sequence.stringValues.count + sequence.int64Storage.count) elements"
         case .undefined(let type): "Undefined : \(type)"
         }
     }

@@ -23,7 +23,7 @@ extension MLModel {
         try CompiledModel.compile(modelURL)
     }
 
-    /// Compiles a model without blocking the calling task; see ``compileModel(at:)-(URL)``.
+    /// Compiles a model without blocking the calling task; see `compileModel(at:)`.
     ///
     /// ```swift
     /// let compiled = try await MLModel.compileModel(at: packageURL)

@@ -55,7 +55,8 @@ struct InputBinding: Sendable {
         }
         guard let array = value.multiArrayValue else {
             throw MLModelError(
-                .featureType, "input \"\(name)\" is a \(value.type) value, but the model expects \(description.expectation)")
+                .featureType,
+                "input \"\(name)\" is a \(value.type) value, but the model expects \(description.expectation)")
         }
         try checkProgramShape(array.shape.map(\.intValue))
         return convert(array)
@@ -75,7 +76,8 @@ struct InputBinding: Sendable {
             throw MLModelError(.featureType, "input \"\(name)\" \(problem)")
         }
         try checkProgramShape(tensor.shape)
-        return ObjectIdentifier(tensor.scalarType) == ObjectIdentifier(scalarType) ? tensor : tensor.cast(to: scalarType)
+        return ObjectIdentifier(tensor.scalarType) == ObjectIdentifier(scalarType)
+            ? tensor : tensor.cast(to: scalarType)
     }
 
     /// Checks the rank and the fixed dimensions the program's input type declares.

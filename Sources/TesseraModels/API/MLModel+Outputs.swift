@@ -18,7 +18,8 @@ struct PendingOutputs {
     /// Plain outputs, in the model's order.
     var features: [(name: String, kind: Kind, tensor: MLTensor)] = []
     /// A classifier's probabilities, its labels, and the names of its two outputs.
-    var classifier: (probabilities: MLTensor, labels: CoreMLSpec.ClassLabels, labelName: String?, probabilitiesName: String?)?
+    var classifier:
+        (probabilities: MLTensor, labels: CoreMLSpec.ClassLabels, labelName: String?, probabilitiesName: String?)?
 
     /// Every tensor to compute.
     var tensors: [MLTensor] { features.map(\.tensor) + (classifier.map { [$0.probabilities] } ?? []) }
@@ -28,7 +29,8 @@ struct PendingOutputs {
         var values: [String: MLFeatureValue] = [:]
         for (name, kind, tensor) in features {
             switch kind {
-            case .multiArray(let dataType): values[name] = MLFeatureValue(multiArray: tensor.multiArray(dataType: dataType))
+            case .multiArray(let dataType):
+                values[name] = MLFeatureValue(multiArray: tensor.multiArray(dataType: dataType))
             case .double: values[name] = MLFeatureValue(double: Self.doubles(tensor).first ?? 0)
             case .int64: values[name] = MLFeatureValue(int64: Int64(Self.doubles(tensor).first ?? 0))
             }
@@ -91,7 +93,8 @@ extension MLModel {
                 switch description.outputDescriptionsByName[name]?.type {
                 case .double: .double
                 case .int64: .int64
-                default: .multiArray(description.outputDescriptionsByName[name]?.multiArrayConstraint?.dataType ?? .float32)
+                default:
+                    .multiArray(description.outputDescriptionsByName[name]?.multiArrayConstraint?.dataType ?? .float32)
                 }
             pending.features.append((name, kind, tensor))
         }

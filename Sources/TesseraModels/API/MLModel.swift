@@ -5,7 +5,7 @@ import TesseraTensor
 /// A Core ML model loaded for prediction: Core ML's `MLModel`, running ML Program models on
 /// the CPU.
 ///
-/// Load a model compiled with ``compileModel(at:)-(URL)`` (or, as a Tessera extension, an
+/// Load a model compiled with `compileModel(at:)` (or, as a Tessera extension, an
 /// `.mlpackage` or `.mlmodel` directly), then predict from feature providers:
 ///
 /// ```swift
@@ -55,7 +55,7 @@ public final class MLModel: Sendable {
 
     /// Loads a model synchronously.
     ///
-    /// `url` is a directory made by ``compileModel(at:)-(URL)``, or (**Tessera extension**) an
+    /// `url` is a directory made by `compileModel(at:)`, or (**Tessera extension**) an
     /// `.mlpackage` directory or `.mlmodel` file, which loads as if compiled first.
     ///
     /// ```swift

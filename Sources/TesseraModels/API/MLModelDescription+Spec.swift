@@ -34,11 +34,13 @@ extension MLModelDescription {
             strings[key] = value
         }
         self.init(
-            inputs: inputs.map(MLFeatureDescription.init(spec:)), outputs: outputs.map(MLFeatureDescription.init(spec:)),
+            inputs: inputs.map(MLFeatureDescription.init(spec:)),
+            outputs: outputs.map(MLFeatureDescription.init(spec:)),
             states: states.map(MLFeatureDescription.init(spec:)),
             predictedFeatureName: predicted.isEmpty ? nil : predicted,
             predictedProbabilitiesName: probabilities.isEmpty ? nil : probabilities, isUpdatable: model.isUpdatable,
-            metadata: strings, creatorDefined: metadata.userDefined, labels: predicted.isEmpty ? nil : model.classLabels)
+            metadata: strings, creatorDefined: metadata.userDefined, labels: predicted.isEmpty ? nil : model.classLabels
+        )
     }
 }
 
@@ -105,7 +107,8 @@ extension MLMultiArrayConstraint {
             case .enumerated(let shapes): MLMultiArrayShapeConstraint(type: .enumerated, enumeratedShapes: shapes)
             case .range(let ranges):
                 MLMultiArrayShapeConstraint(
-                    type: .range, sizeRanges: ranges.map { $0.lowerBound...max($0.lowerBound, $0.upperBound ?? Int.max) })
+                    type: .range,
+                    sizeRanges: ranges.map { $0.lowerBound...max($0.lowerBound, $0.upperBound ?? Int.max) })
             case nil: MLMultiArrayShapeConstraint(type: .unspecified)
             }
         self.init(shape: array.shape, dataType: dataType, shapeConstraint: flexible)

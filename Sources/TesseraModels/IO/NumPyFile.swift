@@ -80,7 +80,9 @@ package enum NumPyFile {
         let payload = bytes[start..<(start + count * size)]
         let arrayShape = shape.isEmpty ? [1] : shape
         func load<T>(_: T.Type) -> [T] {
-            payload.withUnsafeBytes { raw in (0..<count).map { raw.loadUnaligned(fromByteOffset: $0 * size, as: T.self) } }
+            payload.withUnsafeBytes { raw in
+                (0..<count).map { raw.loadUnaligned(fromByteOffset: $0 * size, as: T.self) }
+            }
         }
         switch descr {
         case "<f4": return MLMultiArray(MLShapedArray<Float>(scalars: load(Float.self), shape: arrayShape))
@@ -90,7 +92,9 @@ package enum NumPyFile {
         case "|i1": return MLMultiArray(MLShapedArray<Int8>(scalars: load(Int8.self), shape: arrayShape))
         case "<i8":
             let values = try load(Int64.self).map { value -> Int32 in
-                guard let narrowed = Int32(exactly: value) else { throw fail("int64 value \(value) does not fit int32") }
+                guard let narrowed = Int32(exactly: value) else {
+                    throw fail("int64 value \(value) does not fit int32")
+                }
                 return narrowed
             }
             return MLMultiArray(MLShapedArray<Int32>(scalars: values, shape: arrayShape))

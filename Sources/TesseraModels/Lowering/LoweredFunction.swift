@@ -46,7 +46,8 @@ package struct LoweredFunction: Sendable {
                     .unsupportedModelType, file: corePackage.modelDisplayName,
                     "operation \"\(operation.name ?? "?")\" is a \(operation.type), which Tessera does not run yet")
             }
-            if operation.type == "const", let value = operation.attributes["val"], let output = operation.outputs.first {
+            if operation.type == "const", let value = operation.attributes["val"], let output = operation.outputs.first
+            {
                 literals[output.name] = value
                 if let tensor = try Self.tensor(value, package: corePackage) { constants[output.name] = tensor }
             }
@@ -102,7 +103,9 @@ package struct LoweredFunction: Sendable {
             case "identity": result = try required(operation, "x")
             case "softmax": result = try required(operation, "x").softmax(alongAxis: axis(operation))
             case "classify":
-                if operation.outputs.count >= 2 { values[operation.outputs[1].name] = try required(operation, "probabilities") }
+                if operation.outputs.count >= 2 {
+                    values[operation.outputs[1].name] = try required(operation, "probabilities")
+                }
                 continue
             default:
                 throw ModelFormatError(.unsupportedModelType, "\(operation.type) is not supported")
