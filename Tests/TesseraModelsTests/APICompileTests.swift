@@ -72,3 +72,40 @@ struct APICompileTests {
         expectModelError(.io, containing: ["version 99", "recompile"]) { _ = try MLModel(contentsOf: moved) }
     }
 }
+
+@Suite("API: completion handlers and cancellation")
+struct APICompletionHandlerTests {
+    @Test("compile and load with completion handlers")
+    func completionHandlers() async throws {
+        let compiled: URL = try await withCheckedThrowingContinuation { continuation in
+            MLModel.compileModel(at: DigitsDemo.packageURL) { continuation.resume(with: $0) }
+        }
+        defer { try? FileManager.default.removeItem(at: compiled.deletingLastPathComponent()) }
+        let model: MLModel = try await withCheckedThrowingContinuation { continuation in
+            MLModel.load(contentsOf: compiled) { continuation.resume(with: $0) }
+        }
+        #expect(model.modelDescription.predictedFeatureName == "classLabel")
+        let failure: Result<MLModel, any Error> = await withCheckedContinuation { continuation in
+            MLModel.load(contentsOf: URL(fileURLWithPath: "/nonexistent.mlpackage")) {
+                continuation.resume(returning: $0)
+            }
+        }
+        #expect(throws: MLModelError.self) { try failure.get() }
+    }
+
+    @Test("a cancelled task's prediction throws .predictionCancelled")
+    func cancellation() async throws {
+        let model = try MLModel(contentsOf: DigitsDemo.packageURL)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await model.prediction(from: DigitsDemo.input(DigitsDemo.samples.samples[0]))
+                .featureValue(for: "classLabel")?.stringValue
+        }
+        do {
+            _ = try await task.value
+            Issue.record("expected a cancellation error")
+        } catch let error as MLModelError {
+            #expect(error.code == .predictionCancelled)
+        }
+    }
+}

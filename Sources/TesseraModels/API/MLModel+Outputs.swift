@@ -74,9 +74,9 @@ struct PendingOutputs {
 extension MLModel {
     /// Maps the program's results to the model's output features.
     ///
-    /// A classifier's label and probabilities come from one probabilities tensor: the
-    /// program's value named like the probabilities output (what a `classify` op yields), or
-    /// like the label output, or else the one undescribed result with one element per label.
+    /// A classifier's label and probabilities come from one probabilities tensor with one
+    /// element per label: the program's value named like the probabilities output (what a
+    /// `classify` op yields), or like the label output, or else an undescribed result.
     func pendingOutputs(_ results: [String: MLTensor]) throws -> PendingOutputs {
         let description = modelDescription
         var pending = PendingOutputs()
@@ -103,7 +103,8 @@ extension MLModel {
             let candidates = [probabilitiesName, labelName].compactMap { $0 }
             let described = Set(names)
             guard
-                let probabilities = candidates.lazy.compactMap({ results[$0] }).first
+                let probabilities = candidates.lazy.compactMap({ results[$0] }).first(where: { $0.scalarCount == count }
+                )
                     ?? results.first(where: { !described.contains($0.key) && $0.value.scalarCount == count })?.value
             else {
                 throw MLModelError(

@@ -42,9 +42,13 @@ extension MLModel {
     /// ```swift
     /// let output = try await model.prediction(from: input)
     /// ```
+    ///
+    /// - Throws: as the synchronous overload does, and ``MLModelError`` `.predictionCancelled`
+    ///   when the task is cancelled before the prediction starts.
     public func prediction(
         from input: any MLFeatureProvider, options: MLPredictionOptions = MLPredictionOptions()
     ) async throws -> any MLFeatureProvider {
+        try Self.checkCancellation()
         let pending = try pendingOutputs(runProgram(boundInputs(input)))
         await MLTensor.materialize(pending.tensors)
         return try pending.provider()
@@ -94,6 +98,7 @@ extension MLModel {
     /// let probabilities = await outputs["classLabel_probs"]!.shapedArray(of: Float.self)
     /// ```
     public func prediction(from inputs: [String: MLTensor]) async throws -> [String: MLTensor] {
+        try Self.checkCancellation()
         var bound: [String: MLTensor] = [:]
         for binding in bindings {
             bound[binding.name] = try binding.tensor(from: inputs, inputs: modelDescription.inputOrder)
@@ -107,5 +112,12 @@ extension MLModel {
         let computed = Array(outputs)
         await MLTensor.materialize(computed.map(\.value))
         return outputs
+    }
+
+    /// Throws `.predictionCancelled` when the current task is cancelled.
+    static func checkCancellation() throws {
+        if Task.isCancelled {
+            throw MLModelError(.predictionCancelled, "the prediction was cancelled before it started")
+        }
     }
 }
