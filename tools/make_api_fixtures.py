@@ -5,7 +5,8 @@ Reads the weights of the fixture packages in Tests/Fixtures/models/ straight fro
 `weight.bin` (MILBlob v2: each blob's data offset is in its 64-byte metadata record), runs the
 same computation in NumPy on seeded inputs, and writes `Tests/Fixtures/models/api_expected.json` (plus two `.npy` files NumPy
 writes, `api_x.npy` and `api_int64.npy`, for the `.npy` reader).
-Needs only NumPy:
+It also builds `int_classifier.mlpackage`, a classifier with Int64 labels (10, 20, 30), with
+coremltools' MIL builder. Needs NumPy and coremltools (the demo model's venv has both):
 
     tools/.venv-demo/bin/python tools/make_api_fixtures.py
 """
@@ -40,6 +41,35 @@ def case(inputs, outputs):
     }
 
 
+def int_classifier():
+    """A classifier with Int64 labels, so the API's int64 classLabel path is checked."""
+    import shutil
+
+    import coremltools as ct
+    from coremltools.converters.mil import Builder as mb
+
+    w = rng.standard_normal((3, 4)).astype(np.float32)
+    b = rng.standard_normal(3).astype(np.float32)
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=(1, 4))])
+    def prog(features):
+        return mb.softmax(x=mb.linear(x=features, weight=w, bias=b), axis=-1)
+
+    model = ct.convert(prog, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS15,
+                       compute_precision=ct.precision.FLOAT32,
+                       classifier_config=ct.ClassifierConfig([10, 20, 30], predicted_feature_name="label"))
+    package = os.path.join(MODELS, "int_classifier.mlpackage")
+    shutil.rmtree(package, ignore_errors=True)
+    model.save(package)
+    x = rng.standard_normal((1, 4)).astype(np.float32)
+    probabilities = softmax(x @ w.T + b)
+    spec = model.get_spec()
+    probs_name = spec.description.predictedProbabilitiesName
+    result = case({"features": x}, {probs_name: probabilities})
+    result["classLabel"] = str([10, 20, 30][int(probabilities.argmax())])
+    return result
+
+
 def main():
     expected = {}
 
@@ -59,6 +89,8 @@ def main():
     mask = rng.standard_normal((1, 2, 8)).astype(np.float32)
     expected["flexible_shapes"] = case({"tokens": tokens, "mask": mask},
                                        {"linear_0": tokens @ w.T, "relu_0": np.maximum(mask, 0)})
+
+    expected["int_classifier"] = int_classifier()
 
     # .npy files as NumPy writes them, for the CLI's reader: a float32 digit input and int64 values.
     np.save(os.path.join(MODELS, "api_x.npy"), expected_x := np.asarray(

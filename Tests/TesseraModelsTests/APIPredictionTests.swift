@@ -84,6 +84,33 @@ struct APIPredictionTests {
         }
     }
 
+    @Test("a classifier with Int64 labels returns an int64 label and Int64 keys")
+    func int64Classifier() throws {
+        let expected = try #require(APIExpected.all["int_classifier"])
+        let model = try MLModel(contentsOf: modelFixture("int_classifier.mlpackage"))
+        let description = model.modelDescription
+        #expect(description.classLabels as? [Int64] == [10, 20, 30])
+        let labelName = try #require(description.predictedFeatureName)
+        let probabilitiesName = try #require(description.predictedProbabilitiesName)
+        #expect(labelName == "label")
+        #expect(description.outputDescriptionsByName[labelName]?.type == .int64)
+        #expect(description.outputDescriptionsByName[probabilitiesName]?.dictionaryConstraint?.keyType == .int64)
+
+        let output = try model.prediction(from: expected.provider())
+        let label = try #require(output.featureValue(for: labelName))
+        #expect(label.type == .int64)
+        #expect("\(label.int64Value)" == expected.classLabel)
+        let probabilities = try #require(output.featureValue(for: probabilitiesName)?.dictionaryValue)
+        let reference = try #require(expected.outputs[probabilitiesName]).values
+        for (key, e) in zip([Int64(10), 20, 30], reference) {
+            let got = try #require(probabilities[AnyHashable(key)]?.doubleValue)
+            #expect(abs(got - e) <= 1e-5 + 1e-4 * abs(e))
+        }
+        #expect(
+            description.outputDescriptionsByName[probabilitiesName]?.isAllowedValue(
+                try #require(output.featureValue(for: probabilitiesName))) == true)
+    }
+
     @Test("batch predictions return one output per input, in order")
     func batch() throws {
         let model = try MLModel(contentsOf: DigitsDemo.packageURL)
