@@ -134,6 +134,22 @@ struct APIPredictionTests {
         #expect(output.featureValue(for: "classLabel")?.stringValue == sample.label)
     }
 
+    @Test("a padded multi-array input (explicit strides) predicts like a contiguous one")
+    func stridedInput() throws {
+        let model = try MLModel(contentsOf: DigitsDemo.packageURL)
+        let sample = DigitsDemo.samples.samples[9]
+        let padded = MLMultiArray(shape: [1, 64], dataType: .float32, strides: [128, 2])
+        for (index, pixel) in sample.pixels.enumerated() {
+            padded[[0, index] as [NSNumber]] = NSNumber(value: Float(pixel) / 16)
+        }
+        let output = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["image": padded]))
+        let probabilities = try #require(output.featureValue(for: "classLabel_probs")?.dictionaryValue)
+        for (label, e) in zip(DigitsDemo.samples.labels, sample.probabilities) {
+            let got = try #require(probabilities[label]?.doubleValue)
+            #expect(abs(got - e) <= 1e-5 + 1e-4 * abs(e))
+        }
+    }
+
     @Test("tensor prediction returns the probabilities as a tensor")
     func tensorPrediction() async throws {
         let model = try MLModel(contentsOf: DigitsDemo.packageURL)
