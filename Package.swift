@@ -80,7 +80,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "TesseraBenchmarks",
-            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray", "COpenBLAS"],
+            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray", "TesseraModels", "COpenBLAS"],
             path: "Benchmarks/TesseraBenchmarks",
             swiftSettings: strictConcurrency
         ),
