@@ -17,6 +17,13 @@ static inline __attribute__((always_inline)) tessera_double16v tessera_sqrt_f64x
     return __builtin_elementwise_sqrt(x);
 }
 
+/// Tells the CPU this thread is spinning on a flag (x86 `pause`; nothing elsewhere).
+static inline __attribute__((always_inline)) void tessera_spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 #endif
 
 #ifndef CTESSERA_SIMD_KERNELS_H
