@@ -34,7 +34,7 @@ public enum KernelThreads {
     /// them costs more than it saves. `TESSERA_SERIAL_THRESHOLD_NS` overrides it (for tuning
     /// on a new machine).
     public static let serialThresholdNanoseconds: Double =
-        ProcessInfo.processInfo.environment["TESSERA_SERIAL_THRESHOLD_NS"].flatMap { Double($0) } ?? 80_000
+        ProcessInfo.processInfo.environment["TESSERA_SERIAL_THRESHOLD_NS"].flatMap { Double($0) } ?? 30_000
 
     /// The number of threads a ``parallelFor(count:cost:_:)`` loop may use: the
     /// `TESSERA_NUM_THREADS` environment variable if set, else the active processor count.
