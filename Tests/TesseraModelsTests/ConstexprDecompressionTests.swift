@@ -1,7 +1,8 @@
 import Foundation
-@testable import TesseraModels
 import Testing
 import _TesseraTestSupport
+
+@testable import TesseraModels
 
 /// The compressed-weight packages of `tools/make_compression_fixtures.py`: for each, the
 /// constexpr outputs coremltools decoded, by name.
@@ -104,7 +105,8 @@ struct ConstexprDecompressionTests {
 struct ConstexprMalformedTests {
     static func value(_ dataType: MILDataType, _ shape: [Int], _ storage: MILTensorStorage) -> MILValue {
         MILValue(
-            type: .tensor(MILTensorType(dataType: dataType, rank: shape.count, dimensions: shape.map { .constant($0) })),
+            type: .tensor(
+                MILTensorType(dataType: dataType, rank: shape.count, dimensions: shape.map { .constant($0) })),
             storage: .immediate(.tensor(storage)))
     }
 
@@ -126,33 +128,158 @@ struct ConstexprMalformedTests {
             if iOS18 { inputs[name] = MILArgument(bindings: [.value(value)]) } else { attributes[name] = value }
         }
         return MILOperation(
-            type: type, inputs: inputs, outputs: [MILNamedValueType(name: "w", type: .tensor(MILTensorType(dataType: .float32, rank: -1, dimensions: [])))],
+            type: type, inputs: inputs,
+            outputs: [
+                MILNamedValueType(name: "w", type: .tensor(MILTensorType(dataType: .float32, rank: -1, dimensions: [])))
+            ],
             blocks: [], attributes: attributes)
     }
 
     static let cases: [(String, MILOperation, String)] = [
-        ("lut with 5 entries", op("constexpr_lut_to_dense", ["lut": floats([1, 2, 3, 4, 5]), "indices": bytes(.uint8, [0], [1]), "shape": uint32s([2])]), "5 entries"),
-        ("lut indices too short", op("constexpr_lut_to_dense", ["lut": floats([1, 2, 3, 4]), "indices": bytes(.uint8, [0], [1]), "shape": uint32s([8])]), "need 2"),
-        ("lut shape negative", op("constexpr_lut_to_dense", ["lut": floats([1, 2]), "indices": bytes(.uint8, [0], [1]), "shape": value(.int32, [1], .ints([-4]))]), "not a valid shape"),
-        ("lut18 rank", op("constexpr_lut_to_dense", iOS18: true, ["lut": floats([1, 2], [2]), "indices": bytes(.uint1, [0], [2])]), "rank must be 3"),
-        ("lut18 palette size", op("constexpr_lut_to_dense", iOS18: true, ["lut": floats([1, 2, 3], [1, 3, 1]), "indices": bytes(.uint1, [0], [2])]), "need 2"),
-        ("lut18 blocks", op("constexpr_lut_to_dense", iOS18: true, ["lut": floats([1, 2, 3, 4, 5, 6], [3, 2, 1]), "indices": bytes(.uint1, [0], [2])]), "do not divide"),
-        ("lut18 wide indices", op("constexpr_lut_to_dense", iOS18: true, ["lut": floats([1, 2], [1, 2, 1]), "indices": value(.int32, [1], .ints([0]))]), "uint1"),
-        ("affine scale size", op("constexpr_affine_dequantize", ["quantized_data": bytes(.int8, [1, 2, 3, 4], [2, 2]), "zero_point": bytes(.int8, [0], []), "scale": floats([1, 2, 3]), "axis": value(.int32, [], .ints([0]))]), "scale has shape [3]"),
-        ("affine axis", op("constexpr_affine_dequantize", ["quantized_data": bytes(.int8, [1, 2, 3, 4], [2, 2]), "zero_point": bytes(.int8, [0], []), "scale": floats([1], []), "axis": value(.int32, [], .ints([2]))]), "axis 2 is out of range"),
-        ("affine float data", op("constexpr_affine_dequantize", ["quantized_data": floats([1, 2]), "zero_point": bytes(.int8, [0], []), "scale": floats([1], []), "axis": value(.int32, [], .ints([0]))]), "must be integers"),
-        ("sparse bits vs data", op("constexpr_sparse_to_dense", ["nonzero_data": floats([1, 2]), "mask": bytes(.uint8, [0b0000_0111], [1]), "shape": uint32s([8])]), "more set bits"),
-        ("sparse mask bytes", op("constexpr_sparse_to_dense", ["nonzero_data": floats([1]), "mask": bytes(.uint8, [1], [1]), "shape": uint32s([16])]), "need 2"),
-        ("sparse18 too few values", op("constexpr_sparse_to_dense", iOS18: true, ["nonzero_data": floats([1]), "mask": bytes(.uint1, [0b11], [2])]), "more set bits"),
-        ("shift blocks", op("constexpr_blockwise_shift_scale", iOS18: true, ["data": bytes(.int8, [1, 2, 3], [3]), "scale": floats([1, 2])]), "do not divide"),
-        ("shift rank", op("constexpr_blockwise_shift_scale", iOS18: true, ["data": bytes(.int8, [1, 2], [2]), "scale": floats([1], [1, 1])]), "rank 1"),
-        ("shift offset shape", op("constexpr_blockwise_shift_scale", iOS18: true, ["data": bytes(.int8, [1, 2], [2]), "scale": floats([1]), "offset": bytes(.int8, [0, 0], [2])]), "must match"),
-        ("cast not fp16", op("constexpr_cast", ["source_val": floats([1]), "output_dtype": value(.string, [], .strings(["fp32"]))]), "must be fp16"),
-        ("cast to int", op("constexpr_cast", ["source_val": bytes(.float16, [0, 0], [1]), "output_dtype": value(.string, [], .strings(["int32"]))]), "not supported"),
-        ("truncated bytes", op("constexpr_cast", ["source_val": bytes(.float16, [0, 0, 0], [4]), "output_dtype": value(.string, [], .strings(["fp32"]))]), "truncated"),
-        ("missing argument", op("constexpr_lut_to_dense", ["lut": floats([1, 2]), "shape": uint32s([1])]), "no argument \"indices\""),
+        (
+            "lut with 5 entries",
+            op(
+                "constexpr_lut_to_dense",
+                ["lut": floats([1, 2, 3, 4, 5]), "indices": bytes(.uint8, [0], [1]), "shape": uint32s([2])]),
+            "5 entries"
+        ),
+        (
+            "lut indices too short",
+            op(
+                "constexpr_lut_to_dense",
+                ["lut": floats([1, 2, 3, 4]), "indices": bytes(.uint8, [0], [1]), "shape": uint32s([8])]), "need 2"
+        ),
+        (
+            "lut shape negative",
+            op(
+                "constexpr_lut_to_dense",
+                ["lut": floats([1, 2]), "indices": bytes(.uint8, [0], [1]), "shape": value(.int32, [1], .ints([-4]))]),
+            "not a valid shape"
+        ),
+        (
+            "lut18 rank",
+            op(
+                "constexpr_lut_to_dense", iOS18: true,
+                ["lut": floats([1, 2], [2]), "indices": bytes(.uint1, [0], [2])]), "rank must be 3"
+        ),
+        (
+            "lut18 palette size",
+            op(
+                "constexpr_lut_to_dense", iOS18: true,
+                ["lut": floats([1, 2, 3], [1, 3, 1]), "indices": bytes(.uint1, [0], [2])]), "need 2"
+        ),
+        (
+            "lut18 blocks",
+            op(
+                "constexpr_lut_to_dense", iOS18: true,
+                ["lut": floats([1, 2, 3, 4, 5, 6], [3, 2, 1]), "indices": bytes(.uint1, [0], [2])]), "do not divide"
+        ),
+        (
+            "lut18 wide indices",
+            op(
+                "constexpr_lut_to_dense", iOS18: true,
+                ["lut": floats([1, 2], [1, 2, 1]), "indices": value(.int32, [1], .ints([0]))]), "uint1"
+        ),
+        (
+            "affine scale size",
+            op(
+                "constexpr_affine_dequantize",
+                [
+                    "quantized_data": bytes(.int8, [1, 2, 3, 4], [2, 2]), "zero_point": bytes(.int8, [0], []),
+                    "scale": floats([1, 2, 3]), "axis": value(.int32, [], .ints([0])),
+                ]), "scale has shape [3]"
+        ),
+        (
+            "affine axis",
+            op(
+                "constexpr_affine_dequantize",
+                [
+                    "quantized_data": bytes(.int8, [1, 2, 3, 4], [2, 2]), "zero_point": bytes(.int8, [0], []),
+                    "scale": floats([1], []), "axis": value(.int32, [], .ints([2])),
+                ]), "axis 2 is out of range"
+        ),
+        (
+            "affine float data",
+            op(
+                "constexpr_affine_dequantize",
+                [
+                    "quantized_data": floats([1, 2]), "zero_point": bytes(.int8, [0], []), "scale": floats([1], []),
+                    "axis": value(.int32, [], .ints([0])),
+                ]), "must be integers"
+        ),
+        (
+            "sparse bits vs data",
+            op(
+                "constexpr_sparse_to_dense",
+                ["nonzero_data": floats([1, 2]), "mask": bytes(.uint8, [0b0000_0111], [1]), "shape": uint32s([8])]),
+            "more set bits"
+        ),
+        (
+            "sparse mask bytes",
+            op(
+                "constexpr_sparse_to_dense",
+                ["nonzero_data": floats([1]), "mask": bytes(.uint8, [1], [1]), "shape": uint32s([16])]), "need 2"
+        ),
+        (
+            "sparse18 too few values",
+            op(
+                "constexpr_sparse_to_dense", iOS18: true,
+                ["nonzero_data": floats([1]), "mask": bytes(.uint1, [0b11], [2])]), "more set bits"
+        ),
+        (
+            "shift blocks",
+            op(
+                "constexpr_blockwise_shift_scale", iOS18: true,
+                ["data": bytes(.int8, [1, 2, 3], [3]), "scale": floats([1, 2])]), "do not divide"
+        ),
+        (
+            "shift rank",
+            op(
+                "constexpr_blockwise_shift_scale", iOS18: true,
+                ["data": bytes(.int8, [1, 2], [2]), "scale": floats([1], [1, 1])]), "rank 1"
+        ),
+        (
+            "shift offset shape",
+            op(
+                "constexpr_blockwise_shift_scale", iOS18: true,
+                ["data": bytes(.int8, [1, 2], [2]), "scale": floats([1]), "offset": bytes(.int8, [0, 0], [2])]),
+            "must match"
+        ),
+        (
+            "cast not fp16",
+            op("constexpr_cast", ["source_val": floats([1]), "output_dtype": value(.string, [], .strings(["fp32"]))]),
+            "must be fp16"
+        ),
+        (
+            "cast to int",
+            op(
+                "constexpr_cast",
+                ["source_val": bytes(.float16, [0, 0], [1]), "output_dtype": value(.string, [], .strings(["int32"]))]),
+            "not supported"
+        ),
+        (
+            "truncated bytes",
+            op(
+                "constexpr_cast",
+                [
+                    "source_val": bytes(.float16, [0, 0, 0], [4]),
+                    "output_dtype": value(.string, [], .strings(["fp32"])),
+                ]), "truncated"
+        ),
+        (
+            "missing argument", op("constexpr_lut_to_dense", ["lut": floats([1, 2]), "shape": uint32s([1])]),
+            "no argument \"indices\""
+        ),
         ("unknown op", op("constexpr_lut_to_sparse", [:]), "not a constexpr op"),
-        ("unbound name", MILOperation(type: "constexpr_sparse_to_dense", inputs: ["nonzero_data": MILArgument(bindings: [.name("nowhere")]), "mask": MILArgument(bindings: [.name("nowhere")])], outputs: [], blocks: [], attributes: [:]), "\"nowhere\""),
+        (
+            "unbound name",
+            MILOperation(
+                type: "constexpr_sparse_to_dense",
+                inputs: [
+                    "nonzero_data": MILArgument(bindings: [.name("nowhere")]),
+                    "mask": MILArgument(bindings: [.name("nowhere")]),
+                ], outputs: [], blocks: [], attributes: [:]), "\"nowhere\""
+        ),
     ]
 
     @Test("each malformed op throws a ModelFormatError naming the op", arguments: cases.indices)
@@ -174,12 +301,21 @@ struct ConstexprMalformedTests {
         let lut = DenseConstant(shape: [1, 1, 2, 1], values: [-1, 3])
         var operation = MILOperation(
             type: "constexpr_lut_to_dense",
-            inputs: ["lut": MILArgument(bindings: [.name("palette")]), "indices": MILArgument(bindings: [.value(Self.bytes(.uint1, [0b0110], [1, 4]))])],
-            outputs: [MILNamedValueType(name: "w", type: .tensor(MILTensorType(dataType: .float32, rank: 2, dimensions: [.constant(1), .constant(4)])))],
+            inputs: [
+                "lut": MILArgument(bindings: [.name("palette")]),
+                "indices": MILArgument(bindings: [.value(Self.bytes(.uint1, [0b0110], [1, 4]))]),
+            ],
+            outputs: [
+                MILNamedValueType(
+                    name: "w",
+                    type: .tensor(MILTensorType(dataType: .float32, rank: 2, dimensions: [.constant(1), .constant(4)])))
+            ],
             blocks: [], attributes: [:])
         let dense = try ConstexprDecompression.decode(operation, in: package, known: ["palette": lut])
         #expect(dense == DenseConstant(shape: [1, 4], values: [-1, 3, 3, -1]))
         operation.outputs[0].type = .tensor(MILTensorType(dataType: .float32, rank: 1, dimensions: [.constant(4)]))
-        #expect(throws: ModelFormatError.self) { try ConstexprDecompression.decode(operation, in: package, known: ["palette": lut]) }
+        #expect(throws: ModelFormatError.self) {
+            try ConstexprDecompression.decode(operation, in: package, known: ["palette": lut])
+        }
     }
 }

@@ -61,7 +61,8 @@ extension ConstexprOperation {
         let needed = overflow ? Int.max : (totalBits + 7) / 8
         guard packed.count == needed else {
             throw error(
-                "indices has \(packed.count) bytes, but \(count) elements of \(bits) bits (shape \(shape)) need \(needed)")
+                "indices has \(packed.count) bytes, but \(count) elements of \(bits) bits (shape \(shape)) need \(needed)"
+            )
         }
         let codes = packed.withUnsafeBytes { Self.unpackBits($0, bitWidth: bits, count: count) }
         return DenseConstant(shape: shape, values: codes.map { lut.values[Int($0)] })
@@ -78,7 +79,8 @@ extension ConstexprOperation {
         }
         let rank = indices.shape.count
         guard lut.shape.count == rank + 2 else {
-            throw error("lut has shape \(lut.shape); for indices of shape \(indices.shape) its rank must be \(rank + 2)")
+            throw error(
+                "lut has shape \(lut.shape); for indices of shape \(indices.shape) its rank must be \(rank + 2)")
         }
         let paletteSize = lut.shape[rank]
         let vectorSize = lut.shape[rank + 1]
@@ -181,7 +183,8 @@ extension ConstexprOperation {
         for axis in 0..<rank {
             guard scale.shape[axis] > 0, data.shape[axis] % scale.shape[axis] == 0 else {
                 throw error(
-                    "scale's \(scale.shape[axis]) blocks along axis \(axis) do not divide data's size \(data.shape[axis])")
+                    "scale's \(scale.shape[axis]) blocks along axis \(axis) do not divide data's size \(data.shape[axis])"
+                )
             }
             blockSizes.append(data.shape[axis] / scale.shape[axis])
         }

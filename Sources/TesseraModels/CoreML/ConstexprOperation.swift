@@ -135,7 +135,8 @@ struct ConstexprOperation {
     /// A literal or blob-file value, decoded to floats.
     private func tensor(_ value: MILValue, argument: String) throws -> ConstexprTensor {
         guard let type = value.type?.tensorType, let shape = type.shape, let count = type.elementCount else {
-            throw error("argument \"\(argument)\" is not a tensor of known shape (\(value.type.map { "\($0)" } ?? "no type"))")
+            throw error(
+                "argument \"\(argument)\" is not a tensor of known shape (\(value.type.map { "\($0)" } ?? "no type"))")
         }
         let values: [Float]
         switch value.storage {
@@ -192,7 +193,8 @@ struct ConstexprOperation {
             let width = MemoryLayout<T>.size
             return [Float](unsafeUninitializedCapacity: count) { output, initialized in
                 for index in 0..<count {
-                    output[index] = convert(T(littleEndian: bytes.loadUnaligned(fromByteOffset: index * width, as: T.self)))
+                    output[index] = convert(
+                        T(littleEndian: bytes.loadUnaligned(fromByteOffset: index * width, as: T.self)))
                 }
                 initialized = count
             }

@@ -81,8 +81,7 @@ extension MLModel {
     /// ```
     ///
     /// - Throws: as the feature-provider overloads do.
-    public func prediction(from inputs: [String: MLTensor], using state: MLState) async throws -> [String: MLTensor]
-    {
+    public func prediction(from inputs: [String: MLTensor], using state: MLState) async throws -> [String: MLTensor] {
         try Self.checkCancellation()
         try checkOwnership(of: state)
         var bound: [String: MLTensor] = [:]
