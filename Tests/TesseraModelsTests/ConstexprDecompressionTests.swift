@@ -157,6 +157,24 @@ struct ConstexprMalformedTests {
             "not a valid shape"
         ),
         (
+            "lut shape beyond Int",
+            op(
+                "constexpr_lut_to_dense",
+                [
+                    "lut": floats([1, 2]), "indices": bytes(.uint8, [0], [1]),
+                    "shape": value(.int64, [1], .longInts([Int64.max])),
+                ]), "not a valid shape"
+        ),
+        (
+            "lut shape overflowing",
+            op(
+                "constexpr_lut_to_dense",
+                [
+                    "lut": floats([1, 2]), "indices": bytes(.uint8, [0], [1]),
+                    "shape": value(.int64, [3], .longInts([1 << 31, 1 << 31, 1 << 31])),
+                ]), "not a valid shape"
+        ),
+        (
             "lut18 rank",
             op(
                 "constexpr_lut_to_dense", iOS18: true,

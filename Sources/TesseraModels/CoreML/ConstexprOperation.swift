@@ -61,7 +61,10 @@ struct ConstexprOperation {
         guard tensor.values.count == 1, tensor.isInteger else {
             throw error("argument \"\(name)\" must be one integer, not \(tensor.dataType)\(tensor.shape)")
         }
-        return Int(tensor.values[0])
+        guard let value = Int(exactly: tensor.values[0]) else {
+            throw error("argument \"\(name)\" is \(tensor.values[0]), not an integer Tessera can use")
+        }
+        return value
     }
 
     /// A string scalar argument (`output_dtype`).
@@ -82,9 +85,9 @@ struct ConstexprOperation {
         guard tensor.isInteger, tensor.shape.count <= 1 else {
             throw error("argument \"\(name)\" must be a list of integers, not \(tensor.dataType)\(tensor.shape)")
         }
-        let shape = tensor.values.map { Int($0) }
+        let shape = tensor.values.map { Int(exactly: $0) ?? -1 }
         guard shape.allSatisfy({ $0 >= 0 }), Self.elementCount(shape) != nil else {
-            throw error("argument \"\(name)\" is not a valid shape: \(shape)")
+            throw error("argument \"\(name)\" is not a valid shape: \(tensor.values)")
         }
         return shape
     }
