@@ -29,7 +29,7 @@ enum CompressionFixtures {
 
     /// Decodes every constexpr op of the main function in order, as the lowering will.
     static func decodeAll(_ package: CoreMLPackage) throws -> [String: DenseConstant] {
-        let program = try #require(package.model.mlProgram)
+        let program = try package.model.requireMLProgram(file: package.modelDisplayName)
         var known: [String: DenseConstant] = [:]
         for operation in try program.function().block().operations
         where ConstexprDecompression.handles(operation.type) {
@@ -97,6 +97,38 @@ struct ConstexprDecompressionTests {
         #expect(throws: ModelFormatError.self) {
             _ = try CompressionFixtures.decodeAll(try CoreMLPackage(contentsOf: copy))
         }
+    }
+}
+
+/// Corrupted packages: every damaged copy either loads and decodes (the damage hit a value,
+/// not a size or a type) or throws `ModelFormatError`; none crashes.
+@Suite("Constexpr decompression: corrupted packages")
+struct ConstexprCorruptionTests {
+    @Test(
+        "random byte corruptions of model.mlmodel and weight.bin throw or decode", arguments: CompressionFixtures.names)
+    func corrupted(_ name: String) throws {
+        let directory = try TemporaryDirectory()
+        let copy = try directory.copy(Fixtures.url("compression/\(name).mlpackage"))
+        let data = copy.appendingPathComponent("Data/com.apple.CoreML")
+        var random = SeededRandom(seed: UInt64(name.utf8.reduce(0) { $0 &* 31 &+ UInt64($1) }))
+        var failures = 0
+        for file in ["model.mlmodel", "weights/weight.bin"] {
+            let url = data.appendingPathComponent(file)
+            let original = [UInt8](try Data(contentsOf: url))
+            for _ in 0..<60 {
+                var damaged = original
+                let index = Int(random.next() % UInt64(damaged.count))
+                damaged[index] ^= UInt8(truncatingIfNeeded: random.next() | 1)
+                try Data(damaged).write(to: url)
+                do {
+                    _ = try CompressionFixtures.decodeAll(try CoreMLPackage(contentsOf: copy))
+                } catch is ModelFormatError {
+                    failures += 1
+                }
+            }
+            try Data(original).write(to: url)
+        }
+        #expect(failures > 0, "\(name): no corruption was detected")
     }
 }
 
