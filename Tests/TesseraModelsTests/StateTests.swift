@@ -173,6 +173,55 @@ final class Counter: @unchecked Sendable {
     }
 }
 
+@Suite("State: binding states at load")
+struct StateBindingTests {
+    static func accumulator() throws -> (inputs: [(name: String, type: MILValueType)], description: MLModelDescription)
+    {
+        let package = try CoreMLPackage(contentsOf: AccumulatorFixture.url)
+        let function = try #require(package.model.mlProgram).function()
+        return (
+            function.inputs.map { (name: $0.name, type: $0.type) },
+            try MLModelDescription(package.model, functionName: nil)
+        )
+    }
+
+    static func state(_ shape: [Int], _ dataType: MILDataType = .float16) -> MILValueType {
+        .state(.tensor(MILTensorType(dataType: dataType, rank: shape.count, dimensions: shape.map { .constant($0) })))
+    }
+
+    @Test("the accumulator's state input binds to its description; ordinary inputs are skipped")
+    func binds() throws {
+        let (inputs, description) = try Self.accumulator()
+        let bindings = try StateBinding.make(inputs: inputs, description: description, model: "accumulator")
+        #expect(bindings.map(\.name) == ["acc"])
+        #expect(bindings.first?.shape == [1, 4])
+        #expect(bindings.first?.dataType == .float16)
+        #expect(bindings.first.map { ObjectIdentifier($0.scalarType) } == ObjectIdentifier(Float16.self))
+    }
+
+    @Test("a program and a description that disagree are refused with a typed error")
+    func mismatches() throws {
+        let (inputs, description) = try Self.accumulator()
+        let others = inputs.filter { $0.name != "acc" }
+        expectModelError(.io, containing: ["shape [1, 5]", "[1, 4]"]) {
+            _ = try StateBinding.make(
+                inputs: others + [("acc", Self.state([1, 5]))], description: description, model: "m")
+        }
+        expectModelError(.io, containing: ["\"cache\" is not in the model description"]) {
+            _ = try StateBinding.make(
+                inputs: inputs + [("cache", Self.state([2]))], description: description, model: "m")
+        }
+        expectModelError(.io, containing: ["description's state \"acc\" is not an input"]) {
+            _ = try StateBinding.make(inputs: others, description: description, model: "m")
+        }
+        let unknownShape = MILValueType.state(
+            .tensor(MILTensorType(dataType: .float16, rank: 2, dimensions: [.constant(1), .unknown(variadic: false)])))
+        expectModelError(.generic, containing: ["fixed shape"]) {
+            _ = try StateBinding.make(inputs: others + [("acc", unknownShape)], description: description, model: "m")
+        }
+    }
+}
+
 @Suite("State: ownership")
 struct StateOwnershipTests {
     @Test("a state from another model is refused with a typed error, before anything runs")

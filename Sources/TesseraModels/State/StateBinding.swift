@@ -24,8 +24,15 @@ struct StateBinding: Sendable {
     static func make(function: LoweredFunction, description: MLModelDescription, model: String) throws
         -> [StateBinding]
     {
+        try make(inputs: function.inputs, description: description, model: model)
+    }
+
+    /// One binding per state among `inputs` (a function's inputs), in order.
+    static func make(
+        inputs: [(name: String, type: MILValueType)], description: MLModelDescription, model: String
+    ) throws -> [StateBinding] {
         var bindings: [StateBinding] = []
-        for input in function.inputs {
+        for input in inputs {
             guard case .state(let wrapped) = input.type else { continue }
             guard let feature = description.stateDescriptionsByName[input.name],
                 let constraint = feature.stateConstraint
@@ -33,7 +40,8 @@ struct StateBinding: Sendable {
                 throw MLModelError(
                     .io, "cannot load \(model): the program's state \"\(input.name)\" is not in the model description")
             }
-            guard let tensorType = wrapped.tensorType, let shape = tensorType.shape, shape.allSatisfy({ $0 > 0 })
+            guard let tensorType = wrapped.tensorType, let shape = tensorType.shape, shape.allSatisfy({ $0 > 0 }),
+                let count = tensorType.elementCount, !count.multipliedReportingOverflow(by: 8).overflow
             else {
                 throw MLModelError(
                     .generic,
