@@ -290,6 +290,54 @@ struct StateOwnershipTests {
     }
 }
 
+/// The whole stateful prediction path — state tensors in as inputs, outputs named like a
+/// state written back, outputs converted — with the program stood in for by the real
+/// placeholder plus an accumulator written the way the lowering will write `acc`.
+@Suite("State: prediction plumbing")
+struct StatePlumbingTests {
+    @Test("state goes in under its name and an output named like it comes back, three steps")
+    func threeSteps() throws {
+        let model = try MLModel(contentsOf: modelFixture("linear_relu_softmax.mlpackage"))
+        let fixture = try #require(APIExpected.all["linear_relu_softmax"])
+        let inputs = try model.boundInputs(fixture.provider())
+        let state = try AccumulatorFixture.detachedState()
+        let expected = try #require(fixture.outputs["softmax_0"]).values.map { Float($0) }
+        for step in AccumulatorFixture.fixture.steps {
+            let x = MLTensor(shape: [1, 4], scalars: step.x.map { Float16($0) })
+            let pending = try model.runStateful(inputs, state: state) { given in
+                let acc = try #require(given["acc"])
+                #expect(given["x"] != nil)
+                var outputs = try model.runProgram(given)
+                outputs["acc"] = acc + x
+                return outputs
+            }
+            let output = try pending.provider()
+            let softmax = try #require(output.featureValue(for: "softmax_0")?.multiArrayValue)
+            for (got, want) in zip(MLShapedArray<Float>(softmax).scalars, expected) { #expect(abs(got - want) <= 1e-5) }
+            #expect(output.featureValue(for: "acc") == nil)
+            #expect(AccumulatorFixture.values(of: state) == step.acc)
+        }
+    }
+
+    @Test("a state the program does not write is unchanged; one written with the wrong shape is refused")
+    func unwrittenAndWrongShape() throws {
+        let model = try MLModel(contentsOf: modelFixture("linear_relu_softmax.mlpackage"))
+        let inputs = try model.boundInputs(try #require(APIExpected.all["linear_relu_softmax"]).provider())
+        let state = try AccumulatorFixture.detachedState()
+        state.withMultiArray(for: "acc") { $0[2] = 7 }
+        _ = try model.runStateful(inputs, state: state) { try model.runProgram($0) }
+        #expect(AccumulatorFixture.values(of: state) == [0, 0, 7, 0])
+        expectModelError(.generic, containing: ["state \"acc\" with shape [4]", "[1, 4]"]) {
+            _ = try model.runStateful(inputs, state: state) { given in
+                var outputs = try model.runProgram(given)
+                outputs["acc"] = MLTensor(shape: [4], scalars: [Float16](repeating: 1, count: 4))
+                return outputs
+            }
+        }
+        #expect(AccumulatorFixture.values(of: state) == [0, 0, 7, 0])
+    }
+}
+
 /// End-to-end stateful predictions on the coremltools accumulator. The placeholder
 /// `LoweredFunction` does not run `read_state`/`write_state`, so the model does not load
 /// yet; these run once the MIL lowering lands (it must implement the convention at the top

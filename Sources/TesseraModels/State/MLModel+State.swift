@@ -101,11 +101,19 @@ extension MLModel {
     /// Runs the program on checked inputs under the state's lock: state tensors in, updated
     /// states out and written back, outputs computed (but not yet converted to features).
     func runStateful(_ inputs: [String: MLTensor], state: MLState) throws -> PendingOutputs {
+        try runStateful(inputs, state: state, run: runProgram)
+    }
+
+    /// ``runStateful(_:state:)`` with the program replaced by `run` (tests drive the state
+    /// plumbing with it while the lowering does not run state ops).
+    func runStateful(
+        _ inputs: [String: MLTensor], state: MLState, run: ([String: MLTensor]) throws -> [String: MLTensor]
+    ) throws -> PendingOutputs {
         try state.withLockedTensors { current in
-            let results = try runProgram(inputs.merging(current) { _, state in state })
+            let results = try run(inputs.merging(current) { _, state in state })
             let pending = try pendingOutputs(results)
             var updated: [String: MLTensor] = [:]
-            for binding in stateBindings {
+            for binding in state.bindings {
                 guard let tensor = results[binding.name] else { continue }
                 guard tensor.shape == binding.shape else {
                     throw MLModelError(
