@@ -10,11 +10,12 @@ struct InputBinding: Sendable {
     let description: MLFeatureDescription
     let tensorType: MILTensorType
 
-    /// One binding per function input, each matched to its description.
+    /// One binding per function input, each matched to its description. State inputs are
+    /// bound separately (``StateBinding``).
     static func make(function: LoweredFunction, description: MLModelDescription, model: String) throws
         -> [InputBinding]
     {
-        try function.inputs.map { input in
+        try function.inputs.filter { if case .state = $0.type { false } else { true } }.map { input in
             guard let feature = description.inputDescriptionsByName[input.name] else {
                 throw MLModelError(
                     .io, "cannot load \(model): the program's input \"\(input.name)\" is not in the model description")
@@ -125,7 +126,15 @@ extension MLModel {
     }
 
     /// Runs the lowered program, wrapping whatever it throws in ``MLModelError``.
+    ///
+    /// A stateful model's `inputs` must hold every state under its name (see `MLState.swift`).
     func runProgram(_ inputs: [String: MLTensor]) throws -> [String: MLTensor] {
+        if let state = stateBindings.first(where: { inputs[$0.name] == nil }) {
+            throw MLModelError(
+                .generic,
+                "the model has state \"\(state.name)\"; predict with prediction(from:using:) and a state from "
+                    + "makeState()")
+        }
         do {
             return try function.run(inputs)
         } catch let error as MLModelError {

@@ -40,6 +40,10 @@ public final class MLModel: Sendable {
     let function: LoweredFunction
     /// What each function input is bound from, in the function's order.
     let bindings: [InputBinding]
+    /// The program's states, in the function's order (empty for stateless models).
+    let stateBindings: [StateBinding]
+    /// The identity the model's states carry (see ``MLState``).
+    let stateOwner: StateOwner
 
     /// Loads a model synchronously with the default configuration.
     ///
@@ -91,6 +95,8 @@ public final class MLModel: Sendable {
             throw MLModelError(.generic, "cannot load \(name): \(error)")
         }
         self.bindings = try InputBinding.make(function: function, description: description, model: name)
+        self.stateBindings = try StateBinding.make(function: function, description: description, model: name)
+        self.stateOwner = StateOwner(modelName: name)
         self.modelDescription = description
         self.configurationSnapshot = snapshot
         self.function = function
