@@ -164,8 +164,21 @@ __attribute__((target("avx512f,avx2,fma"))) static float tessera_exp_shifted_f32
     case 0: TESSERA_BINARY_LOOP(x + y); break;                                                  \
     case 1: TESSERA_BINARY_LOOP(x - y); break;                                                  \
     case 2: TESSERA_BINARY_LOOP(x * y); break;                                                  \
-    default: TESSERA_BINARY_LOOP(x / y); break;                                                 \
+    case 3: TESSERA_BINARY_LOOP(x / y); break;                                                  \
+    case 4: TESSERA_BINARY_LOOP(TESSERA_NAN_MIN(x, y)); break;                                  \
+    case 5: TESSERA_BINARY_LOOP(TESSERA_NAN_MAX(x, y)); break;                                  \
+    case 6: TESSERA_BINARY_LOOP(x == y ? 1.0f : 0.0f); break;                                   \
+    case 7: TESSERA_BINARY_LOOP(x != y ? 1.0f : 0.0f); break;                                   \
+    case 8: TESSERA_BINARY_LOOP(x < y ? 1.0f : 0.0f); break;                                    \
+    case 9: TESSERA_BINARY_LOOP(x <= y ? 1.0f : 0.0f); break;                                   \
+    case 10: TESSERA_BINARY_LOOP(x > y ? 1.0f : 0.0f); break;                                   \
+    default: TESSERA_BINARY_LOOP(x >= y ? 1.0f : 0.0f); break;                                  \
     }
+
+// NaN-propagating minimum and maximum, as the Swift bodies select: the smaller (larger) value,
+// else x; x when x is NaN; y when y is NaN (so y's NaN when both are).
+#define TESSERA_NAN_MIN(x, y) ((y) != (y) ? (y) : ((x) != (x) ? (x) : ((y) < (x) ? (y) : (x))))
+#define TESSERA_NAN_MAX(x, y) ((y) != (y) ? (y) : ((x) != (x) ? (x) : ((y) > (x) ? (y) : (x))))
 
 __attribute__((target("avx2,fma"))) static void tessera_binary_f32_avx2(int op, const float *a, float as,
                                                                           const float *b, float bs, float *dst,

@@ -56,4 +56,39 @@ struct VectorKernelTests {
             }
         }
     }
+
+    @Test("min, max and the comparisons in the C kernel select exactly as the Swift bodies, NaN and -0 included")
+    func minMaxAndComparisons() throws {
+        try #require(SIMDMath.hasAVX2FMA)
+        var rng = SeededRandom(seed: 23)
+        var a = rng.floats(200, in: -2...2)
+        var b = rng.floats(200, in: -2...2)
+        for i in stride(from: 0, to: 200, by: 7) { a[i] = .nan }
+        for i in stride(from: 3, to: 200, by: 11) { b[i] = Float(bitPattern: 0x7FC0_0001) }  // another NaN payload
+        for i in stride(from: 5, to: 200, by: 13) { (a[i], b[i]) = (0, -0.0) }
+        for i in stride(from: 6, to: 200, by: 17) { b[i] = a[i] }
+        func reference(_ code: Int32, _ x: Float, _ y: Float) -> Float {
+            switch code {
+            case 4: return y.isNaN ? y : (x.isNaN ? x : (y < x ? y : x))
+            case 5: return y.isNaN ? y : (x.isNaN ? x : (y > x ? y : x))
+            case 6: return x == y ? 1 : 0
+            case 7: return x != y ? 1 : 0
+            case 8: return x < y ? 1 : 0
+            case 9: return x <= y ? 1 : 0
+            case 10: return x > y ? 1 : 0
+            default: return x >= y ? 1 : 0
+            }
+        }
+        for code: Int32 in 4...11 {
+            for count in [1, 15, 64, 65, 200] {
+                var out = [Float](repeating: 7, count: count)
+                tessera_binary_f32_vector(code, a, 0, b, 0, &out, count)
+                let expected = (0..<count).map { reference(code, a[$0], b[$0]).bitPattern }
+                #expect(out.map(\.bitPattern) == expected, "op \(code), length \(count)")
+                // A scalar right operand.
+                tessera_binary_f32_vector(code, a, 0, nil, b[3], &out, count)
+                #expect(out.map(\.bitPattern) == (0..<count).map { reference(code, a[$0], b[3]).bitPattern })
+            }
+        }
+    }
 }

@@ -43,7 +43,9 @@ float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float s
 float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift);
 
 /// Element-wise float32 arithmetic over a block, sixteen lanes per instruction on AVX-512
-/// CPUs and eight on AVX2 ones (chosen once with cpuid). `op` is 0 add, 1 sub, 2 mul, 3 div.
+/// CPUs and eight on AVX2 ones (chosen once with cpuid). `op` is 0 add, 1 sub, 2 mul, 3 div,
+/// 4 NaN-propagating min, 5 max, and the comparisons 6 ==, 7 !=, 8 <, 9 <=, 10 >, 11 >=
+/// (1 or 0).
 /// `a` or `b` may be NULL to use the scalar `as` or `bs` for every element. Call only when
 /// tessera_cpu_has_avx2_fma() is true. Results are the IEEE single-precision results, the
 /// same as the 4-lane Swift bodies.
