@@ -2,9 +2,16 @@ import Foundation
 
 /// Opens a model for loading: a Tessera-compiled `.mlmodelc` directory (checked, mapped and
 /// relinked to its weights section), or an `.mlpackage` / `.mlmodel`, parsed as is.
-enum ModelSource {
+package enum ModelSource {
     /// The marker file of format version 1 (a copy of the package and a JSON marker).
     static let legacyMarkerName = "tessera-compiled-model.json"
+
+    /// The parsed package for `url` (tests and tools; no progress reports).
+    ///
+    /// - Throws: ``MLModelError``, as ``open(_:progress:)`` does.
+    package static func open(_ url: URL) throws -> CoreMLPackage {
+        try open(url, progress: ProgressReporter(handler: nil))
+    }
 
     /// The parsed package for `url`.
     ///

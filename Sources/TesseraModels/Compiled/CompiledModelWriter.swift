@@ -101,12 +101,13 @@ enum CompiledModelWriter {
                 let weights = UnsafeMutableRawBufferPointer(rebasing: buffer[header.weights.range])
                 weights.storeBytes(of: UInt32(placements.count).littleEndian, toByteOffset: 0, as: UInt32.self)
                 weights.storeBytes(of: UInt32(2).littleEndian, toByteOffset: 4, as: UInt32.self)
+                let total = placements.reduce(0) { $0 + $1.byteCount }
                 var done = 0
-                progress.report(.packingWeights, 0, of: weightsSize)
+                progress.report(.packingWeights, 0, of: total)
                 for placement in placements {
                     write(placement, into: weights)
                     done += placement.byteCount
-                    progress.report(.packingWeights, done, of: weightsSize)
+                    progress.report(.packingWeights, done, of: total)
                 }
             }
             header.contentChecksum = CompiledModelHeader.contentChecksum(of: UnsafeRawBufferPointer(buffer))
