@@ -8,7 +8,7 @@
 /// | 12 | 4 | header size (128) |
 /// | 16 | 16 | Tessera version that wrote the file, UTF-8, zero-padded |
 /// | 32 | 8 | checksum of the source (specification and weight files) |
-/// | 40 | 8 | checksum of everything after the header, in 4 MiB chunks |
+/// | 40 | 8 | checksum of everything after the header (``CompiledModelChecksum/chunked(_:chunkSize:progress:)``) |
 /// | 48 | 8 | total file size |
 /// | 56 | 16 | specification section: offset, size (the `Model` protobuf, as the source had it) |
 /// | 72 | 16 | reference table section: offset, size (source blob → compiled blob) |
@@ -116,17 +116,11 @@ struct CompiledModelHeader: Equatable {
     /// Creates an empty header to fill in.
     init() {}
 
-    /// The content checksum of a whole file's bytes: each 4 MiB chunk after the header,
-    /// chained; `progress` is called after each chunk with the bytes done.
+    /// The content checksum of a whole file's bytes: everything after the header, in
+    /// 4 MiB chunks checked on all cores; `progress` is called with the bytes done.
     static func contentChecksum(of buffer: UnsafeRawBufferPointer, progress: (Int) -> Void = { _ in }) -> UInt64 {
-        var hash: UInt64 = 0x5453_524D_4C43
-        var offset = size
-        while offset < buffer.count {
-            let end = min(offset + chunkSize, buffer.count)
-            hash = CompiledModelChecksum.checksum(UnsafeRawBufferPointer(rebasing: buffer[offset..<end]), seed: hash)
-            offset = end
-            progress(offset - size)
-        }
-        return hash
+        CompiledModelChecksum.chunked(
+            UnsafeRawBufferPointer(rebasing: buffer[min(size, buffer.count)...]), chunkSize: chunkSize,
+            progress: progress)
     }
 }
