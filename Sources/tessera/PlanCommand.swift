@@ -55,7 +55,8 @@ enum PlanCommand {
             milliseconds = try measurePrediction(url: url, functionName: name, runs: runs)
         }
         print("\(url.lastPathComponent): function \(name) of \(program.functions.count)")
-        var header = "    #  operator                      output                          type                        device  cost"
+        var header =
+            "    #  operator                      output                          type                        device  cost"
         if milliseconds != nil { header += "     ~ms" }
         print(header)
         var hidden = 0
@@ -89,7 +90,9 @@ enum PlanCommand {
         if hidden > 0 { print("(\(hidden) const operations not shown; --all shows them)") }
         if let milliseconds {
             print(
-                String(format: "median prediction %.3f ms over %d runs; ~ms splits it by the cost weights ", milliseconds, runs)
+                String(
+                    format: "median prediction %.3f ms over %d runs; ~ms splits it by the cost weights ", milliseconds,
+                    runs)
                     + "(operations run fused, so they are not timed one by one)")
         }
     }
@@ -107,7 +110,9 @@ enum PlanCommand {
                         + "  " + device)
             }
         case .pipeline(let pipeline):
-            print("\(name): pipeline of \(pipeline.subModels.count) models: " + pipeline.subModelNames.joined(separator: ", "))
+            print(
+                "\(name): pipeline of \(pipeline.subModels.count) models: "
+                    + pipeline.subModelNames.joined(separator: ", "))
         case .program: break
         case .unsupported:
             print("\(name): a model type without operations to plan")

@@ -45,7 +45,8 @@ struct CompiledModelTests {
         let package = try MLModel(contentsOf: modelFixture("linear_relu_softmax.mlpackage"))
         let model = try MLModel(contentsOf: moved)
         let input = try MLDictionaryFeatureProvider(dictionary: [
-            "x": MLFeatureValue(shapedArray: MLShapedArray<Float>(scalars: (0..<8).map { Float($0) / 7 - 0.5 }, shape: [1, 8]))
+            "x": MLFeatureValue(
+                shapedArray: MLShapedArray<Float>(scalars: (0..<8).map { Float($0) / 7 - 0.5 }, shape: [1, 8]))
         ])
         #expect(try outputs(model, input) == outputs(package, input))
         #expect(model.modelDescription.inputOrder == package.modelDescription.inputOrder)
@@ -90,6 +91,11 @@ struct CompiledModelTests {
                         #expect(tb.dataType == ta.dataType, "\(a.type).\(key)")
                     }
                     fb.withUnsafeBytes(of: bb) { #expect(Int(bitPattern: $0.baseAddress) % 64 == 0) }
+                    if tb.dataType == .float32 {
+                        // Float32 weights (widened ones too) come back as tensors over the mapping.
+                        let tensor = try #require(try target.mappedFloat32Tensor(for: rb, type: tb))
+                        #expect(tensor.shapedArray(of: Float.self).scalars == (try fa.floatValues(of: ba)))
+                    }
                 }
             }
             #expect(blobs > 0, "\(name)")

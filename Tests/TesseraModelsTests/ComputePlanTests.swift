@@ -26,15 +26,18 @@ struct ComputePlanTests {
             #expect(Set(operation.inputs.keys) == Set(expected.inputs.keys), "\(operation.operatorName)")
             for (name, names) in expected.inputs {
                 // The summary writes "<value>" for a literal binding.
-                let bound: [String] = operation.inputs[name]?.bindings.map {
-                    if case .name(let value) = $0 { value } else { "<value>" }
-                } ?? []
+                let bound: [String] =
+                    operation.inputs[name]?.bindings.map {
+                        if case .name(let value) = $0 { value } else { "<value>" }
+                    } ?? []
                 #expect(bound == names, "\(operation.operatorName).\(name)")
             }
         }
     }
 
-    @Test("cost weights sum to 1, constants weigh 0, conv and linear outweigh element-wise ops", arguments: ModelFixture.all)
+    @Test(
+        "cost weights sum to 1, constants weigh 0, conv and linear outweigh element-wise ops",
+        arguments: ModelFixture.all)
     func costWeights(_ fixture: ModelFixture) async throws {
         let (plan, main) = try await mainFunction(fixture.packageURL)
         let weights = main.block.operations.map { plan.estimatedCost(of: $0)?.weight }
@@ -131,7 +134,10 @@ struct ComputePlanTests {
             #expect(abs(total - 1) < 1e-9, "\(name)")
         }
         let scaled = try #require(program.functions["scaled"])
-        #expect(scaled.block.operations.filter { $0.operatorName != "const" }.map(\.operatorName) == ["linear", "mul", "add"])
+        #expect(
+            scaled.block.operations.filter { $0.operatorName != "const" }.map(\.operatorName) == [
+                "linear", "mul", "add",
+            ])
     }
 
     @Test("a neural network's layers, and their device")

@@ -56,13 +56,16 @@ struct CompiledBlobTable: Equatable {
         for _ in 0..<count {
             let length = Int(try get(UInt32.self))
             guard bytes.count - offset >= length else { throw .sectionOutOfBounds("reference table") }
-            let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]), as: UTF8.self)
+            let name = String(
+                decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]), as: UTF8.self)
             offset += length
             let source = try get(UInt64.self)
             let compiled = try get(UInt64.self)
             let flags = try get(UInt32.self)
             entries.append(
-                Entry(source: MILBlobReference(fileName: name, offset: source), offset: compiled, widened: flags & 1 != 0))
+                Entry(
+                    source: MILBlobReference(fileName: name, offset: source), offset: compiled, widened: flags & 1 != 0)
+            )
         }
     }
 }

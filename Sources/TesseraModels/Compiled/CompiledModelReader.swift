@@ -26,8 +26,9 @@ package enum ModelSource {
             return try CompiledModelReader.open(directory: url, progress: progress)
         }
         if fileManager.fileExists(atPath: url.appendingPathComponent(legacyMarkerName).path) {
-            let marker = try? JSONSerialization.jsonObject(
-                with: Data(contentsOf: url.appendingPathComponent(legacyMarkerName))) as? [String: Any]
+            let marker =
+                try? JSONSerialization.jsonObject(
+                    with: Data(contentsOf: url.appendingPathComponent(legacyMarkerName))) as? [String: Any]
             let version = (marker?["version"] as? Int).map(String.init) ?? "unknown"
             throw MLModelError(
                 .io,
@@ -91,7 +92,8 @@ enum CompiledModelReader {
                 for entry in table.entries { entries[entry.source] = entry }
                 guard program.relinkBlobs(entries) else {
                     throw MLModelError(
-                        .io, "cannot load \(name): a weight of the program is missing from the compiled weights; recompile")
+                        .io,
+                        "cannot load \(name): a weight of the program is missing from the compiled weights; recompile")
                 }
                 if header.weights.size > 0 {
                     let weights = try WeightFile(

@@ -133,7 +133,8 @@ enum CompiledModelWriter {
                 let output = destination.bindMemory(to: UInt32.self, capacity: placement.blob.elementCount)
                 for index in 0..<placement.blob.elementCount {
                     let half = Float16(
-                        bitPattern: UInt16(littleEndian: source.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)))
+                        bitPattern: UInt16(
+                            littleEndian: source.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)))
                     output[index] = Float(half).bitPattern.littleEndian
                 }
             } else if let base = source.baseAddress {

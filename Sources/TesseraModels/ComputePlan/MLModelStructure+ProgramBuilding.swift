@@ -15,7 +15,8 @@ extension MLModelStructure.Program {
             for (key, value) in seconds {
                 numbering.costWeights[key] = total > 0 ? value / total : 0
             }
-            functions[name] = Function(inputs: function.inputs.map(MLModelStructure.Program.NamedValueType.init), block: block)
+            functions[name] = Function(
+                inputs: function.inputs.map(MLModelStructure.Program.NamedValueType.init), block: block)
         }
         self.init(functions: functions)
     }

@@ -45,7 +45,8 @@ struct OperationCostModel {
     mutating func estimate(_ operation: MILOperation) -> OperationCostEstimate {
         defer {
             define(operation.outputs)
-            if operation.type == "const", let output = operation.outputs.first, let value = operation.attributes["val"] {
+            if operation.type == "const", let output = operation.outputs.first, let value = operation.attributes["val"]
+            {
                 constants[output.name] = value
             }
         }
