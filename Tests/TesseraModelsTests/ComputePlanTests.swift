@@ -1,5 +1,6 @@
 import Foundation
 import TesseraModels
+import TesseraProtobuf
 import Testing
 import _TesseraTestSupport
 
@@ -194,5 +195,54 @@ struct ComputePlanTests {
             _ = try await MLComputePlan.load(
                 contentsOf: URL(fileURLWithPath: "/nonexistent/M.mlpackage"), configuration: MLModelConfiguration())
         }
+    }
+}
+
+@Suite("Compute plan: pipelines")
+struct ComputePlanPipelineTests {
+    @Test("a pipeline lists its sub-models' names and structures; layer types come from the oneof field")
+    func pipeline() async throws {
+        // Model { specificationVersion 4, pipeline { models: [NN(activation x→y), NN(innerProduct y→z)],
+        //         names: ["first", "second"] } }
+        func network(_ name: String, _ field: Int, _ input: String, _ output: String) -> (inout ProtobufWriter) -> Void {
+            { model in
+                model.writeInt64(4, field: 1)
+                model.writeMessage(field: 500) { network in
+                    network.writeMessage(field: 1) { layer in
+                        layer.writeString(name, field: 1)
+                        layer.writeString(input, field: 2)
+                        layer.writeString(output, field: 3)
+                        layer.writeMessage(field: field) { _ in }
+                    }
+                }
+            }
+        }
+        var writer = ProtobufWriter()
+        writer.writeInt64(4, field: 1)
+        writer.writeMessage(field: 202) { pipeline in
+            pipeline.writeMessage(field: 1, network("act", 130, "x", "y"))
+            pipeline.writeMessage(field: 1, network("fc", 140, "y", "z"))
+            pipeline.writeString("first", field: 2)
+            pipeline.writeString("second", field: 2)
+        }
+        let scratch = try TemporaryDirectory()
+        let url = scratch.url.appendingPathComponent("Pipeline.mlmodel")
+        try Data(writer.bytes).write(to: url)
+        let plan = try await MLComputePlan.load(contentsOf: url, configuration: MLModelConfiguration())
+        guard case .pipeline(let pipeline) = plan.modelStructure else {
+            Issue.record("expected a pipeline, got \(plan.modelStructure)")
+            return
+        }
+        #expect(pipeline.subModelNames == ["first", "second"])
+        var types: [String] = []
+        for model in pipeline.subModels {
+            guard case .neuralNetwork(let network) = model else {
+                Issue.record("expected neural networks")
+                continue
+            }
+            types += network.layers.map(\.type)
+            #expect(network.layers.allSatisfy { plan.deviceUsage(for: $0) != nil })
+        }
+        #expect(types == ["activation", "innerProduct"])
     }
 }
