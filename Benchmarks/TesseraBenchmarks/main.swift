@@ -3,9 +3,10 @@ import TesseraKernels
 
 // Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
 // Arguments: area names to run only some (tensor, elementwise, reduction, linalg, copy,
-// multiarray, models; t9parts times the pieces of T9), `--json PATH` to write the tensor
+// multiarray, models, compile; t9parts times the pieces of T9), `--json PATH` to write the tensor
 // workloads' medians for Benchmarks/peers/compare.py, and `--models-dir DIR` for the model
-// workloads (made by Benchmarks/peers/model_workloads.py --make-models DIR).
+// workloads (made by Benchmarks/peers/model_workloads.py --make-models DIR) and the compile
+// workloads (made by Benchmarks/peers/make_compile_model.py DIR).
 var arguments = Array(CommandLine.arguments.dropFirst())
 var jsonPath: String?
 if let flag = arguments.firstIndex(of: "--json"), flag + 1 < arguments.count {
@@ -35,4 +36,7 @@ if wants("copy") { runCopyBenchmarks() }
 if wants("multiarray") { runMultiArrayBenchmarks() }
 if selected.contains("models") || modelsDirectory != nil {
     runModelBenchmarks(modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))
+}
+if selected.contains("compile") {
+    runCompileBenchmarks(modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))
 }

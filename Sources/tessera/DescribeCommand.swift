@@ -1,6 +1,7 @@
 import Tessera
 
-/// `tessera describe MODEL`: the model's inputs, outputs, metadata and operation counts,
+/// `tessera describe MODEL`: the model's inputs, outputs, metadata and operation counts
+/// (MODEL is an `.mlpackage`, `.mlmodel` or Tessera-compiled `.mlmodelc`),
 /// read from the file without running it (so models with unsupported ops describe too).
 enum DescribeCommand {
     static func run(_ arguments: [String]) throws {
@@ -8,9 +9,9 @@ enum DescribeCommand {
         let url = URL(fileURLWithPath: arguments[0])
         let corePackage: CoreMLPackage
         do {
-            corePackage = try CoreMLPackage(contentsOf: url)
-        } catch let error as ModelFormatError {
-            throw CLIError(error.description)
+            corePackage = try ModelSource.open(url)
+        } catch let error as MLModelError {
+            throw CLIError(error.message)
         }
         let spec = corePackage.model
         let description = try MLModelDescription(spec, functionName: nil)

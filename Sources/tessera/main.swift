@@ -6,6 +6,7 @@ import Tessera
 ///     tessera describe MODEL                         inputs, outputs, metadata, op counts
 ///     tessera predict MODEL --input NAME=FILE.npy …  run one prediction
 ///     tessera compile MODEL -o DIR                   compile for MLModel(contentsOf:)
+///     tessera plan MODEL [--measure]                 compute plan: one row per operation with its cost
 ///     tessera version                                print the version
 let arguments = Array(CommandLine.arguments.dropFirst())
 let help = """
@@ -19,6 +20,10 @@ let help = """
       predict MODEL --input NAME=FILE.npy … [--output-dir DIR]
                                  run one prediction; print the outputs, write multi-arrays as .npy
       compile MODEL -o DIR       compile a model into DIR/<name>.mlmodelc for MLModel(contentsOf:)
+      plan MODEL [--function NAME] [--all] [--measure [--runs N]]
+                                 the compute plan: one row per operation (output, shape, device,
+                                 estimated cost); --measure times predictions and splits the time
+                                 by cost
       version                    print the version
     """
 
@@ -34,6 +39,8 @@ do {
         try PredictCommand.run(Array(arguments.dropFirst()))
     case "compile":
         try CompileCommand.run(Array(arguments.dropFirst()))
+    case "plan":
+        try PlanCommand.run(Array(arguments.dropFirst()))
     case "version", "--version":
         print("tessera \(TesseraVersion.string)")
     case nil, "help", "--help", "-h":

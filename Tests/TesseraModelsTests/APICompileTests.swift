@@ -31,7 +31,7 @@ struct APICompileTests {
     func mlmodelFile() throws {
         let compiled = try MLModel.compileModel(at: modelFixture("neural_network.mlmodel"))
         defer { try? FileManager.default.removeItem(at: compiled.deletingLastPathComponent()) }
-        #expect(FileManager.default.fileExists(atPath: compiled.appendingPathComponent("model.mlmodel").path))
+        #expect(FileManager.default.fileExists(atPath: compiled.appendingPathComponent("model.tessera").path))
         expectModelError(.generic, containing: ["neuralNetwork", "ML Program"]) {
             _ = try MLModel(contentsOf: compiled)
         }
@@ -62,14 +62,12 @@ struct APICompileTests {
         try FileManager.default.createDirectory(at: apple, withIntermediateDirectories: true)
         expectModelError(.io, containing: ["Apple.mlmodelc", "compileModel"]) { _ = try MLModel(contentsOf: apple) }
 
-        let compiled = try MLModel.compileModel(at: DigitsDemo.packageURL)
+        // A directory in compiled format 1 (a package copy and a JSON marker).
         let moved = scratch.url.appendingPathComponent("Old.mlmodelc")
-        try FileManager.default.moveItem(at: compiled, to: moved)
+        try FileManager.default.createDirectory(at: moved, withIntermediateDirectories: true)
         let marker = moved.appendingPathComponent("tessera-compiled-model.json")
-        let text = try String(contentsOf: marker, encoding: .utf8).replacingOccurrences(
-            of: "\"version\" : 1", with: "\"version\" : 99")
-        try text.write(to: marker, atomically: true, encoding: .utf8)
-        expectModelError(.io, containing: ["version 99", "recompile"]) { _ = try MLModel(contentsOf: moved) }
+        try Data(#"{"format": "tessera-compiled-model", "version": 1}"#.utf8).write(to: marker)
+        expectModelError(.io, containing: ["version 1", "recompile"]) { _ = try MLModel(contentsOf: moved) }
     }
 }
 

@@ -33,7 +33,7 @@ extension MLModel {
         at url: URL, completionHandler handler: @escaping @Sendable (Result<URL, any Error>) -> Void
     ) {
         DispatchQueue.global(qos: .userInitiated).async {
-            handler(Result { try CompiledModel.compile(url) })
+            handler(Result { try CompiledModelWriter.compile(url, progress: ProgressReporter(handler: nil)) })
         }
     }
 }

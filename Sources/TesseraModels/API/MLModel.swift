@@ -70,20 +70,45 @@ public final class MLModel: Sendable {
     ///
     /// - Throws: ``MLModelError`` (`.io` for a missing, truncated or corrupted model, `.generic`
     ///   for an unsupported model type or operation).
-    public init(contentsOf url: URL, configuration: MLModelConfiguration) throws {
+    public convenience init(contentsOf url: URL, configuration: MLModelConfiguration) throws {
+        try self.init(contentsOf: url, configuration: configuration, progress: nil)
+    }
+
+    /// **Tessera extension**: loads a model as ``init(contentsOf:configuration:)`` does,
+    /// reporting progress (reading, verifying a compiled model's checksums, parsing,
+    /// lowering) to `progress`.
+    ///
+    /// ```swift
+    /// let model = try MLModel(contentsOf: compiledURL, configuration: MLModelConfiguration()) { print($0) }
+    /// ```
+    ///
+    /// - Throws: ``MLModelError``, as ``init(contentsOf:configuration:)`` does; `.io` when a
+    ///   compiled model is stale, truncated or corrupted, or `configuration.functionName`
+    ///   names no function of the program (the message lists the functions there are).
+    public init(
+        contentsOf url: URL, configuration: MLModelConfiguration, progress: MLModelProgressHandler?
+    ) throws {
         let snapshot = configuration.snapshot
-        let source = try CompiledModel.resolve(url)
         let name = url.lastPathComponent
-        let corePackage: CoreMLPackage
+        let reporter = ProgressReporter(handler: progress)
+        let corePackage = try ModelSource.open(url, progress: reporter)
+        let program: MILProgram
         do {
-            corePackage = try CoreMLPackage(contentsOf: source)
-            _ = try corePackage.model.requireMLProgram(file: corePackage.modelDisplayName)
+            program = try corePackage.model.requireMLProgram(file: corePackage.modelDisplayName)
         } catch let error as ModelFormatError {
             throw MLModelError(wrapping: error, model: name)
+        }
+        if let requested = snapshot.functionName, program.functions[requested] == nil {
+            let known = program.functions.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            throw MLModelError(
+                .io,
+                "cannot load \(name): configuration.functionName is \"\(requested)\", but the program has no such "
+                    + "function (it has: \(known))")
         }
         let description = try MLModelDescription(corePackage.model, functionName: snapshot.functionName)
         let functionName =
             snapshot.functionName ?? corePackage.model.description.defaultFunctionName.nilIfEmpty ?? "main"
+        reporter.report(.lowering)
         let function: LoweredFunction
         do {
             function = try LoweredFunction(package: corePackage, functionName: functionName)
@@ -100,6 +125,7 @@ public final class MLModel: Sendable {
         self.modelDescription = description
         self.configurationSnapshot = snapshot
         self.function = function
+        reporter.report(.done)
     }
 
     /// Loads a model without blocking the calling task.

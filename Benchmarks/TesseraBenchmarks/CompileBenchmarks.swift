@@ -1,0 +1,90 @@
+import Foundation
+import TesseraModels
+import TesseraMultiArray
+import TesseraTensor
+
+/// The compiled cache: load time of an `.mlpackage` against the `.mlmodelc` that
+/// `MLModel.compileModel(at:)` makes from it, on models with tens of megabytes of weights
+/// (`Benchmarks/peers/make_compile_model.py DIR` makes them with coremltools' MIL builder).
+///
+/// Two figures per model: *open* is reading the model up to a parsed package with checked
+/// weights (for the compiled form: map, verify every checksum, decode, relink); *load* is the
+/// whole `MLModel(contentsOf:)`, which adds lowering (weights become tensors). *weights*
+/// is open plus every weight as a tensor: converted and copied (`floatValues` →
+/// `MLTensor(shape:scalars:)`, what the lowering does today) for the package, adopted in
+/// place (`mappedFloat32Tensor`) for the compiled model.
+func runCompileBenchmarks(modelsDirectory: URL) {
+    print("\n## Compiled cache (warm page cache; median of repeated loads)")
+    for name in ["compile_fp32", "compile_fp16"] {
+        let package = modelsDirectory.appendingPathComponent("\(name).mlpackage")
+        guard FileManager.default.fileExists(atPath: package.path) else {
+            print(
+                "\(name): no \(package.path); make it with "
+                    + "tools/.venv-mf/bin/python Benchmarks/peers/make_compile_model.py \(modelsDirectory.path)")
+            continue
+        }
+        do {
+            let compileStart = DispatchTime.now().uptimeNanoseconds
+            let temporary = try MLModel.compileModel(at: package)
+            let compileSeconds = Double(DispatchTime.now().uptimeNanoseconds - compileStart) / 1e9
+            defer { try? FileManager.default.removeItem(at: temporary.deletingLastPathComponent()) }
+            let compiledBytes =
+                (try? FileManager.default.attributesOfItem(
+                    atPath: temporary.appendingPathComponent("model.tessera").path)[.size] as? Int) ?? 0
+            print(
+                String(
+                    format: "%@: compile %.1f ms → %.1f MB model.tessera", name, compileSeconds * 1e3,
+                    Double(compiledBytes) / 1e6))
+
+            let openPackage = measure(warmups: 2, iterations: 15) { blackHole(try? ModelSource.open(package)) }
+            let openCompiled = measure(warmups: 2, iterations: 15) { blackHole(try? ModelSource.open(temporary)) }
+            report("\(name) open (package)", openPackage, "")
+            report(
+                "\(name) open (compiled)", openCompiled,
+                String(format: "%.1f× faster", openPackage.median / openCompiled.median))
+
+            let weightsPackage = measure(warmups: 2, iterations: 15) {
+                blackHole(try? weightTensors(ModelSource.open(package), adopt: false))
+            }
+            let weightsCompiled = measure(warmups: 2, iterations: 15) {
+                blackHole(try? weightTensors(ModelSource.open(temporary), adopt: true))
+            }
+            report("\(name) weights copied (package)", weightsPackage, "")
+            report(
+                "\(name) weights adopted (compiled)", weightsCompiled,
+                String(format: "%.1f× faster", weightsPackage.median / weightsCompiled.median))
+
+            guard (try? MLModel(contentsOf: package)) != nil else {
+                print("\(name) load: MLModel cannot lower this model in this build (an op is not supported yet)")
+                continue
+            }
+            let loadPackage = measure(warmups: 2, iterations: 15) { blackHole(try? MLModel(contentsOf: package)) }
+            let loadCompiled = measure(warmups: 2, iterations: 15) { blackHole(try? MLModel(contentsOf: temporary)) }
+            report("\(name) MLModel load (package)", loadPackage, "")
+            report(
+                "\(name) MLModel load (compiled)", loadCompiled,
+                String(format: "%.1f× faster", loadPackage.median / loadCompiled.median))
+        } catch {
+            print("\(name): \(error)")
+        }
+    }
+}
+
+/// Every blob constant of the package's main function as a tensor: adopted in place when
+/// `adopt` and the blob is Float32, else converted and copied.
+func weightTensors(_ package: CoreMLPackage, adopt: Bool) throws -> [MLTensor] {
+    let block = try package.model.requireMLProgram(file: package.modelDisplayName).function().block()
+    var tensors: [MLTensor] = []
+    for operation in block.operations where operation.type == "const" {
+        guard let value = operation.attributes["val"], let reference = value.blobReference,
+            let type = value.type?.tensorType, let shape = type.shape
+        else { continue }
+        if adopt, let tensor = try package.mappedFloat32Tensor(for: reference, type: type) {
+            tensors.append(tensor)
+        } else {
+            let (file, blob) = try package.blob(for: reference, type: type)
+            tensors.append(MLTensor(shape: shape, scalars: try file.floatValues(of: blob)))
+        }
+    }
+    return tensors
+}

@@ -1,0 +1,159 @@
+/// Where each weight blob of the source program lives in a compiled model's weights
+/// section, and whether it was widened from Float16 to Float32 when compiling.
+///
+/// Encoded as: entry count (`UInt32`), then per entry the source file name (length as
+/// `UInt32`, UTF-8 bytes), the source metadata offset (`UInt64`), the compiled metadata
+/// offset (`UInt64`) and flags (`UInt32`, bit 0: widened to Float32); little-endian.
+struct CompiledBlobTable: Equatable {
+    /// One blob.
+    struct Entry: Equatable {
+        /// The reference as the source program writes it.
+        var source: MILBlobReference
+        /// The blob's metadata offset in the compiled weights section.
+        var offset: UInt64
+        /// Whether a Float16 blob was stored as Float32.
+        var widened: Bool
+    }
+
+    /// The file name compiled programs reference their weights by.
+    static let compiledFileName = "@model_path/weights/weight.bin"
+
+    /// The entries, in weights-section order.
+    var entries: [Entry] = []
+
+    /// Creates an empty table.
+    init() {}
+
+    /// The table's bytes.
+    func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        func put<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { bytes += $0 } }
+        put(UInt32(entries.count))
+        for entry in entries {
+            let name = Array(entry.source.fileName.utf8)
+            put(UInt32(name.count))
+            bytes += name
+            put(entry.source.offset)
+            put(entry.offset)
+            put(UInt32(entry.widened ? 1 : 0))
+        }
+        return bytes
+    }
+
+    /// Decodes a table, checking every length.
+    ///
+    /// - Throws: a message for ``MLModelError`` when the bytes are malformed.
+    init(decoding bytes: UnsafeRawBufferPointer) throws(CompiledModelHeader.Problem) {
+        var offset = 0
+        func get<T: FixedWidthInteger>(_: T.Type) throws(CompiledModelHeader.Problem) -> T {
+            guard bytes.count - offset >= MemoryLayout<T>.size else { throw .sectionOutOfBounds("reference table") }
+            defer { offset += MemoryLayout<T>.size }
+            return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
+        }
+        let count = Int(try get(UInt32.self))
+        guard count <= bytes.count / 24 else { throw .sectionOutOfBounds("reference table") }
+        entries.reserveCapacity(count)
+        for _ in 0..<count {
+            let length = Int(try get(UInt32.self))
+            guard bytes.count - offset >= length else { throw .sectionOutOfBounds("reference table") }
+            let name = String(
+                decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]), as: UTF8.self)
+            offset += length
+            let source = try get(UInt64.self)
+            let compiled = try get(UInt64.self)
+            let flags = try get(UInt32.self)
+            entries.append(
+                Entry(
+                    source: MILBlobReference(fileName: name, offset: source), offset: compiled, widened: flags & 1 != 0)
+            )
+        }
+    }
+}
+
+extension MILProgram {
+    /// Points every blob reference at the compiled weights section, and retypes widened
+    /// blobs (and the `const` outputs they define) from fp16 to fp32.
+    ///
+    /// - Returns: `false` when a reference is missing from the table.
+    mutating func relinkBlobs(_ table: [MILBlobReference: CompiledBlobTable.Entry]) -> Bool {
+        var complete = true
+        for name in functions.keys {
+            var function = functions[name]!
+            for key in function.blockSpecializations.keys {
+                function.blockSpecializations[key]!.relinkBlobs(table, complete: &complete)
+            }
+            functions[name] = function
+        }
+        return complete
+    }
+}
+
+extension MILBlock {
+    /// Relinks this block's operations and their nested blocks.
+    mutating func relinkBlobs(_ table: [MILBlobReference: CompiledBlobTable.Entry], complete: inout Bool) {
+        for index in operations.indices {
+            var operation = operations[index]
+            var widened = false
+            for key in operation.attributes.keys {
+                widened = operation.attributes[key]!.relinkBlobs(table, complete: &complete) || widened
+            }
+            for key in operation.inputs.keys {
+                for position in operation.inputs[key]!.bindings.indices {
+                    if case .value(var value) = operation.inputs[key]!.bindings[position] {
+                        _ = value.relinkBlobs(table, complete: &complete)
+                        operation.inputs[key]!.bindings[position] = .value(value)
+                    }
+                }
+            }
+            if widened, operation.type == "const", operation.outputs.count == 1 {
+                operation.outputs[0].type = operation.outputs[0].type.widenedToFloat32
+            }
+            for position in operation.blocks.indices {
+                operation.blocks[position].relinkBlobs(table, complete: &complete)
+            }
+            operations[index] = operation
+        }
+    }
+}
+
+extension MILValue {
+    /// Relinks a blob-file value (or the elements of an immediate list, tuple or dictionary).
+    ///
+    /// - Returns: whether this value itself was widened to fp32.
+    mutating func relinkBlobs(_ table: [MILBlobReference: CompiledBlobTable.Entry], complete: inout Bool) -> Bool {
+        switch storage {
+        case .blobFile(let reference):
+            guard let entry = table[reference] else {
+                complete = false
+                return false
+            }
+            storage = .blobFile(MILBlobReference(fileName: CompiledBlobTable.compiledFileName, offset: entry.offset))
+            if entry.widened { type = type?.widenedToFloat32 }
+            return entry.widened
+        case .immediate(.list(var elements)):
+            for index in elements.indices { _ = elements[index].relinkBlobs(table, complete: &complete) }
+            storage = .immediate(.list(elements))
+        case .immediate(.tuple(var elements)):
+            for index in elements.indices { _ = elements[index].relinkBlobs(table, complete: &complete) }
+            storage = .immediate(.tuple(elements))
+        case .immediate(.dictionary(var entries)):
+            for index in entries.indices {
+                _ = entries[index].key.relinkBlobs(table, complete: &complete)
+                _ = entries[index].value.relinkBlobs(table, complete: &complete)
+            }
+            storage = .immediate(.dictionary(entries))
+        case .immediate(.tensor), .none:
+            break
+        }
+        return false
+    }
+}
+
+extension MILValueType {
+    /// The same type with an fp16 tensor element type replaced by fp32.
+    var widenedToFloat32: MILValueType {
+        guard case .tensor(var tensor) = self, tensor.dataType == .float16 else { return self }
+        tensor.dataType = .float32
+        return .tensor(tensor)
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// Opens a model for loading: a Tessera-compiled `.mlmodelc` directory (checked, mapped and
+/// relinked to its weights section), or an `.mlpackage` / `.mlmodel`, parsed as is.
+package enum ModelSource {
+    /// The marker file of format version 1 (a copy of the package and a JSON marker).
+    static let legacyMarkerName = "tessera-compiled-model.json"
+
+    /// The parsed package for `url` (tests and tools; no progress reports).
+    ///
+    /// - Throws: ``MLModelError``, as ``open(_:progress:)`` does.
+    package static func open(_ url: URL) throws -> CoreMLPackage {
+        try open(url, progress: ProgressReporter(handler: nil))
+    }
+
+    /// The parsed package for `url`.
+    ///
+    /// - Throws: ``MLModelError`` `.io` for a missing, truncated, corrupted or stale model,
+    ///   an Apple-compiled `.mlmodelc`, or a malformed package; `.generic` for an
+    ///   unsupported model type.
+    static func open(_ url: URL, progress: ProgressReporter) throws -> CoreMLPackage {
+        let name = url.lastPathComponent
+        let compiledFile = url.appendingPathComponent(CompiledModelHeader.fileName)
+        let fileManager = FileManager.default
+        if fileManager.fileExists(atPath: compiledFile.path) {
+            return try CompiledModelReader.open(directory: url, progress: progress)
+        }
+        if fileManager.fileExists(atPath: url.appendingPathComponent(legacyMarkerName).path) {
+            let marker =
+                try? JSONSerialization.jsonObject(
+                    with: Data(contentsOf: url.appendingPathComponent(legacyMarkerName))) as? [String: Any]
+            let version = (marker?["version"] as? Int).map(String.init) ?? "unknown"
+            throw MLModelError(
+                .io,
+                "cannot load \(name): it was compiled as tessera-compiled-model version \(version), and this Tessera "
+                    + "reads compiled format version \(CompiledModelHeader.formatVersion); recompile the model with "
+                    + "MLModel.compileModel(at:)")
+        }
+        if url.pathExtension == "mlmodelc" {
+            throw MLModelError(
+                .io,
+                "cannot load \(name): it is not a Tessera-compiled model (no \(CompiledModelHeader.fileName)); Apple's "
+                    + "compiled .mlmodelc format is not readable on Linux: compile the .mlpackage or .mlmodel with "
+                    + "MLModel.compileModel(at:) instead")
+        }
+        progress.report(.reading)
+        do {
+            let package = try CoreMLPackage(contentsOf: url)
+            progress.report(.parsing)
+            return package
+        } catch let error as ModelFormatError {
+            throw MLModelError(wrapping: error, model: name)
+        }
+    }
+}
+
+/// Reads `model.tessera`; see ``CompiledModelHeader`` for the layout.
+enum CompiledModelReader {
+    /// Maps, verifies and decodes a compiled directory.
+    static func open(directory: URL, progress: ProgressReporter) throws -> CoreMLPackage {
+        let name = directory.lastPathComponent
+        let fileURL = directory.appendingPathComponent(CompiledModelHeader.fileName)
+        progress.report(.reading)
+        let file = try MappedFile(fileURL, name: name)
+        let header: CompiledModelHeader
+        do {
+            header = try CompiledModelHeader(reading: file.bytes)
+        } catch {
+            throw MLModelError(.io, "cannot load \(name): \(message(for: error))")
+        }
+        let contentSize = header.totalSize - CompiledModelHeader.size
+        progress.report(.verifying, 0, of: contentSize)
+        let checksum = CompiledModelHeader.contentChecksum(of: file.bytes) { done in
+            progress.report(.verifying, done, of: contentSize)
+        }
+        guard checksum == header.contentChecksum else {
+            throw MLModelError(
+                .io,
+                "cannot load \(name): \(CompiledModelHeader.fileName) fails its checksum; the compiled model is "
+                    + "corrupted: recompile it with MLModel.compileModel(at:)")
+        }
+        progress.report(.parsing)
+        do {
+            var model = try CoreMLSpec.Model(
+                decoding: Data(UnsafeRawBufferPointer(rebasing: file.bytes[header.specification.range])),
+                file: CompiledModelHeader.fileName)
+            let table = try CompiledBlobTable(
+                decoding: UnsafeRawBufferPointer(rebasing: file.bytes[header.references.range]))
+            var weightFiles: [String: WeightFile] = [:]
+            if var program = model.mlProgram {
+                var entries: [MILBlobReference: CompiledBlobTable.Entry] = [:]
+                for entry in table.entries { entries[entry.source] = entry }
+                guard program.relinkBlobs(entries) else {
+                    throw MLModelError(
+                        .io,
+                        "cannot load \(name): a weight of the program is missing from the compiled weights; recompile")
+                }
+                if header.weights.size > 0 {
+                    let weights = try WeightFile(
+                        data: file.data(in: header.weights.range), url: fileURL,
+                        displayName: "\(CompiledModelHeader.fileName) weights")
+                    weightFiles[CompiledBlobTable.compiledFileName] = weights
+                }
+                model.mlProgram = program
+                try program.forEachBlobReference { reference, type in
+                    guard let weights = weightFiles[reference.fileName], let tensorType = type?.tensorType else {
+                        throw ModelFormatError(
+                            .invalidSpecification, file: CompiledModelHeader.fileName,
+                            "a weight reference has no tensor type or no weights section")
+                    }
+                    _ = try weights.blob(atMetadataOffset: reference.offset, for: tensorType)
+                }
+            }
+            return CoreMLPackage(compiledAt: directory, modelURL: fileURL, model: model, weightFiles: weightFiles)
+        } catch let error as ModelFormatError {
+            throw MLModelError(wrapping: error, model: name)
+        } catch let problem as CompiledModelHeader.Problem {
+            throw MLModelError(.io, "cannot load \(name): \(message(for: problem))")
+        }
+    }
+
+    /// A header problem in words.
+    static func message(for problem: CompiledModelHeader.Problem) -> String {
+        let file = CompiledModelHeader.fileName
+        let recompile = "recompile the model with MLModel.compileModel(at:)"
+        switch problem {
+        case .tooShort(let count):
+            return "\(file) is \(count) bytes, shorter than its header; the compiled model is truncated: \(recompile)"
+        case .badMagic:
+            return "\(file) is not a Tessera compiled model file (bad magic); \(recompile)"
+        case .otherVersion(let version, let writer):
+            return "it was compiled as format version \(version) (by Tessera \(writer.isEmpty ? "?" : writer)), and "
+                + "this Tessera reads format version \(CompiledModelHeader.formatVersion); \(recompile)"
+        case .badHeaderChecksum:
+            return "\(file)'s header fails its checksum; the compiled model is corrupted: \(recompile)"
+        case .sizeMismatch(let declared, let actual):
+            return "\(file) is \(actual) bytes but its header says \(declared); the compiled model is "
+                + (actual < declared ? "truncated" : "corrupted") + ": \(recompile)"
+        case .sectionOutOfBounds(let section):
+            return "\(file)'s \(section) section lies outside the file; the compiled model is corrupted: \(recompile)"
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A whole file mapped read-only into memory. The mapping lives as long as the longest-lived
+/// `Data` made from it with ``data(in:)``, so weight files made from sections keep it alive.
+final class MappedFile: @unchecked Sendable {
+    /// The mapped bytes.
+    let bytes: UnsafeRawBufferPointer
+
+    /// Maps `url`.
+    ///
+    /// - Throws: ``MLModelError`` `.io` when the file cannot be opened or mapped.
+    init(_ url: URL, name: String) throws {
+        let descriptor = open(url.path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw MLModelError(.io, "cannot load \(name): cannot open \(url.lastPathComponent) (errno \(errno))")
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw MLModelError(.io, "cannot load \(name): cannot read the size of \(url.lastPathComponent)")
+        }
+        let size = Int(status.st_size)
+        guard size > 0 else {
+            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            return
+        }
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), address != MAP_FAILED else {
+            throw MLModelError(.io, "cannot load \(name): cannot map \(url.lastPathComponent) (errno \(errno))")
+        }
+        bytes = UnsafeRawBufferPointer(start: address, count: size)
+    }
+
+    deinit {
+        if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
+    }
+
+    /// A `Data` over `range` of the mapping, without copying; it keeps the mapping alive.
+    func data(in range: Range<Int>) -> Data {
+        guard let base = bytes.baseAddress, !range.isEmpty else { return Data() }
+        return Data(
+            bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound), count: range.count,
+            deallocator: .custom { _, _ in withExtendedLifetime(self) {} })
+    }
+}
