@@ -344,6 +344,57 @@ __attribute__((target("avx2,fma"))) void tessera_extremum_row_f32_avx2(int is_ma
         if ((is_max ? x > acc[i] : x < acc[i]) || x != x) acc[i] = x;
     }
 }
+// One output plane of a depthwise convolution, row by row: the row starts at the bias, then
+// each kernel tap adds w · (input row, strided) over the output columns whose input column is
+// inside the image (valid[j] = [lo, hi) per kernel column, worked out by the caller). The same
+// loops as the Swift kernel, in the same order (no FMA contraction), vectorised by clang for
+// any stride.
+#define TESSERA_DEPTHWISE_BODY                                                                  \
+    for (long y = 0; y < oh; y++) {                                                             \
+        float *row = out + y * ow;                                                              \
+        for (long x = 0; x < ow; x++) row[x] = bias;                                            \
+        for (long i = 0; i < kh; i++) {                                                         \
+            long inputRow = y * sh - pt + i * dh;                                               \
+            if (inputRow < 0 || inputRow >= h) continue;                                        \
+            const float *src = in + inputRow * w;                                               \
+            for (long j = 0; j < kw; j++) {                                                     \
+                long lo = valid[2 * j], hi = valid[2 * j + 1];                                  \
+                float weight = k[i * kw + j];                                                   \
+                long offset = j * dw - pl;                                                      \
+                if (sw == 1) {                                                                  \
+                    for (long x = lo; x < hi; x++) row[x] += weight * src[x + offset];          \
+                } else if (sw == 2) {                                                           \
+                    for (long x = lo; x < hi; x++) row[x] += weight * src[2 * x + offset];      \
+                } else {                                                                        \
+                    for (long x = lo; x < hi; x++) row[x] += weight * src[x * sw + offset];     \
+                }                                                                               \
+            }                                                                                   \
+        }                                                                                       \
+    }
+
+__attribute__((target("avx2,fma"))) static void tessera_depthwise_plane_f32_avx2(
+    const float *in, long h, long w, const float *k, long kh, long kw, float bias, float *out, long oh, long ow,
+    long sh, long sw, long pt, long pl, long dh, long dw, const long *valid) {
+#pragma clang fp contract(off)
+    TESSERA_DEPTHWISE_BODY
+}
+
+__attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static void tessera_depthwise_plane_f32_avx512(
+    const float *in, long h, long w, const float *k, long kh, long kw, float bias, float *out, long oh, long ow,
+    long sh, long sw, long pt, long pl, long dh, long dw, const long *valid) {
+#pragma clang fp contract(off)
+    TESSERA_DEPTHWISE_BODY
+}
+
+void tessera_depthwise_plane_f32(const float *in, long h, long w, const float *k, long kh, long kw, float bias,
+                                 float *out, long oh, long ow, long sh, long sw, long pt, long pl, long dh, long dw,
+                                 const long *valid) {
+    if (tessera_cpu_has_avx512f() && ow >= 32) {
+        tessera_depthwise_plane_f32_avx512(in, h, w, k, kh, kw, bias, out, oh, ow, sh, sw, pt, pl, dh, dw, valid);
+    } else {
+        tessera_depthwise_plane_f32_avx2(in, h, w, k, kh, kw, bias, out, oh, ow, sh, sw, pt, pl, dh, dw, valid);
+    }
+}
 #else
 int tessera_cpu_has_avx2_fma(void) { return 0; }
 void tessera_extremum_row_f32_avx2(int is_max, float *acc, const float *p, long n) {
@@ -361,6 +412,12 @@ void tessera_binary_f32_vector(int op, const float *a, float as, const float *b,
 }
 void tessera_sqrt_f32_vector(const float *src, float *dst, long n) { (void)src; (void)dst; (void)n; }
 float tessera_sum_f32_vector(const float *p, long n) { (void)p; (void)n; return 0; }
+void tessera_depthwise_plane_f32(const float *in, long h, long w, const float *k, long kh, long kw, float bias,
+                                 float *out, long oh, long ow, long sh, long sw, long pt, long pl, long dh, long dw,
+                                 const long *valid) {
+    (void)in; (void)h; (void)w; (void)k; (void)kh; (void)kw; (void)bias; (void)out; (void)oh; (void)ow;
+    (void)sh; (void)sw; (void)pt; (void)pl; (void)dh; (void)dw; (void)valid;
+}
 float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift) {
     (void)src; (void)dst; (void)n; (void)shift;
     return 0;

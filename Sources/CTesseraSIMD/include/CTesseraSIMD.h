@@ -60,6 +60,15 @@ void tessera_sqrt_f32_vector(const float *src, float *dst, long n);
 /// tessera_cpu_has_avx2_fma() is true.
 float tessera_sum_f32_vector(const float *p, long n);
 
+/// One output plane (oh × ow) of a depthwise convolution from one input plane (h × w) and one
+/// kh × kw kernel, with strides sh/sw, top/left padding pt/pl and dilations dh/dw; valid holds,
+/// per kernel column j, the output columns [valid[2j], valid[2j+1]) whose input column is inside
+/// the image. The same arithmetic, in the same order, as Tessera's Swift depthwise loop,
+/// vectorised with AVX-512 or AVX2. Call only when tessera_cpu_has_avx2_fma() is true.
+void tessera_depthwise_plane_f32(const float *in, long h, long w, const float *k, long kh, long kw, float bias,
+                                 float *out, long oh, long ow, long sh, long sw, long pt, long pl, long dh, long dw,
+                                 const long *valid);
+
 /// One row of a column-wise argmax (is_max != 0) or argmin: where p[i] beats best[i] —
 /// strictly, or p[i] is NaN and best[i] is not — best[i] = p[i] and index[i] = r. AVX2.
 void tessera_arg_fold_f32_avx2(int is_max, const float *p, float *best, int *index, int r, long n);

@@ -1,3 +1,5 @@
+import CTesseraSIMD
+
 /// Depthwise convolution (`groups == C`): each output channel `o` reads only input channel
 /// `o / multiplier`, so there is no reduction over channels for a GEMM to speed up.
 ///
@@ -32,6 +34,23 @@ enum DepthwiseConvolution {
         geometry g: ConvGeometry
     ) {
         let p = g.parameters
+        if SIMDMath.hasAVX2FMA {
+            // The same loops in C, which clang vectorises for every stride (Swift leaves the
+            // strided taps and short rows scalar).
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * g.kw) { valid in
+                for j in 0..<g.kw {
+                    let range = ConvGeometry.validRange(
+                        lower: 0, upper: g.ow, offset: j * p.dilationWidth - p.padLeft, stride: p.strideWidth,
+                        extent: g.w)
+                    valid[2 * j] = range.lowerBound
+                    valid[2 * j + 1] = range.upperBound
+                }
+                tessera_depthwise_plane_f32(
+                    source, g.h, g.w, kernel, g.kh, g.kw, bias, output, g.oh, g.ow, p.strideHeight, p.strideWidth,
+                    p.padTop, p.padLeft, p.dilationHeight, p.dilationWidth, valid.baseAddress!)
+            }
+            return
+        }
         // The output columns each kernel column reaches inside the image do not depend on
         // the row: work them out once per plane, not once per row and tap.
         withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: g.kw) { validColumns in
