@@ -90,7 +90,7 @@ let package = Package(
         // Model formats (Core ML package, spec, MIL program, weight.bin) and, later, MLModel.
         .target(
             name: "TesseraModels",
-            dependencies: ["TesseraProtobuf"],
+            dependencies: ["TesseraProtobuf", "TesseraKernels", "TesseraGraph", "TesseraTensor"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(
@@ -100,7 +100,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraModelsTests",
-            dependencies: ["TesseraModels", "TesseraProtobuf", "_TesseraTestSupport"],
+            dependencies: ["TesseraModels", "TesseraProtobuf", "TesseraTensor", "_TesseraTestSupport"],
             swiftSettings: strictConcurrency
         ),
     ],

@@ -42,6 +42,14 @@ public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
     case gather(axis: Int)
     /// Repetition of the whole tensor along each axis.
     case tile([Int])
+    /// 2-D convolution of a float32 NCHW input with an OIHW weight; inputs
+    /// `[x, weight]` or `[x, weight, bias]` (bias `[O]`).
+    case conv2d(Conv2DParameters)
+    /// 2-D max pooling of a float32 NCHW input.
+    case maxPool2d(Pool2DParameters)
+    /// 2-D average pooling of a float32 NCHW input; `countIncludePad` counts padding
+    /// positions in the divisor.
+    case averagePool2d(Pool2DParameters, countIncludePad: Bool)
 
     /// Whether the op is applied element by element over its (broadcast) output shape.
     public var isElementwise: Bool {
@@ -79,6 +87,9 @@ public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
         case .pad: return "pad"
         case .gather(let axis): return "gather(\(axis))"
         case .tile(let m): return "tile\(m)"
+        case .conv2d: return "conv2d"
+        case .maxPool2d: return "maxPool2d"
+        case .averagePool2d: return "averagePool2d"
         }
     }
 }

@@ -1,0 +1,298 @@
+import TesseraGraph
+import TesseraKernels
+import TesseraTensor
+
+/// One MIL function lowered to a tensor graph, ready to run many times (Sendable, immutable).
+///
+/// Lowering happens once, at load: every operation is checked against the ops Tessera
+/// supports, its constant parameters (`axes`, `strides`, `pad_type`, …) are decoded and
+/// resolved, and its weights become tensor constants in the type Tessera computes in
+/// (Float16 and Int8/UInt8 blobs are converted to Float32 here, once). What is left for each
+/// prediction is building the graph nodes from the input tensors, which costs microseconds;
+/// the executor caches the plan by graph structure, so repeated predictions of one shape
+/// reuse it.
+///
+/// Floating-point values are computed in Float32 whatever the model's precision (a `cast`
+/// to fp16 keeps Float32); integers in Int32; outputs are converted to their declared
+/// types at the end. A `classify` op passes its probabilities through; see ``classifier``.
+///
+/// ```swift
+/// let package = try CoreMLPackage(contentsOf: url)
+/// let function = try LoweredFunction(package: package, functionName: "main")
+/// let outputs = try function.run(["x": MLTensor(shape: [1, 8], scalars: x, scalarType: Float.self)])
+/// MLTensor.materialize(Array(outputs.values))
+/// ```
+package struct LoweredFunction: Sendable {
+    /// The function's input names in declaration order, and their MIL types.
+    package let inputs: [(name: String, type: MILValueType)]
+    /// The function's output names in order.
+    package let outputNames: [String]
+    /// For a classifier (a function ending in `classify`), its labels and output names.
+    package let classifier: LoweredClassifier?
+    /// The model file's name, for messages.
+    let file: String
+    let steps: [LoweredStep]
+    let slotCount: Int
+    let constantTensors: [(slot: Int, tensor: MLTensor)]
+    let inputSlots: [Int]
+    /// Per output: the slot, and the scalar type the result is converted to (`nil` to keep it).
+    let outputSlots: [(slot: Int, type: KernelScalarType?)]
+
+    /// A classifier's labels as strings (integer labels printed in decimal), or `nil` when the
+    /// function has no `classify` op.
+    ///
+    /// For a classifier, ``run(_:)`` returns under ``LoweredClassifier/probabilitiesOutput``
+    /// the class probabilities as a 1-D Float32 tensor in label order, and under
+    /// ``LoweredClassifier/labelOutput`` a rank-0 Int32 tensor holding the index of the most
+    /// probable label; the API layer turns them into Core ML's `classLabel` and probability
+    /// dictionary.
+    package var classLabels: [String]? { classifier?.labelStrings }
+
+    /// The MIL op types Tessera lowers (besides `const`).
+    package static var supportedOperationTypes: Set<String> { Set(OperationLowering.handlers.keys) }
+
+    /// Lowers `functionName` (usually "main") of the package's ML program once.
+    ///
+    /// - Throws: ``ModelFormatError`` when the model is not an ML program, the function does
+    ///   not exist, a parameter is malformed, or an operation is not supported; an unsupported
+    ///   op fails with a message naming the op type and the model, e.g.
+    ///   `model.mlmodel: operation 'e' (op type 'einsum') is not supported by Tessera`.
+    package init(package: CoreMLPackage, functionName: String) throws {
+        let file = package.modelDisplayName
+        let program = try package.model.requireMLProgram(file: file)
+        let function: MILFunction
+        let block: MILBlock
+        do {
+            function = try program.function(named: functionName)
+            block = try function.block()
+        } catch var error as ModelFormatError {
+            if error.file.isEmpty { error.file = file }
+            throw error
+        }
+        let context = LoweringContext(package: package)
+        var inputs: [(name: String, type: MILValueType)] = []
+        var inputSlots: [Int] = []
+        for input in function.inputs {
+            guard input.type.tensorType != nil else {
+                throw ModelFormatError(
+                    .unsupportedModelType, file: file,
+                    "input '\(input.name)' is \(input.type); Tessera runs functions whose inputs are tensors "
+                        + "(stateful models are not supported yet)")
+            }
+            inputs.append((input.name, input.type))
+            inputSlots.append(context.define(input.name, type: input.type))
+        }
+
+        var steps: [LoweredStep] = []
+        var classifier: LoweredClassifier?
+        for operation in block.operations {
+            let name = operation.name ?? operation.outputs.first?.name ?? "?"
+            if operation.type == "const" {
+                guard let output = operation.outputs.first, let value = operation.attributes["val"] else {
+                    throw ModelFormatError(
+                        .invalidSpecification, file: file, "const '\(name)' has no output or no 'val' attribute")
+                }
+                context.defineConstant(
+                    output.name, try MILConstant(value, in: package, what: "const '\(name)'"), type: output.type)
+                continue
+            }
+            guard let handler = OperationLowering.handlers[operation.type], operation.blocks.isEmpty else {
+                throw ModelFormatError(
+                    .unsupportedModelType, file: file,
+                    "operation '\(name)' (op type '\(operation.type)') is not supported by Tessera")
+            }
+            var lowering = OperationLowering(operation: operation, context: context)
+            let compute = try handler(&lowering)
+            if operation.type == "classify" {
+                classifier = try LoweredClassifier(operation, lowering: lowering)
+            }
+            let results = operation.outputs.map { context.define($0.name, type: $0.type) }
+            steps.append(
+                LoweredStep(
+                    type: operation.type, name: name, operands: lowering.operands, results: results,
+                    declaredShapes: operation.outputs.map { output in
+                        output.type.tensorType.map { type in
+                            type.dimensions.map { if case .constant(let size) = $0 { size } else { nil } }
+                        }
+                    }, compute: compute))
+        }
+
+        var outputSlots: [(slot: Int, type: KernelScalarType?)] = []
+        for output in block.outputs {
+            guard let slot = try context.slot(for: output) else {
+                throw ModelFormatError(
+                    .invalidSpecification, file: file, "the function's output '\(output)' is never defined")
+            }
+            let dataType = context.types[output]?.tensorType?.dataType
+            outputSlots.append((slot, dataType.flatMap(LoweredFunction.outputType)))
+        }
+        self.inputs = inputs
+        self.inputSlots = inputSlots
+        self.outputNames = block.outputs
+        self.outputSlots = outputSlots
+        self.classifier = classifier
+        self.file = file
+        self.steps = steps
+        self.slotCount = context.slotCount
+        self.constantTensors = context.constantTensors
+    }
+
+    /// Builds the graph for one prediction on `inputs` and returns the output tensors by name.
+    ///
+    /// The tensors are lazy; materialize them together (`MLTensor.materialize(_:)`) so the
+    /// whole prediction runs as one plan. Float inputs of any float type are converted to
+    /// Float32, integer inputs to Int32.
+    ///
+    /// - Throws: ``LoweringError`` when an input is missing, has the wrong rank, a dimension
+    ///   other than a fixed declared one, or a type that cannot be converted; or when an
+    ///   operation's operands do not fit it. Never traps on such input.
+    package func run(_ inputs: [String: MLTensor]) throws -> [String: MLTensor] {
+        var values = [MLTensor?](repeating: nil, count: slotCount)
+        for (slot, tensor) in constantTensors { values[slot] = tensor }
+        for (index, input) in self.inputs.enumerated() {
+            guard let tensor = inputs[input.name] else {
+                throw LoweringError(
+                    .missingInput, file: file, "the input '\(input.name)' (\(input.type)) was not given")
+            }
+            values[inputSlots[index]] = try bind(tensor, to: input.name, type: input.type)
+        }
+        for step in steps {
+            let operands = step.operands.map { values[$0]! }
+            let results: [MLTensor]
+            do {
+                results = try step.compute(operands)
+            } catch let error as OperandError {
+                throw LoweringError(
+                    .shapeMismatch, file: file,
+                    "operation '\(step.name)' (op type '\(step.type)'): \(error.message) "
+                        + "(operands \(operands.map { "\($0.shape)" }.joined(separator: ", ")))")
+            }
+            guard results.count == step.results.count else {
+                throw LoweringError(
+                    .shapeMismatch, file: file,
+                    "operation '\(step.name)' (op type '\(step.type)') produced \(results.count) values "
+                        + "for \(step.results.count) outputs")
+            }
+            for (index, result) in results.enumerated() {
+                if let declared = step.declaredShapes[index], step.type != "classify" {
+                    let fits =
+                        declared.count == result.rank
+                        && zip(declared, result.shape).allSatisfy { $0.0 == nil || $0.0 == $0.1 }
+                    guard fits else {
+                        throw LoweringError(
+                            .shapeMismatch, file: file,
+                            "operation '\(step.name)' (op type '\(step.type)') computed shape \(result.shape) "
+                                + "where the model declares \(declared.map { $0.map(String.init) ?? "?" })")
+                    }
+                }
+                values[step.results[index]] = result
+            }
+        }
+        var outputs: [String: MLTensor] = [:]
+        for (index, name) in outputNames.enumerated() {
+            let (slot, type) = outputSlots[index]
+            var tensor = values[slot]!
+            if let type, tensor.kernelType != type, classifier?.labelOutput != name {
+                tensor = MLTensor(.cast(type), [tensor])
+            }
+            outputs[name] = tensor
+        }
+        return outputs
+    }
+
+    /// Checks an input against its declared type and converts it to its compute type.
+    private func bind(_ tensor: MLTensor, to name: String, type: MILValueType) throws -> MLTensor {
+        guard let declared = type.tensorType else {
+            throw LoweringError(.invalidInput, file: file, "input '\(name)' is \(type), not a tensor")
+        }
+        if declared.rank >= 0 {
+            guard tensor.rank == declared.rank else {
+                throw LoweringError(
+                    .invalidInput, file: file,
+                    "input '\(name)' has rank \(tensor.rank) (\(tensor.shape)) but the function declares \(declared)")
+            }
+            for (axis, dimension) in declared.dimensions.enumerated() {
+                if case .constant(let size) = dimension, tensor.shape[axis] != size {
+                    throw LoweringError(
+                        .invalidInput, file: file,
+                        "input '\(name)' has shape \(tensor.shape) but the function declares \(declared)")
+                }
+            }
+        }
+        guard let target = LoweredFunction.computeType(declared.dataType) else {
+            throw LoweringError(
+                .invalidInput, file: file, "input '\(name)' is declared \(declared), a type Tessera cannot compute in")
+        }
+        return tensor.kernelType == target ? tensor : MLTensor(.cast(target), [tensor])
+    }
+
+    /// The type Tessera computes values of a MIL data type in.
+    static func computeType(_ type: MILDataType) -> KernelScalarType? {
+        switch type {
+        case .float16, .float32, .float64, .bfloat16: .float32
+        case .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint64: .int32
+        case .bool: .bool
+        default: nil
+        }
+    }
+
+    /// The scalar type an output of a MIL data type is delivered in.
+    static func outputType(_ type: MILDataType) -> KernelScalarType? {
+        switch type {
+        case .float16: .float16
+        case .float32, .bfloat16: .float32
+        case .float64: .float64
+        case .int8: .int8
+        case .uint8: .uint8
+        case .int16: .int16
+        case .uint16: .uint16
+        case .int32, .int64, .uint64: .int32
+        case .uint32: .uint32
+        case .bool: .bool
+        default: nil
+        }
+    }
+}
+
+/// What a `classify` op carries: the labels and the names of its two outputs.
+package struct LoweredClassifier: Sendable {
+    /// The labels, in the order of the probabilities.
+    package let labels: CoreMLSpec.ClassLabels
+    /// The output that Core ML fills with the predicted label (`classLabel`); the lowered
+    /// function returns the label's index there as a rank-0 Int32 tensor.
+    package let labelOutput: String
+    /// The output that Core ML fills with the label → probability dictionary
+    /// (`classLabel_probs`); the lowered function returns the probabilities there as a
+    /// 1-D Float32 tensor in label order.
+    package let probabilitiesOutput: String
+
+    /// The labels as strings.
+    package var labelStrings: [String] {
+        switch labels {
+        case .strings(let strings): strings
+        case .int64s(let integers): integers.map(String.init)
+        }
+    }
+
+    init(_ operation: MILOperation, lowering: OperationLowering) throws {
+        guard let binding = operation.inputs["classes"]?.bindings.first else {
+            throw lowering.invalid("the required input 'classes' is missing")
+        }
+        let labels: CoreMLSpec.ClassLabels?
+        switch binding {
+        case .value(let value): labels = CoreMLSpec.ClassLabels(value)
+        case .name(let name):
+            switch lowering.context.constants[name]?.elements {
+            case .strings(let strings): labels = .strings(strings)
+            case .ints(let integers): labels = .int64s(integers.map(Int64.init))
+            default: labels = nil
+            }
+        }
+        guard let labels, operation.outputs.count == 2 else {
+            throw lowering.invalid("expected a list of string or integer classes and two outputs")
+        }
+        self.labels = labels
+        labelOutput = operation.outputs[0].name
+        probabilitiesOutput = operation.outputs[1].name
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import TesseraGraph
+import TesseraKernels
+import TesseraTensor
+
+/// `conv`, `max_pool`, `avg_pool` and nearest-neighbour resizing. 1-D ops run as 2-D ones
+/// with a height of 1; padding is resolved per prediction, since `same` depends on the input
+/// size.
+extension OperationLowering {
+    static let convolutionHandlers: [String: Handler] = [
+        "conv": { lowering in
+            let x = try lowering.tensor("x")
+            let weight = try lowering.tensor("weight")
+            let bias = try lowering.optionalTensor("bias")
+            let geometry = try lowering.windowGeometry()
+            let groups = try lowering.int("groups") ?? 1
+            guard groups >= 1 else { throw lowering.invalid("groups must be positive, got \(groups)") }
+            return { args in
+                [try conv(args[x].asFloat, weight: args[weight].asFloat, bias: bias.map { args[$0].asFloat }, geometry, groups: groups)]
+            }
+        },
+        "max_pool": poolHandler(average: false),
+        "avg_pool": poolHandler(average: true),
+        "upsample_nearest_neighbor": { lowering in
+            let x = try lowering.tensor("x")
+            let scaleHeight = try lowering.double("scale_factor_height") ?? 1
+            let scaleWidth = try lowering.double("scale_factor_width") ?? 1
+            guard scaleHeight > 0, scaleWidth > 0 else { throw lowering.invalid("scale factors must be positive") }
+            return { args in
+                let v = args[x]
+                try require(v.rank >= 3, "needs rank ≥ 3, got \(v.shape)")
+                let (h, w) = (v.shape[v.rank - 2], v.shape[v.rank - 1])
+                let outH = Int((Double(h) * scaleHeight).rounded(.down))
+                let outW = Int((Double(w) * scaleWidth).rounded(.down))
+                let rows = try nearest(v, axis: v.rank - 2, count: outH) { Double($0) / scaleHeight }
+                return [try nearest(rows, axis: v.rank - 1, count: outW) { Double($0) / scaleWidth }]
+            }
+        },
+        "resize_nearest_neighbor": { lowering in
+            let x = try lowering.tensor("x")
+            let outH = try lowering.required(lowering.int("target_size_height"), "target_size_height")
+            let outW = try lowering.required(lowering.int("target_size_width"), "target_size_width")
+            return { args in
+                let v = args[x]
+                try require(v.rank >= 3, "needs rank ≥ 3, got \(v.shape)")
+                let (h, w) = (v.shape[v.rank - 2], v.shape[v.rank - 1])
+                let rows = try nearest(v, axis: v.rank - 2, count: outH) { Double($0) * Double(h) / Double(outH) }
+                return [try nearest(rows, axis: v.rank - 1, count: outW) { Double($0) * Double(w) / Double(outW) }]
+            }
+        },
+    ]
+
+    /// Strides, dilations and padding of a conv or pool, as written in the op.
+    struct WindowGeometry: Sendable {
+        var strides: [Int]?
+        var dilations: [Int]?
+        var padType: String
+        var pad: [Int]?
+        var kernel: [Int]?
+
+        /// `(before, after)` padding per spatial axis for `input` spatial sizes and the
+        /// (undilated) `kernel` sizes.
+        func padding(input: [Int], kernel: [Int], strides: [Int], dilations: [Int]) throws -> [(Int, Int)] {
+            switch padType {
+            case "valid":
+                return input.map { _ in (0, 0) }
+            case "custom":
+                let pad = self.pad ?? [Int](repeating: 0, count: 2 * input.count)
+                try require(pad.count == 2 * input.count, "pad \(pad) needs two values per spatial axis")
+                return (0..<input.count).map { (pad[2 * $0], pad[2 * $0 + 1]) }
+            default:  // same, same_lower
+                return (0..<input.count).map { i in
+                    let effective = (kernel[i] - 1) * dilations[i] + 1
+                    let outSize = (input[i] + strides[i] - 1) / strides[i]
+                    let total = Swift.max(0, (outSize - 1) * strides[i] + effective - input[i])
+                    let small = total / 2
+                    return padType == "same" ? (small, total - small) : (total - small, small)
+                }
+            }
+        }
+    }
+
+    /// Reads `strides`, `dilations`, `pad_type`, `pad` (and `kernel_sizes` for pooling).
+    func windowGeometry() throws -> WindowGeometry {
+        let padType = try string("pad_type") ?? "valid"
+        guard ["valid", "same", "same_lower", "custom"].contains(padType) else {
+            throw invalid("unknown pad_type '\(padType)'")
+        }
+        return WindowGeometry(
+            strides: try ints("strides"), dilations: try ints("dilations"), padType: padType, pad: try ints("pad"),
+            kernel: try ints("kernel_sizes"))
+    }
+
+    /// A convolution of a rank-3 (1-D) or rank-4 (2-D) input.
+    static func conv(
+        _ x: MLTensor, weight: MLTensor, bias: MLTensor?, _ geometry: WindowGeometry, groups: Int
+    ) throws -> MLTensor {
+        try require(x.rank == 3 || x.rank == 4, "Tessera runs 1-D and 2-D convolutions; the input is \(x.shape)")
+        try require(weight.rank == x.rank, "weight \(weight.shape) and input \(x.shape) ranks differ")
+        let spatial = x.rank - 2
+        let strides = geometry.strides ?? [Int](repeating: 1, count: spatial)
+        let dilations = geometry.dilations ?? [Int](repeating: 1, count: spatial)
+        try require(strides.count == spatial && dilations.count == spatial, "strides/dilations need \(spatial) values")
+        try require(strides.allSatisfy { $0 >= 1 } && dilations.allSatisfy { $0 >= 1 }, "strides and dilations must be positive")
+        let kernel = Array(weight.shape.suffix(spatial))
+        let pads = try geometry.padding(
+            input: Array(x.shape.suffix(spatial)), kernel: kernel, strides: strides, dilations: dilations)
+        try require(pads.allSatisfy { $0.0 >= 0 && $0.1 >= 0 }, "padding must be non-negative")
+        let (c, o) = (x.shape[1], weight.shape[0])
+        try require(c % groups == 0 && o % groups == 0, "groups \(groups) must divide \(c) input and \(o) output channels")
+        try require(weight.shape[1] == c / groups, "weight \(weight.shape) needs \(c / groups) input channels per group")
+        if let bias { try require(bias.scalarCount == o, "bias \(bias.shape) needs \(o) values") }
+        // 1-D: [N, C, L] as [N, C, 1, L].
+        let x4 = spatial == 2 ? x : try x.reshaped(checked: [x.shape[0], c, 1, x.shape[2]])
+        let w4 = spatial == 2 ? weight : try weight.reshaped(checked: [o, weight.shape[1], 1, weight.shape[2]])
+        let p = pads.count == 2 ? pads : [(0, 0), pads[0]]
+        let parameters = Conv2DParameters(
+            strides: spatial == 2 ? (strides[0], strides[1]) : (1, strides[0]),
+            dilations: spatial == 2 ? (dilations[0], dilations[1]) : (1, dilations[0]),
+            padding: (p[0].0, p[0].1, p[1].0, p[1].1), groups: groups)
+        let (h, w) = (x4.shape[2] + p[0].0 + p[0].1, x4.shape[3] + p[1].0 + p[1].1)
+        try require(
+            h >= parameters.dilationHeight * (w4.shape[2] - 1) + 1 && w >= parameters.dilationWidth * (w4.shape[3] - 1) + 1,
+            "the kernel \(weight.shape) does not fit in the padded input \(x.shape)")
+        var inputs = [x4, w4]
+        if let bias { inputs.append(try bias.reshaped(checked: [o])) }
+        let y = MLTensor(.conv2d(parameters), inputs)
+        return spatial == 2 ? y : try y.reshaped(checked: [y.shape[0], y.shape[1], y.shape[3]])
+    }
+
+    /// `max_pool` or `avg_pool`.
+    static func poolHandler(average: Bool) -> Handler {
+        return { lowering in
+            let x = try lowering.tensor("x")
+            let geometry = try lowering.windowGeometry()
+            guard let kernel = geometry.kernel, kernel.allSatisfy({ $0 >= 1 }) else {
+                throw lowering.invalid("kernel_sizes must be given and positive")
+            }
+            let ceilMode = try lowering.bool("ceil_mode") ?? false
+            let excludePadding = try lowering.bool("exclude_padding_from_average") ?? false
+            return { args in
+                let v = args[x].asFloat
+                let spatial = kernel.count
+                try require(spatial == 1 || spatial == 2, "Tessera runs 1-D and 2-D pooling; kernel_sizes is \(kernel)")
+                try require(v.rank == spatial + 2, "input \(v.shape) does not fit a \(spatial)-D pool")
+                let strides = geometry.strides ?? kernel.map { _ in 1 }
+                try require(strides.count == spatial && strides.allSatisfy { $0 >= 1 }, "bad strides \(strides)")
+                let pads = try geometry.padding(
+                    input: Array(v.shape.suffix(spatial)), kernel: kernel, strides: strides,
+                    dilations: kernel.map { _ in 1 })
+                let x4 = spatial == 2 ? v : try v.reshaped(checked: [v.shape[0], v.shape[1], 1, v.shape[2]])
+                let k = spatial == 2 ? kernel : [1, kernel[0]]
+                let s = spatial == 2 ? strides : [1, strides[0]]
+                let p = spatial == 2 ? pads : [(0, 0), pads[0]]
+                let parameters = Pool2DParameters(
+                    kernel: (k[0], k[1]), strides: (s[0], s[1]), padding: (p[0].0, p[0].1, p[1].0, p[1].1),
+                    ceilMode: ceilMode)
+                for (size, (kernelSize, (before, after))) in zip(x4.shape.suffix(2), zip(k, p)) {
+                    try require(
+                        before >= 0 && after >= 0 && size + before + after >= kernelSize,
+                        "the window \(kernel) does not fit in the padded input \(v.shape)")
+                }
+                let y = MLTensor(
+                    average ? .averagePool2d(parameters, countIncludePad: !excludePadding) : .maxPool2d(parameters), [x4])
+                return [spatial == 2 ? y : try y.reshaped(checked: [y.shape[0], y.shape[1], y.shape[3]])]
+            }
+        }
+    }
+
+    /// `count` elements along `axis`, element `i` taken from `min(floor(source(i)), size - 1)`.
+    static func nearest(_ x: MLTensor, axis: Int, count: Int, source: (Int) -> Double) throws -> MLTensor {
+        let size = x.shape[axis]
+        try require(count >= 0 && (size > 0 || count == 0), "cannot resize an axis of size \(size) to \(count)")
+        if count == size && (0..<count).allSatisfy({ Int(source($0).rounded(.down)) == $0 }) { return x }
+        let indices = (0..<count).map { Int32(Swift.min(Swift.max(Int(source($0).rounded(.down)), 0), size - 1)) }
+        return MLTensor(.gather(axis: axis), [x, MLTensor(shape: [count], scalars: indices, scalarType: Int32.self)])
+    }
+}

@@ -1,0 +1,122 @@
+import TesseraGraph
+import TesseraKernels
+import TesseraTensor
+
+/// Slicing, gathering, and the classifier head.
+extension OperationLowering {
+    static let indexingHandlers: [String: Handler] = [
+        "slice_by_index": { lowering in
+            let x = try lowering.tensor("x")
+            let begin = try lowering.required(lowering.ints("begin"), "begin")
+            let end = try lowering.required(lowering.ints("end"), "end")
+            let stride = try lowering.ints("stride")
+            let beginMask = try lowering.bools("begin_mask")
+            let endMask = try lowering.bools("end_mask")
+            let squeezeMask = try lowering.bools("squeeze_mask")
+            return { args in
+                let v = args[x]
+                let rank = v.rank
+                for list in [begin, end, stride ?? begin] {
+                    try require(list.count == rank, "begin/end/stride need \(rank) values")
+                }
+                for mask in [beginMask, endMask, squeezeMask] {
+                    try require((mask?.count ?? rank) == rank, "masks need \(rank) values")
+                }
+                var starts: [Int] = []
+                var steps: [Int] = []
+                var counts: [Int] = []
+                var kept: [Int] = []
+                for axis in 0..<rank {
+                    let size = v.shape[axis]
+                    let step = stride?[axis] ?? 1
+                    try require(step != 0, "stride 0 on axis \(axis)")
+                    if squeezeMask?[axis] == true {
+                        var index = begin[axis]
+                        if index < 0 { index += size }
+                        try require(index >= 0 && index < size, "index \(begin[axis]) is out of range for size \(size)")
+                        starts.append(index)
+                        steps.append(1)
+                        counts.append(1)
+                        continue
+                    }
+                    let range = pythonSlice(
+                        size: size, start: beginMask?[axis] == true ? nil : begin[axis],
+                        stop: endMask?[axis] == true ? nil : end[axis], step: step)
+                    starts.append(range.count > 0 ? range.start : 0)
+                    steps.append(step)
+                    counts.append(range.count)
+                    kept.append(axis)
+                }
+                let sliced = v.sliced(starts: starts, steps: steps, counts: counts)
+                return [try sliced.reshaped(checked: kept.map { counts[$0] })]
+            }
+        },
+        "slice_by_size": { lowering in
+            let x = try lowering.tensor("x")
+            let begin = try lowering.required(lowering.ints("begin"), "begin")
+            let size = try lowering.required(lowering.ints("size"), "size")
+            return { args in
+                let v = args[x]
+                try require(begin.count == v.rank && size.count == v.rank, "begin/size need \(v.rank) values")
+                var starts: [Int] = []
+                var counts: [Int] = []
+                for axis in 0..<v.rank {
+                    let start = begin[axis] < 0 ? begin[axis] + v.shape[axis] : begin[axis]
+                    let count = size[axis] == -1 ? v.shape[axis] - start : size[axis]
+                    try require(
+                        start >= 0 && count >= 0 && start + count <= v.shape[axis],
+                        "begin \(begin) and size \(size) leave the bounds of \(v.shape)")
+                    starts.append(count > 0 ? start : 0)
+                    counts.append(count)
+                }
+                return [v.sliced(starts: starts, steps: [Int](repeating: 1, count: v.rank), counts: counts)]
+            }
+        },
+        "gather": { lowering in
+            let x = try lowering.tensor("x")
+            let indices = try lowering.tensor("indices")
+            let axis = try lowering.int("axis") ?? 0
+            let batchDims = try lowering.int("batch_dims") ?? 0
+            guard batchDims == 0 else { throw lowering.invalid("batch_dims \(batchDims) is not supported (only 0)") }
+            return { args in
+                let v = args[x]
+                let a = try v.axis(axis)
+                return [MLTensor(.gather(axis: a), [v, try clampedIndices(args[indices], size: v.shape[a])])]
+            }
+        },
+        "classify": { lowering in
+            let probabilities = try lowering.tensor("probabilities")
+            return { args in
+                let p = args[probabilities].asFloat
+                let flat = try p.reshaped(checked: [p.scalarCount])
+                try require(p.scalarCount > 0, "no probabilities")
+                return [try flat.reduced(.argmax, axes: [0], keepDims: false), flat]
+            }
+        },
+    ]
+
+    /// Python's `slice(start, stop, step).indices(size)`: the first index and the count.
+    static func pythonSlice(size: Int, start: Int?, stop: Int?, step: Int) -> (start: Int, count: Int) {
+        func clamp(_ value: Int?, _ defaultValue: Int) -> Int {
+            guard var value else { return defaultValue }
+            if value < 0 { value += size }
+            if step > 0 { return Swift.min(Swift.max(value, 0), size) }
+            return Swift.min(Swift.max(value, -1), size - 1)
+        }
+        let first = clamp(start, step > 0 ? 0 : size - 1)
+        let last = clamp(stop, step > 0 ? size : -1)
+        let count = step > 0 ? Swift.max(0, (last - first + step - 1) / step) : Swift.max(0, (first - last - step - 1) / -step)
+        return (first, count)
+    }
+
+    /// Gather indices as int32, negative ones counted from the end, and out-of-range ones
+    /// clamped to the axis (Core ML leaves them undefined; Tessera must not read outside).
+    static func clampedIndices(_ indices: MLTensor, size: Int) throws -> MLTensor {
+        try require(size > 0 || indices.scalarCount == 0, "cannot gather from an empty axis")
+        var i = indices.kernelType.isFloatingPoint ? indices.elementwise(.floor) : indices
+        i = i.converted(to: .int32)
+        let wrapped = try MLTensor.selecting(
+            try .elementwise(.less, i, i.scalar(0)), try .elementwise(.add, i, i.scalar(Double(size))), i)
+        return try .elementwise(.min, try .elementwise(.max, wrapped, i.scalar(0)), i.scalar(Double(Swift.max(size - 1, 0))))
+    }
+}

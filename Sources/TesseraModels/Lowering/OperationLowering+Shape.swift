@@ -1,0 +1,230 @@
+import TesseraGraph
+import TesseraKernels
+import TesseraTensor
+
+/// Ops that move elements without computing on them: reshapes and transposes (views),
+/// concat/split, tile, pad, reverse, and a few shape-driven builders.
+extension OperationLowering {
+    static let shapeHandlers: [String: Handler] = {
+        var handlers: [String: Handler] = [:]
+        handlers["reshape"] = { lowering in
+            let x = try lowering.tensor("x")
+            let shape = try lowering.required(lowering.ints("shape"), "shape")
+            return { args in [try args[x].reshaped(checked: try resolvedShape(shape, of: args[x].shape))] }
+        }
+        handlers["transpose"] = { lowering in
+            let x = try lowering.tensor("x")
+            let perm = try lowering.required(lowering.ints("perm"), "perm")
+            return { args in [try args[x].permuted(checked: perm)] }
+        }
+        handlers["expand_dims"] = { lowering in
+            let x = try lowering.tensor("x")
+            let axes = try lowering.required(lowering.ints("axes"), "axes")
+            return { args in
+                let v = args[x]
+                let outRank = v.rank + axes.count
+                let inserted = axes.map { $0 < 0 ? $0 + outRank : $0 }
+                try require(
+                    inserted.allSatisfy { $0 >= 0 && $0 < outRank } && Set(inserted).count == inserted.count,
+                    "axes \(axes) are invalid for rank \(v.rank)")
+                var shape: [Int] = []
+                var source = v.shape.makeIterator()
+                for axis in 0..<outRank { shape.append(inserted.contains(axis) ? 1 : source.next()!) }
+                return [try v.reshaped(checked: shape)]
+            }
+        }
+        handlers["squeeze"] = { lowering in
+            let x = try lowering.tensor("x")
+            let axes = try lowering.ints("axes")
+            return { args in
+                let v = args[x]
+                let squeezed = try axes.map { try v.axes($0) } ?? v.shape.indices.filter { v.shape[$0] == 1 }
+                try require(squeezed.allSatisfy { v.shape[$0] == 1 }, "axes \(axes ?? []) are not all of size 1")
+                return [try v.reshaped(checked: v.shape.indices.filter { !squeezed.contains($0) }.map { v.shape[$0] })]
+            }
+        }
+        handlers["flatten2d"] = { lowering in
+            let x = try lowering.tensor("x")
+            let axis = try lowering.int("axis") ?? 1
+            return { args in
+                let v = args[x]
+                let a = try v.axis(axis, insertion: true)
+                return [try v.reshaped(checked: [v.shape[..<a].reduce(1, *), v.shape[a...].reduce(1, *)])]
+            }
+        }
+        handlers["concat"] = { lowering in
+            let values = try lowering.tensors("values")
+            let axis = try lowering.required(lowering.int("axis"), "axis")
+            let interleave = try lowering.bool("interleave") ?? false
+            return { args in
+                let pieces = values.map { args[$0] }
+                guard interleave, let first = pieces.first else { return [try .joined(pieces, axis: axis)] }
+                // Interleaved: stack along a new axis after `axis`, then merge the two.
+                let a = try first.axis(axis)
+                let stacked = try MLTensor.joined(
+                    try pieces.map { p in
+                        var shape = p.shape
+                        shape.insert(1, at: a + 1)
+                        return try p.reshaped(checked: shape)
+                    }, axis: a + 1)
+                var shape = first.shape
+                shape[a] *= pieces.count
+                return [try stacked.reshaped(checked: shape)]
+            }
+        }
+        handlers["stack"] = { lowering in
+            let values = try lowering.tensors("values")
+            let axis = try lowering.required(lowering.int("axis"), "axis")
+            return { args in
+                let pieces = values.map { args[$0] }
+                let a = try pieces[0].axis(axis, insertion: true)
+                return [
+                    try .joined(
+                        try pieces.map { p in
+                            var shape = p.shape
+                            shape.insert(1, at: a)
+                            return try p.reshaped(checked: shape)
+                        }, axis: a)
+                ]
+            }
+        }
+        handlers["split"] = { lowering in
+            let x = try lowering.tensor("x")
+            let axis = try lowering.required(lowering.int("axis"), "axis")
+            let sizes = try lowering.ints("split_sizes")
+            let count = try lowering.int("num_splits")
+            let outputs = lowering.operation.outputs.count
+            return { args in
+                let v = args[x]
+                let a = try v.axis(axis)
+                let size = v.shape[a]
+                var parts = sizes ?? []
+                if sizes == nil {
+                    let n = count ?? outputs
+                    try require(n > 0 && size % n == 0, "cannot split \(size) into \(n) equal parts")
+                    parts = [Int](repeating: size / n, count: n)
+                }
+                try require(
+                    parts.count == outputs && parts.allSatisfy { $0 >= 0 } && parts.reduce(0, +) == size,
+                    "split sizes \(parts) do not divide \(size) into \(outputs) outputs")
+                var start = 0
+                return parts.map { part in
+                    defer { start += part }
+                    return v.narrowed(axis: a, start: start, count: part)
+                }
+            }
+        }
+        handlers["tile"] = { lowering in
+            let x = try lowering.tensor("x")
+            let reps = try lowering.required(lowering.ints("reps"), "reps")
+            return { args in
+                var v = args[x]
+                try require(reps.count >= v.rank && reps.allSatisfy { $0 >= 0 }, "reps \(reps) do not fit \(v.shape)")
+                if reps.count > v.rank { v = try v.reshaped(checked: [Int](repeating: 1, count: reps.count - v.rank) + v.shape) }
+                return [reps.allSatisfy { $0 == 1 } ? v : MLTensor(.tile(reps), [v])]
+            }
+        }
+        handlers["pad"] = { lowering in
+            let x = try lowering.tensor("x")
+            let pad = try lowering.required(lowering.ints("pad"), "pad")
+            let mode = try lowering.string("mode") ?? "constant"
+            let value = try lowering.double("constant_val") ?? 0
+            let padMode: GraphPadMode
+            switch mode {
+            case "constant": padMode = .constant(value)
+            case "reflect": padMode = .reflect
+            case "replicate": padMode = .edge
+            case "symmetric": padMode = .symmetric
+            default: throw lowering.invalid("unknown pad mode '\(mode)'")
+            }
+            guard pad.count % 2 == 0, pad.allSatisfy({ $0 >= 0 }) else {
+                throw lowering.invalid("pad \(pad) must be non-negative (before, after) pairs")
+            }
+            return { args in
+                let v = args[x]
+                let padded = pad.count / 2
+                try require(padded <= v.rank, "pad \(pad) covers more axes than \(v.shape) has")
+                var before = [Int](repeating: 0, count: v.rank)
+                var after = before
+                for i in 0..<padded {
+                    let axis = v.rank - padded + i
+                    (before[axis], after[axis]) = (pad[2 * i], pad[2 * i + 1])
+                    if mode == "reflect" {
+                        try require(before[axis] < v.shape[axis] && after[axis] < v.shape[axis], "reflect padding must be smaller than the axis")
+                    } else if mode != "constant" {
+                        try require(v.shape[axis] > 0 || (before[axis] == 0 && after[axis] == 0), "cannot pad an empty axis")
+                    }
+                }
+                return [MLTensor(.pad(before: before, after: after, mode: padMode), [v])]
+            }
+        }
+        handlers["reverse"] = { lowering in
+            let x = try lowering.tensor("x")
+            let axes = try lowering.ints("axes")
+            return { args in
+                let v = args[x]
+                let reversed = try v.axes(axes ?? Array(0..<v.rank))
+                var starts = [Int](repeating: 0, count: v.rank)
+                var steps = [Int](repeating: 1, count: v.rank)
+                for axis in reversed where v.shape[axis] > 0 {
+                    starts[axis] = v.shape[axis] - 1
+                    steps[axis] = -1
+                }
+                return [v.sliced(starts: starts, steps: steps, counts: v.shape)]
+            }
+        }
+        handlers["fill"] = { lowering in
+            let shape = try lowering.required(lowering.ints("shape"), "shape")
+            let value = try lowering.double("value") ?? 0
+            guard shape.allSatisfy({ $0 >= 0 }) else { throw lowering.invalid("negative size in shape \(shape)") }
+            return { _ in [MLTensor(.broadcast(shape), [MLTensor.scalarConstant(value, type: .float32)])] }
+        }
+        handlers["band_part"] = { lowering in
+            let x = try lowering.tensor("x")
+            let lower = try lowering.int("lower") ?? -1
+            let upper = try lowering.int("upper") ?? -1
+            return { args in
+                let v = args[x]
+                try require(v.rank >= 2, "needs rank ≥ 2, got \(v.shape)")
+                let (rows, columns) = (v.shape[v.rank - 2], v.shape[v.rank - 1])
+                // Keep (i, j) where (lower < 0 || i - j <= lower) && (upper < 0 || j - i <= upper).
+                let mask = (0..<rows * columns).map { k -> Bool in
+                    let (i, j) = (k / columns, k % columns)
+                    return (lower < 0 || i - j <= lower) && (upper < 0 || j - i <= upper)
+                }
+                let maskTensor = MLTensor(shape: [rows, columns], scalars: mask, scalarType: Bool.self)
+                return [try .selecting(maskTensor, v, v.scalar(0))]
+            }
+        }
+        handlers["cumsum"] = { lowering in
+            let x = try lowering.tensor("x")
+            let axis = try lowering.int("axis") ?? 0
+            let exclusive = try lowering.bool("exclusive") ?? false
+            let reverse = try lowering.bool("reverse") ?? false
+            return { args in
+                var v = args[x]
+                if v.kernelType == .bool { v = v.converted(to: .int32) }
+                return [MLTensor(.scan(product: false, axis: try v.axis(axis), exclusive: exclusive, reverse: reverse), [v])]
+            }
+        }
+        return handlers
+    }()
+
+    /// A MIL `reshape` target with `-1` (inferred) and `0` (copied when the ranks match) resolved.
+    static func resolvedShape(_ shape: [Int], of input: [Int]) throws -> [Int] {
+        var resolved = shape
+        for (i, size) in shape.enumerated() where size == 0 && shape.count == input.count {
+            resolved[i] = input[i]
+        }
+        let inferred = resolved.indices.filter { resolved[$0] == -1 }
+        try require(inferred.count <= 1, "shape \(shape) has more than one -1")
+        try require(resolved.allSatisfy { $0 >= -1 }, "shape \(shape) has a negative size")
+        if let i = inferred.first {
+            let known = resolved.enumerated().filter { $0.offset != i }.map(\.element).reduce(1, *)
+            let total = input.reduce(1, *)
+            try require(known > 0 && total % known == 0, "cannot reshape \(input) to \(shape)")
+            resolved[i] = total / known
+        }
+        return resolved
+    }
+}
