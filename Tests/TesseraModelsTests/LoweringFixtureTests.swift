@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TesseraTensor
+import Testing
 import _TesseraTestSupport
 
 @testable import TesseraModels

@@ -49,7 +49,9 @@ package struct LoweredFunction: Sendable {
     package var classLabels: [String]? { classifier?.labelStrings }
 
     /// The MIL op types Tessera lowers (besides `const`).
-    package static var supportedOperationTypes: Set<String> { Set(OperationLowering.handlers.keys) }
+    package static var supportedOperationTypes: Set<String> {
+        Set(OperationLowering.handlers.keys).union(LoweringContext.constexprTypes)
+    }
 
     /// Lowers `functionName` (usually "main") of the package's ML program once.
     ///
@@ -94,6 +96,10 @@ package struct LoweredFunction: Sendable {
                 }
                 context.defineConstant(
                     output.name, try MILConstant(value, in: package, what: "const '\(name)'"), type: output.type)
+                continue
+            }
+            if LoweringContext.constexprTypes.contains(operation.type), let output = operation.outputs.first {
+                context.defineConstant(output.name, try context.evaluateConstexpr(operation), type: output.type)
                 continue
             }
             guard let handler = OperationLowering.handlers[operation.type], operation.blocks.isEmpty else {

@@ -146,7 +146,8 @@ extension MILConstant {
                 guard bytes.count % 4 == 0 else { break }
                 return .ints(
                     stride(from: 0, to: bytes.count, by: 4).map { i in
-                        let v = UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16
+                        let v =
+                            UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16
                             | UInt32(bytes[i + 3]) << 24
                         return Int32(clamping: v)
                     })

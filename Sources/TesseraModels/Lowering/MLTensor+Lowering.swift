@@ -70,7 +70,8 @@ extension MLTensor {
         else {
             throw OperandError("shapes \(condition.shape), \(a.shape) and \(b.shape) are not broadcastable")
         }
-        let mask = condition.kernelType == .bool ? condition : MLTensor(.binary(.notEqual), condition, condition.scalar(0))
+        let mask =
+            condition.kernelType == .bool ? condition : MLTensor(.binary(.notEqual), condition, condition.scalar(0))
         return MLTensor(.select, [mask, a, b])
     }
 
@@ -86,7 +87,8 @@ extension MLTensor {
     func permuted(checked permutation: [Int]) throws -> MLTensor {
         let normalized = try permutation.map { try axis($0) }
         try require(
-            normalized.count == rank && Set(normalized).count == rank, "\(permutation) is not a permutation of \(shape)")
+            normalized.count == rank && Set(normalized).count == rank, "\(permutation) is not a permutation of \(shape)"
+        )
         return normalized == Array(0..<rank) ? self : MLTensor(.permute(normalized), [self])
     }
 
@@ -143,7 +145,8 @@ extension MLTensor {
     func channelVector(_ vector: MLTensor) throws -> MLTensor {
         try require(rank >= 2, "needs a channel axis (rank ≥ 2), got \(shape)")
         if vector.rank == 1 {
-            try require(vector.shape[0] == shape[1] || vector.shape[0] == 1, "\(vector.shape) values for \(shape[1]) channels")
+            try require(
+                vector.shape[0] == shape[1] || vector.shape[0] == 1, "\(vector.shape) values for \(shape[1]) channels")
             var target = [Int](repeating: 1, count: rank - 1)
             target[0] = vector.shape[0]
             return MLTensor(.reshape(target), [vector])

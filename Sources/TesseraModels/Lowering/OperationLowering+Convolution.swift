@@ -16,7 +16,11 @@ extension OperationLowering {
             let groups = try lowering.int("groups") ?? 1
             guard groups >= 1 else { throw lowering.invalid("groups must be positive, got \(groups)") }
             return { args in
-                [try conv(args[x].asFloat, weight: args[weight].asFloat, bias: bias.map { args[$0].asFloat }, geometry, groups: groups)]
+                [
+                    try conv(
+                        args[x].asFloat, weight: args[weight].asFloat, bias: bias.map { args[$0].asFloat }, geometry,
+                        groups: groups)
+                ]
             }
         },
         "max_pool": poolHandler(average: false),
@@ -101,14 +105,18 @@ extension OperationLowering {
         let strides = geometry.strides ?? [Int](repeating: 1, count: spatial)
         let dilations = geometry.dilations ?? [Int](repeating: 1, count: spatial)
         try require(strides.count == spatial && dilations.count == spatial, "strides/dilations need \(spatial) values")
-        try require(strides.allSatisfy { $0 >= 1 } && dilations.allSatisfy { $0 >= 1 }, "strides and dilations must be positive")
+        try require(
+            strides.allSatisfy { $0 >= 1 } && dilations.allSatisfy { $0 >= 1 }, "strides and dilations must be positive"
+        )
         let kernel = Array(weight.shape.suffix(spatial))
         let pads = try geometry.padding(
             input: Array(x.shape.suffix(spatial)), kernel: kernel, strides: strides, dilations: dilations)
         try require(pads.allSatisfy { $0.0 >= 0 && $0.1 >= 0 }, "padding must be non-negative")
         let (c, o) = (x.shape[1], weight.shape[0])
-        try require(c % groups == 0 && o % groups == 0, "groups \(groups) must divide \(c) input and \(o) output channels")
-        try require(weight.shape[1] == c / groups, "weight \(weight.shape) needs \(c / groups) input channels per group")
+        try require(
+            c % groups == 0 && o % groups == 0, "groups \(groups) must divide \(c) input and \(o) output channels")
+        try require(
+            weight.shape[1] == c / groups, "weight \(weight.shape) needs \(c / groups) input channels per group")
         if let bias { try require(bias.scalarCount == o, "bias \(bias.shape) needs \(o) values") }
         // 1-D: [N, C, L] as [N, C, 1, L].
         let x4 = spatial == 2 ? x : try x.reshaped(checked: [x.shape[0], c, 1, x.shape[2]])
@@ -120,7 +128,8 @@ extension OperationLowering {
             padding: (p[0].0, p[0].1, p[1].0, p[1].1), groups: groups)
         let (h, w) = (x4.shape[2] + p[0].0 + p[0].1, x4.shape[3] + p[1].0 + p[1].1)
         try require(
-            h >= parameters.dilationHeight * (w4.shape[2] - 1) + 1 && w >= parameters.dilationWidth * (w4.shape[3] - 1) + 1,
+            h >= parameters.dilationHeight * (w4.shape[2] - 1) + 1
+                && w >= parameters.dilationWidth * (w4.shape[3] - 1) + 1,
             "the kernel \(weight.shape) does not fit in the padded input \(x.shape)")
         var inputs = [x4, w4]
         if let bias { inputs.append(try bias.reshaped(checked: [o])) }
@@ -161,7 +170,8 @@ extension OperationLowering {
                         "the window \(kernel) does not fit in the padded input \(v.shape)")
                 }
                 let y = MLTensor(
-                    average ? .averagePool2d(parameters, countIncludePad: !excludePadding) : .maxPool2d(parameters), [x4])
+                    average ? .averagePool2d(parameters, countIncludePad: !excludePadding) : .maxPool2d(parameters),
+                    [x4])
                 return [spatial == 2 ? y : try y.reshaped(checked: [y.shape[0], y.shape[1], y.shape[3]])]
             }
         }

@@ -100,7 +100,8 @@ extension OperationLowering {
         var handlers: [String: Handler] = [:]
         /// An activation of `x` and optional scalar `alpha`/`beta` parameters.
         func activation(
-            alpha: Double? = nil, beta: Double? = nil, _ body: @escaping @Sendable (MLTensor, Double, Double) throws -> MLTensor
+            alpha: Double? = nil, beta: Double? = nil,
+            _ body: @escaping @Sendable (MLTensor, Double, Double) throws -> MLTensor
         ) -> Handler {
             return { lowering in
                 let x = try lowering.tensor("x")
@@ -122,7 +123,8 @@ extension OperationLowering {
                 try .elementwise(.greaterEqual, x, x.scalar(0)), x, try .elementwise(.mul, x, x.scalar(alpha)))
         }
         handlers["elu"] = activation(alpha: 1) { x, alpha, _ in
-            let negative = try MLTensor.elementwise(.mul, try .elementwise(.sub, x.elementwise(.exp), x.scalar(1)), x.scalar(alpha))
+            let negative = try MLTensor.elementwise(
+                .mul, try .elementwise(.sub, x.elementwise(.exp), x.scalar(1)), x.scalar(alpha))
             return try .selecting(try .elementwise(.greater, x, x.scalar(0)), x, negative)
         }
         handlers["thresholded_relu"] = activation(alpha: 1) { x, alpha, _ in
@@ -132,7 +134,8 @@ extension OperationLowering {
             try .elementwise(.add, try .elementwise(.mul, x, x.scalar(alpha)), x.scalar(beta))
         }
         handlers["scaled_tanh"] = activation(alpha: 1, beta: 1) { x, alpha, beta in
-            try .elementwise(.mul, try MLTensor.elementwise(.mul, x, x.scalar(beta)).elementwise(.tanh), x.scalar(alpha))
+            try .elementwise(
+                .mul, try MLTensor.elementwise(.mul, x, x.scalar(beta)).elementwise(.tanh), x.scalar(alpha))
         }
         handlers["sigmoid_hard"] = activation(alpha: 0.2, beta: 0.5) { x, alpha, beta in
             let linear = try MLTensor.elementwise(.add, try .elementwise(.mul, x, x.scalar(alpha)), x.scalar(beta))
@@ -149,8 +152,24 @@ extension OperationLowering {
         }
         handlers["softplus"] = activation { x, _, _ in
             // log(1 + exp(x)) = max(x, 0) + log(1 + exp(-|x|)), which does not overflow.
-            let tail = try MLTensor.elementwise(.add, MLTensor(.unary(.neg), [x.elementwise(.abs)]).elementwise(.exp), x.scalar(1))
+            let tail = try MLTensor.elementwise(
+                .add, MLTensor(.unary(.neg), [x.elementwise(.abs)]).elementwise(.exp), x.scalar(1))
             return try .elementwise(.add, try .elementwise(.max, x, x.scalar(0)), tail.elementwise(.log))
+        }
+        handlers["softplus_parametric"] = { lowering in
+            let x = try lowering.tensor("x")
+            let alpha = try lowering.tensor("alpha")
+            let beta = try lowering.tensor("beta")
+            return { args in
+                // alpha[C] · log(1 + exp(beta[C] · x)), per channel (axis 1).
+                let v = args[x].asFloat
+                let scaled = try MLTensor.elementwise(.mul, v, try v.channelVector(args[beta].asFloat))
+                let tail = try MLTensor.elementwise(
+                    .add, MLTensor(.unary(.neg), [scaled.elementwise(.abs)]).elementwise(.exp), v.scalar(1))
+                let softplus = try MLTensor.elementwise(
+                    .add, try .elementwise(.max, scaled, v.scalar(0)), tail.elementwise(.log))
+                return [try .elementwise(.mul, softplus, try v.channelVector(args[alpha].asFloat))]
+            }
         }
         handlers["gelu"] = { lowering in
             let x = try lowering.tensor("x")
@@ -166,7 +185,9 @@ extension OperationLowering {
             return { args in
                 let v = args[x].asFloat
                 let slope = try v.channelVector(args[alpha].asFloat)
-                return [try .selecting(try .elementwise(.greaterEqual, v, v.scalar(0)), v, try .elementwise(.mul, v, slope))]
+                return [
+                    try .selecting(try .elementwise(.greaterEqual, v, v.scalar(0)), v, try .elementwise(.mul, v, slope))
+                ]
             }
         }
         return handlers
@@ -180,14 +201,16 @@ extension OperationLowering {
             let cube = try MLTensor.elementwise(.mul, try .elementwise(.mul, x, x), x)
             let inner = try MLTensor.elementwise(.add, x, try .elementwise(.mul, cube, x.scalar(0.044715)))
             let t = try MLTensor.elementwise(.mul, inner, x.scalar((2 / Double.pi).squareRoot())).elementwise(.tanh)
-            return try .elementwise(.mul, try .elementwise(.mul, x, x.scalar(0.5)), try .elementwise(.add, t, x.scalar(1)))
+            return try .elementwise(
+                .mul, try .elementwise(.mul, x, x.scalar(0.5)), try .elementwise(.add, t, x.scalar(1)))
         case "SIGMOID_APPROXIMATION":
             // x · σ(1.702 x)
             return try .elementwise(.mul, x, try MLTensor.elementwise(.mul, x, x.scalar(1.702)).elementwise(.sigmoid))
         default:
             // 0.5 x (1 + erf(x / √2))
             let e = try MLTensor.elementwise(.mul, x, x.scalar(1 / 2.0.squareRoot())).elementwise(.erf)
-            return try .elementwise(.mul, try .elementwise(.mul, x, x.scalar(0.5)), try .elementwise(.add, e, x.scalar(1)))
+            return try .elementwise(
+                .mul, try .elementwise(.mul, x, x.scalar(0.5)), try .elementwise(.add, e, x.scalar(1)))
         }
     }
 }

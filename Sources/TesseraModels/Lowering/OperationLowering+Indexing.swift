@@ -105,7 +105,8 @@ extension OperationLowering {
         }
         let first = clamp(start, step > 0 ? 0 : size - 1)
         let last = clamp(stop, step > 0 ? size : -1)
-        let count = step > 0 ? Swift.max(0, (last - first + step - 1) / step) : Swift.max(0, (first - last - step - 1) / -step)
+        let count =
+            step > 0 ? Swift.max(0, (last - first + step - 1) / step) : Swift.max(0, (first - last - step - 1) / -step)
         return (first, count)
     }
 
@@ -117,6 +118,7 @@ extension OperationLowering {
         i = i.converted(to: .int32)
         let wrapped = try MLTensor.selecting(
             try .elementwise(.less, i, i.scalar(0)), try .elementwise(.add, i, i.scalar(Double(size))), i)
-        return try .elementwise(.min, try .elementwise(.max, wrapped, i.scalar(0)), i.scalar(Double(Swift.max(size - 1, 0))))
+        return try .elementwise(
+            .min, try .elementwise(.max, wrapped, i.scalar(0)), i.scalar(Double(Swift.max(size - 1, 0))))
     }
 }

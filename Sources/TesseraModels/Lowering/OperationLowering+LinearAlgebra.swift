@@ -11,7 +11,9 @@ extension OperationLowering {
             let x = try lowering.tensor("x")
             let weight = try lowering.tensor("weight")
             let bias = try lowering.optionalTensor("bias")
-            return { args in [try linear(args[x].asFloat, weight: args[weight].asFloat, bias: bias.map { args[$0].asFloat })] }
+            return { args in
+                [try linear(args[x].asFloat, weight: args[weight].asFloat, bias: bias.map { args[$0].asFloat })]
+            }
         },
         "matmul": { lowering in
             let (x, y) = (try lowering.tensor("x"), try lowering.tensor("y"))
@@ -24,7 +26,9 @@ extension OperationLowering {
     /// `x · weightᵀ + bias` over the last axis of `x` (any rank ≥ 1).
     static func linear(_ x: MLTensor, weight: MLTensor, bias: MLTensor?) throws -> MLTensor {
         try require(weight.rank == 2, "weight must be [D_out, D_in], got \(weight.shape)")
-        try require(x.rank >= 1 && x.shape[x.rank - 1] == weight.shape[1], "input \(x.shape) does not end in D_in = \(weight.shape[1])")
+        try require(
+            x.rank >= 1 && x.shape[x.rank - 1] == weight.shape[1],
+            "input \(x.shape) does not end in D_in = \(weight.shape[1])")
         let (outFeatures, inFeatures) = (weight.shape[0], weight.shape[1])
         let leading = Array(x.shape.dropLast())
         // One GEMM over all leading rows: [rows, D_in] · [D_in, D_out].

@@ -27,7 +27,9 @@ extension OperationLowering {
                 // gamma and beta have the shape of the normalized axes.
                 var parameterShape = [Int](repeating: 1, count: v.rank)
                 for axis in normalizedAxes { parameterShape[axis] = v.shape[axis] }
-                if let gamma { y = MLTensor(.binary(.mul), y, try args[gamma].asFloat.reshaped(checked: parameterShape)) }
+                if let gamma {
+                    y = MLTensor(.binary(.mul), y, try args[gamma].asFloat.reshaped(checked: parameterShape))
+                }
                 if let beta { y = MLTensor(.binary(.add), y, try args[beta].asFloat.reshaped(checked: parameterShape)) }
                 return [y]
             }
@@ -46,6 +48,21 @@ extension OperationLowering {
                 return [y]
             }
         }
+        handlers["l2_norm"] = { lowering in
+            let x = try lowering.tensor("x")
+            let epsilon = try lowering.double("epsilon") ?? 1e-6
+            return { args in
+                // x / sqrt(Σ x² + ε) over the last three axes (all of a rank-3 input).
+                let v = args[x].asFloat
+                try require(v.rank >= 3, "needs rank ≥ 3, got \(v.shape)")
+                let axes = Array((v.rank - 3)..<v.rank)
+                let sum = try MLTensor(.unary(.square), [v]).reduced(.sum, axes: axes, keepDims: true)
+                return [
+                    try .elementwise(
+                        .mul, v, try MLTensor.elementwise(.add, sum, v.scalar(epsilon)).elementwise(.rsqrt))
+                ]
+            }
+        }
         handlers["batch_norm"] = { lowering in
             let x = try lowering.tensor("x")
             let epsilon = try lowering.double("epsilon") ?? 1e-5
@@ -56,7 +73,10 @@ extension OperationLowering {
                 let (s, b) = (lowering.appendOperand(slot: scale), lowering.appendOperand(slot: shift))
                 return { args in
                     let v = args[x].asFloat
-                    return [try .elementwise(.add, try .elementwise(.mul, v, try v.channelVector(args[s])), try v.channelVector(args[b]))]
+                    return [
+                        try .elementwise(
+                            .add, try .elementwise(.mul, v, try v.channelVector(args[s])), try v.channelVector(args[b]))
+                    ]
                 }
             }
             let mean = try lowering.tensor("mean")
@@ -65,11 +85,15 @@ extension OperationLowering {
             let beta = try lowering.optionalTensor("beta")
             return { args in
                 let v = args[x].asFloat
-                var scale = try MLTensor.elementwise(.add, args[variance].asFloat, v.scalar(epsilon)).elementwise(.rsqrt)
+                var scale = try MLTensor.elementwise(.add, args[variance].asFloat, v.scalar(epsilon)).elementwise(
+                    .rsqrt)
                 if let gamma { scale = try .elementwise(.mul, scale, args[gamma].asFloat) }
                 var shift = MLTensor(.unary(.neg), [try MLTensor.elementwise(.mul, args[mean].asFloat, scale)])
                 if let beta { shift = try .elementwise(.add, shift, args[beta].asFloat) }
-                return [try .elementwise(.add, try .elementwise(.mul, v, try v.channelVector(scale)), try v.channelVector(shift))]
+                return [
+                    try .elementwise(
+                        .add, try .elementwise(.mul, v, try v.channelVector(scale)), try v.channelVector(shift))
+                ]
             }
         }
 
@@ -95,7 +119,8 @@ extension OperationLowering {
         handlers["reduce_log_sum_exp"] = reduction { x, axes, keep in
             let v = x.asFloat
             let peak = try v.reduced(.max, axes: axes, keepDims: true)
-            let sum = try MLTensor.elementwise(.sub, v, peak).elementwise(.exp).reduced(.sum, axes: axes, keepDims: true)
+            let sum = try MLTensor.elementwise(.sub, v, peak).elementwise(.exp).reduced(
+                .sum, axes: axes, keepDims: true)
             let result = try MLTensor.elementwise(.add, sum.elementwise(.log), peak)
             if keep { return result }
             let dropped = try v.axes(axes ?? Array(0..<v.rank))

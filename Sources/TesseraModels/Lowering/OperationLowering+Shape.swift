@@ -120,7 +120,9 @@ extension OperationLowering {
             return { args in
                 var v = args[x]
                 try require(reps.count >= v.rank && reps.allSatisfy { $0 >= 0 }, "reps \(reps) do not fit \(v.shape)")
-                if reps.count > v.rank { v = try v.reshaped(checked: [Int](repeating: 1, count: reps.count - v.rank) + v.shape) }
+                if reps.count > v.rank {
+                    v = try v.reshaped(checked: [Int](repeating: 1, count: reps.count - v.rank) + v.shape)
+                }
                 return [reps.allSatisfy { $0 == 1 } ? v : MLTensor(.tile(reps), [v])]
             }
         }
@@ -150,9 +152,12 @@ extension OperationLowering {
                     let axis = v.rank - padded + i
                     (before[axis], after[axis]) = (pad[2 * i], pad[2 * i + 1])
                     if mode == "reflect" {
-                        try require(before[axis] < v.shape[axis] && after[axis] < v.shape[axis], "reflect padding must be smaller than the axis")
+                        try require(
+                            before[axis] < v.shape[axis] && after[axis] < v.shape[axis],
+                            "reflect padding must be smaller than the axis")
                     } else if mode != "constant" {
-                        try require(v.shape[axis] > 0 || (before[axis] == 0 && after[axis] == 0), "cannot pad an empty axis")
+                        try require(
+                            v.shape[axis] > 0 || (before[axis] == 0 && after[axis] == 0), "cannot pad an empty axis")
                     }
                 }
                 return [MLTensor(.pad(before: before, after: after, mode: padMode), [v])]
@@ -196,6 +201,34 @@ extension OperationLowering {
                 return [try .selecting(maskTensor, v, v.scalar(0))]
             }
         }
+        handlers["pixel_shuffle"] = { lowering in
+            let x = try lowering.tensor("x")
+            let r = try lowering.required(lowering.int("upscale_factor"), "upscale_factor")
+            guard r >= 1 else { throw lowering.invalid("upscale_factor must be positive") }
+            return { args in
+                // [N, C·r², H, W] → [N, C, r, r, H, W] → [N, C, H, r, W, r] → [N, C, H·r, W·r]
+                let v = args[x]
+                try require(v.rank == 4 && v.shape[1] % (r * r) == 0, "needs [N, C·\(r * r), H, W], got \(v.shape)")
+                let (n, c, h, w) = (v.shape[0], v.shape[1] / (r * r), v.shape[2], v.shape[3])
+                let split = try v.reshaped(checked: [n, c, r, r, h, w]).permuted(checked: [0, 1, 4, 2, 5, 3])
+                return [try split.reshaped(checked: [n, c, h * r, w * r])]
+            }
+        }
+        handlers["pixel_unshuffle"] = { lowering in
+            let x = try lowering.tensor("x")
+            let r = try lowering.required(lowering.int("downscale_factor"), "downscale_factor")
+            guard r >= 1 else { throw lowering.invalid("downscale_factor must be positive") }
+            return { args in
+                // [N, C, H·r, W·r] → [N, C, H, r, W, r] → [N, C, r, r, H, W] → [N, C·r², H, W]
+                let v = args[x]
+                try require(
+                    v.rank == 4 && v.shape[2] % r == 0 && v.shape[3] % r == 0,
+                    "needs [N, C, H·\(r), W·\(r)], got \(v.shape)")
+                let (n, c, h, w) = (v.shape[0], v.shape[1], v.shape[2] / r, v.shape[3] / r)
+                let split = try v.reshaped(checked: [n, c, h, r, w, r]).permuted(checked: [0, 1, 3, 5, 2, 4])
+                return [try split.reshaped(checked: [n, c * r * r, h, w])]
+            }
+        }
         handlers["cumsum"] = { lowering in
             let x = try lowering.tensor("x")
             let axis = try lowering.int("axis") ?? 0
@@ -204,7 +237,9 @@ extension OperationLowering {
             return { args in
                 var v = args[x]
                 if v.kernelType == .bool { v = v.converted(to: .int32) }
-                return [MLTensor(.scan(product: false, axis: try v.axis(axis), exclusive: exclusive, reverse: reverse), [v])]
+                return [
+                    MLTensor(.scan(product: false, axis: try v.axis(axis), exclusive: exclusive, reverse: reverse), [v])
+                ]
             }
         }
         return handlers

@@ -68,7 +68,8 @@ struct OperationLowering {
     }
 
     /// Every op type Tessera lowers, by MIL name.
-    static let handlers: [String: Handler] = elementwiseHandlers
+    static let handlers: [String: Handler] =
+        elementwiseHandlers
         .merging(linearAlgebraHandlers) { a, _ in a }
         .merging(convolutionHandlers) { a, _ in a }
         .merging(normalizationHandlers) { a, _ in a }
