@@ -122,6 +122,30 @@ def conv_ref(x, w, b, strides, pads, dilations, groups):
     return y.astype(np.float32)
 
 
+def conv_transpose_ref(x, w, b, strides, pads, dilations, groups, out_size=None):
+    """Transposed conv by scattering every input element (tiny tensors)."""
+    n, cin, h, wd = x.shape
+    _, cog, kh, kw = w.shape
+    sh, sw = strides
+    dh, dw = dilations
+    fh, fw = (h - 1) * sh + (kh - 1) * dh + 1, (wd - 1) * sw + (kw - 1) * dw + 1
+    y = np.zeros((n, cog * groups, fh + 8, fw + 8), np.float64)
+    cig = cin // groups
+    for ci in range(cin):
+        g = ci // cig
+        for i in range(h):
+            for j in range(wd):
+                for a in range(kh):
+                    for c in range(kw):
+                        y[:, g * cog:(g + 1) * cog, i * sh + a * dh, j * sw + c * dw] += x[:, ci, i, j][:, None] * w[ci, :, a, c]
+    (pt, pb), (pl, pr) = pads
+    oh, ow = out_size or (fh - pt - pb, fw - pl - pr)
+    y = y[:, :, pt:pt + oh, pl:pl + ow]
+    if b is not None:
+        y += b.reshape(1, -1, 1, 1)
+    return y.astype(np.float32)
+
+
 def pool_ref(x, kernel, strides, pads, mode, exclude_padding=False, ceil_mode=False):
     n, c, h, w = x.shape
     kh, kw = kernel
@@ -345,6 +369,28 @@ def conv_cases():
                        [(0, 0)] + same_pads((9,), (3,), (2,), (1,)), (1, 1), 1)[:, :, 0, :])
 
 
+def conv_transpose_cases():
+    x = rand(1, 4, 3, 4)
+    w, b = rand(4, 3, 3, 3, low=-0.5, high=0.5), rand(3)
+    save_case("conv_transpose_valid", {"x": x}, lambda x: mb.conv_transpose(x=x, weight=w, bias=b),
+              conv_transpose_ref(x, w, b, (1, 1), [(0, 0), (0, 0)], (1, 1), 1))
+    save_case("conv_transpose_stride2_custom", {"x": x},
+              lambda x: mb.conv_transpose(x=x, weight=w, bias=b, pad_type="custom", pad=[1, 1, 1, 0], strides=[2, 2]),
+              conv_transpose_ref(x, w, b, (2, 2), [(1, 1), (1, 0)], (1, 1), 1))
+    wg = rand(4, 2, 2, 3, low=-0.5, high=0.5)
+    save_case("conv_transpose_groups_dilated", {"x": x},
+              lambda x: mb.conv_transpose(x=x, weight=wg, groups=2, strides=[2, 1], dilations=[1, 2]),
+              conv_transpose_ref(x, wg, None, (2, 1), [(0, 0), (0, 0)], (1, 2), 2))
+    save_case("conv_transpose_output_shape", {"x": x},
+              lambda x: mb.conv_transpose(x=x, weight=w, bias=b, pad_type="custom", pad=[1, 1, 1, 1], strides=[2, 2],
+                                          output_shape=[1, 3, 6, 8]),
+              conv_transpose_ref(x, w, b, (2, 2), [(1, 1), (1, 1)], (1, 1), 1, out_size=(6, 8)))
+    x1 = rand(2, 4, 5)
+    w1 = rand(4, 3, 3, low=-0.5, high=0.5)
+    save_case("conv_transpose1d", {"x": x1}, lambda x: mb.conv_transpose(x=x, weight=w1, strides=[2]),
+              conv_transpose_ref(x1[:, :, None, :], w1[:, :, None, :], None, (1, 2), [(0, 0), (0, 0)], (1, 1), 1)[:, :, 0, :])
+
+
 def pool_cases():
     x = rand(1, 2, 7, 6)
     save_case("max_pool", {"x": x}, lambda x: mb.max_pool(x=x, kernel_sizes=[2, 2], strides=[2, 2], pad_type="valid"),
@@ -549,6 +595,7 @@ def main():
     normalization_cases()
     linear_cases()
     conv_cases()
+    conv_transpose_cases()
     pool_cases()
     shape_cases()
     indexing_cases()

@@ -23,6 +23,22 @@ extension OperationLowering {
                 ]
             }
         },
+        "conv_transpose": { lowering in
+            let x = try lowering.tensor("x")
+            let weight = try lowering.tensor("weight")
+            let bias = try lowering.optionalTensor("bias")
+            let geometry = try lowering.windowGeometry()
+            let groups = try lowering.int("groups") ?? 1
+            let outputShape = try lowering.ints("output_shape")
+            guard groups >= 1 else { throw lowering.invalid("groups must be positive, got \(groups)") }
+            return { args in
+                [
+                    try convTranspose(
+                        args[x].asFloat, weight: args[weight].asFloat, bias: bias.map { args[$0].asFloat }, geometry,
+                        groups: groups, outputShape: outputShape)
+                ]
+            }
+        },
         "max_pool": poolHandler(average: false),
         "avg_pool": poolHandler(average: true),
         "upsample_nearest_neighbor": { lowering in
@@ -135,6 +151,112 @@ extension OperationLowering {
         if let bias { inputs.append(try bias.reshaped(checked: [o])) }
         let y = MLTensor(.conv2d(parameters), inputs)
         return spatial == 2 ? y : try y.reshaped(checked: [y.shape[0], y.shape[1], y.shape[3]])
+    }
+
+    /// A transposed convolution, as a stride-1 convolution of the input with zeros inserted
+    /// between its elements and padded by the dilated kernel size, with the weight's channel
+    /// axes swapped (per group) and its taps reversed; the full result is then cropped by the
+    /// padding (or to `outputShape`).
+    static func convTranspose(
+        _ x: MLTensor, weight: MLTensor, bias: MLTensor?, _ geometry: WindowGeometry, groups: Int, outputShape: [Int]?
+    ) throws -> MLTensor {
+        try require(
+            x.rank == 3 || x.rank == 4, "Tessera runs 1-D and 2-D transposed convolutions; the input is \(x.shape)")
+        try require(weight.rank == x.rank, "weight \(weight.shape) and input \(x.shape) ranks differ")
+        let spatial = x.rank - 2
+        // Work in 2-D: [N, C, L] as [N, C, 1, L].
+        let x4 = spatial == 2 ? x : try x.reshaped(checked: [x.shape[0], x.shape[1], 1, x.shape[2]])
+        let w4 =
+            spatial == 2
+            ? weight : try weight.reshaped(checked: [weight.shape[0], weight.shape[1], 1, weight.shape[2]])
+        func pair(_ values: [Int]?, _ fill: Int) throws -> [Int] {
+            let v = values ?? [Int](repeating: fill, count: spatial)
+            try require(v.count == spatial, "\(v) needs \(spatial) values")
+            return spatial == 2 ? v : [1] + v
+        }
+        let strides = try pair(geometry.strides, 1)
+        let dilations = try pair(geometry.dilations, 1)
+        try require(
+            strides.allSatisfy { $0 >= 1 } && dilations.allSatisfy { $0 >= 1 }, "strides and dilations must be positive"
+        )
+        let (n, cIn, h, w) = (x4.shape[0], x4.shape[1], x4.shape[2], x4.shape[3])
+        let (kh, kw) = (w4.shape[2], w4.shape[3])
+        try require(
+            w4.shape[0] == cIn && cIn % groups == 0,
+            "weight \(weight.shape) does not fit \(cIn) input channels in \(groups) groups")
+        let cOut = w4.shape[1] * groups
+        if let bias { try require(bias.scalarCount == cOut, "bias \(bias.shape) needs \(cOut) values") }
+        try require(h > 0 && w > 0, "empty input \(x.shape)")
+        // Zeros between input elements: [N, C, H, 1, W, 1] padded to [N, C, H, s, W, s].
+        var dilated = try x4.reshaped(checked: [n, cIn, h, 1, w, 1])
+        if strides != [1, 1] {
+            dilated = MLTensor(
+                .pad(
+                    before: [0, 0, 0, 0, 0, 0], after: [0, 0, 0, strides[0] - 1, 0, strides[1] - 1], mode: .constant(0)),
+                [dilated])
+            dilated = try dilated.reshaped(checked: [n, cIn, h * strides[0], w * strides[1]])
+                .sliced(
+                    starts: [0, 0, 0, 0], steps: [1, 1, 1, 1],
+                    counts: [n, cIn, (h - 1) * strides[0] + 1, (w - 1) * strides[1] + 1])
+        } else {
+            dilated = try dilated.reshaped(checked: [n, cIn, h, w])
+        }
+        let (eh, ew) = ((kh - 1) * dilations[0], (kw - 1) * dilations[1])
+        let padded = MLTensor(.pad(before: [0, 0, eh, ew], after: [0, 0, eh, ew], mode: .constant(0)), [dilated])
+        // [Cin, Cout/g, kH, kW] → [g, Cout/g, Cin/g, kH, kW] → [Cout, Cin/g, kH, kW], taps reversed.
+        let perGroup = try w4.reshaped(checked: [groups, cIn / groups, cOut / groups, kh, kw]).permuted(checked: [
+            0, 2, 1, 3, 4,
+        ])
+        let flipped = try perGroup.reshaped(checked: [cOut, cIn / groups, kh, kw])
+            .sliced(starts: [0, 0, kh - 1, kw - 1], steps: [1, 1, -1, -1], counts: [cOut, cIn / groups, kh, kw])
+        var inputs = [padded, flipped]
+        if let bias { inputs.append(try bias.reshaped(checked: [cOut])) }
+        let full = MLTensor(.conv2d(Conv2DParameters(dilations: (dilations[0], dilations[1]), groups: groups)), inputs)
+        // Crop: custom/valid padding, `same` (TF's rule), or an explicit output shape.
+        let fullSize = [full.shape[2], full.shape[3]]
+        var before = [0, 0]
+        var sizes = fullSize
+        switch geometry.padType {
+        case "custom":
+            let pad = geometry.pad ?? [Int](repeating: 0, count: 2 * spatial)
+            try require(pad.count == 2 * spatial, "pad \(pad) needs two values per spatial axis")
+            let p = spatial == 2 ? pad : [0, 0] + pad
+            before = [p[0], p[2]]
+            sizes = [fullSize[0] - p[0] - p[1], fullSize[1] - p[2] - p[3]]
+        case "same", "same_lower":
+            let target = [h * strides[0], w * strides[1]]
+            for i in 0..<2 {
+                let total = Swift.max(0, fullSize[i] - target[i])
+                before[i] = geometry.padType == "same" ? total / 2 : total - total / 2
+                sizes[i] = target[i]
+            }
+        default: break
+        }
+        if let outputShape {
+            try require(outputShape.count == x.rank, "output_shape \(outputShape) needs \(x.rank) values")
+            sizes = spatial == 2 ? Array(outputShape.suffix(2)) : [1, outputShape[2]]
+        }
+        try require(sizes.allSatisfy { $0 >= 0 } && before.allSatisfy { $0 >= 0 }, "padding larger than the output")
+        // Sizes past the full result (output padding) are zeros.
+        let extra = [
+            Swift.max(0, before[0] + sizes[0] - fullSize[0]), Swift.max(0, before[1] + sizes[1] - fullSize[1]),
+        ]
+        var result = full
+        if extra != [0, 0] {
+            result = MLTensor(
+                .pad(before: [0, 0, 0, 0], after: [0, 0, extra[0], extra[1]], mode: .constant(0)), [result])
+            if let bias {
+                // The extra positions hold the bias alone, as the full computation would give.
+                let mask = MLTensor(
+                    .pad(before: [0, 0, 0, 0], after: [0, 0, extra[0], extra[1]], mode: .constant(1)),
+                    [MLTensor(repeating: 0, shape: [1, 1, fullSize[0], fullSize[1]])])
+                result = try .elementwise(
+                    .add, result, try .elementwise(.mul, mask, try bias.reshaped(checked: [1, cOut, 1, 1])))
+            }
+        }
+        result = result.sliced(
+            starts: [0, 0, before[0], before[1]], steps: [1, 1, 1, 1], counts: [n, cOut, sizes[0], sizes[1]])
+        return spatial == 2 ? result : try result.reshaped(checked: [n, cOut, sizes[1]])
     }
 
     /// `max_pool` or `avg_pool`.
