@@ -15,6 +15,9 @@ extension OperationLowering {
             let geometry = try lowering.windowGeometry()
             let groups = try lowering.int("groups") ?? 1
             guard groups >= 1 else { throw lowering.invalid("groups must be positive, got \(groups)") }
+            if let rank = lowering.declaredType("weight")?.rank, rank > 4 {
+                throw lowering.unsupported("\(rank - 2)-D convolution")
+            }
             return { args in
                 [
                     try conv(
@@ -31,6 +34,9 @@ extension OperationLowering {
             let groups = try lowering.int("groups") ?? 1
             let outputShape = try lowering.ints("output_shape")
             guard groups >= 1 else { throw lowering.invalid("groups must be positive, got \(groups)") }
+            if let rank = lowering.declaredType("weight")?.rank, rank > 4 {
+                throw lowering.unsupported("\(rank - 2)-D transposed convolution")
+            }
             return { args in
                 [
                     try convTranspose(
@@ -267,6 +273,7 @@ extension OperationLowering {
             guard let kernel = geometry.kernel, kernel.allSatisfy({ $0 >= 1 }) else {
                 throw lowering.invalid("kernel_sizes must be given and positive")
             }
+            guard kernel.count <= 2 else { throw lowering.unsupported("\(kernel.count)-D pooling") }
             let ceilMode = try lowering.bool("ceil_mode") ?? false
             let excludePadding = try lowering.bool("exclude_padding_from_average") ?? false
             return { args in

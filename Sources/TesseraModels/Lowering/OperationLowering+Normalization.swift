@@ -63,6 +63,33 @@ extension OperationLowering {
                 ]
             }
         }
+        handlers["local_response_norm"] = { lowering in
+            let x = try lowering.tensor("x")
+            let size = try lowering.required(lowering.int("size"), "size")
+            let alpha = try lowering.double("alpha") ?? 1e-4
+            let beta = try lowering.double("beta") ?? 0.75
+            let k = try lowering.double("k") ?? 1
+            guard size >= 1 else { throw lowering.invalid("size must be positive, got \(size)") }
+            return { args in
+                // x / (k + α/size · Σ x²)^β, the sum over channels c - size/2 ... c + (size-1)/2
+                // (PyTorch's window).
+                let v = args[x].asFloat
+                try require(v.rank >= 3, "needs [N, C, spatial…], got \(v.shape)")
+                let channels = v.shape[1]
+                var before = [Int](repeating: 0, count: v.rank)
+                var after = before
+                (before[1], after[1]) = (size / 2, (size - 1) / 2)
+                let squares = MLTensor(
+                    .pad(before: before, after: after, mode: .constant(0)), [MLTensor(.unary(.square), [v])])
+                var sum = squares.narrowed(axis: 1, start: 0, count: channels)
+                for offset in 1..<size {
+                    sum = MLTensor(.binary(.add), sum, squares.narrowed(axis: 1, start: offset, count: channels))
+                }
+                let base = try MLTensor.elementwise(
+                    .add, try .elementwise(.mul, sum, v.scalar(alpha / Double(size))), v.scalar(k))
+                return [try .elementwise(.div, v, try .elementwise(.pow, base, v.scalar(beta)))]
+            }
+        }
         handlers["batch_norm"] = { lowering in
             let x = try lowering.tensor("x")
             let epsilon = try lowering.double("epsilon") ?? 1e-5

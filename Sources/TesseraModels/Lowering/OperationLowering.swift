@@ -32,6 +32,13 @@ struct OperationLowering {
             "operation '\(displayName)' (op type '\(operation.type)'): \(message)")
     }
 
+    /// A load error for a form of the op Tessera does not run (3-D convolution, …).
+    func unsupported(_ message: String) -> ModelFormatError {
+        ModelFormatError(
+            .unsupportedModelType, file: context.file,
+            "operation '\(displayName)' (op type '\(operation.type)'): \(message) is not supported by Tessera")
+    }
+
     // MARK: Operands
 
     /// Registers the tensor bound to parameter `name` as the next operand and returns its
