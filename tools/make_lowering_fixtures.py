@@ -455,6 +455,40 @@ def shape_cases():
         x=x, scale_factor_height=1.5, scale_factor_width=0.5), x4[:, :, rows][:, :, :, [0, 2]])
 
 
+def bilinear_ref(x, out_h, out_w, align_corners, half_pixel):
+    """Separable linear interpolation on coremltools' documented sampling grid."""
+    def grid(size, count):
+        if align_corners:
+            return np.array([i * (size - 1) / (count - 1) if count > 1 else 0.0 for i in range(count)])
+        spacing = size / count
+        g = np.arange(count) * spacing + (0.5 * spacing - 0.5 if half_pixel else 0.0)
+        return np.clip(g, 0, size - 1)
+
+    def along(a, axis, g):
+        i0 = np.floor(g).astype(int)
+        i1 = np.minimum(i0 + 1, a.shape[axis] - 1)
+        w = (g - i0).reshape([-1] + [1] * (a.ndim - axis - 1))
+        lo, hi = np.take(a, i0, axis=axis), np.take(a, i1, axis=axis)
+        return lo + (hi - lo) * w
+
+    y = along(x.astype(np.float64), x.ndim - 2, grid(x.shape[-2], out_h))
+    return along(y, x.ndim - 1, grid(x.shape[-1], out_w)).astype(np.float32)
+
+
+def resize_cases():
+    x = rand(1, 2, 3, 4)
+    save_case("upsample_bilinear_align_corners", {"x": x},
+              lambda x: mb.upsample_bilinear(x=x, scale_factor_height=2.0, scale_factor_width=1.5, align_corners=True),
+              bilinear_ref(x, 6, 6, True, False))
+    save_case("upsample_bilinear_half_pixel", {"x": x},
+              lambda x: mb.upsample_bilinear(x=x, scale_factor_height=2.0, scale_factor_width=2.5, align_corners=False),
+              bilinear_ref(x, 6, 10, False, True))
+    save_case("upsample_bilinear_legacy", {"x": x},
+              lambda x: mb.upsample_bilinear(x=x, scale_factor_height=3.0, scale_factor_width=2.0, align_corners=False,
+                                             half_pixel_centers=False),
+              bilinear_ref(x, 9, 8, False, False), target=ct.target.iOS16)
+
+
 def indexing_cases():
     x = rand(3, 4, 5)
     save_case("slice_by_index", {"x": x}, lambda x: mb.slice_by_index(x=x, begin=[1, 0, 1], end=[3, 4, 5],
@@ -599,6 +633,7 @@ def main():
     pool_cases()
     shape_cases()
     indexing_cases()
+    resize_cases()
     cnn_case("cnn_fp32", ct.precision.FLOAT32)
     cnn_case("cnn_fp16", ct.precision.FLOAT16)
     transformer_case()

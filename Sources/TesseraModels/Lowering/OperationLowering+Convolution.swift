@@ -62,6 +62,31 @@ extension OperationLowering {
                 return [try nearest(rows, axis: v.rank - 1, count: outW) { Double($0) / scaleWidth }]
             }
         },
+        "upsample_bilinear": { lowering in
+            let x = try lowering.tensor("x")
+            let scaleHeight = try lowering.double("scale_factor_height") ?? 1
+            let scaleWidth = try lowering.double("scale_factor_width") ?? 1
+            let alignCorners = try lowering.bool("align_corners") ?? true
+            let halfPixel = try lowering.bool("half_pixel_centers") ?? !alignCorners
+            guard scaleHeight > 0, scaleWidth > 0 else { throw lowering.invalid("scale factors must be positive") }
+            return { args in
+                let v = args[x].asFloat
+                try require(v.rank >= 3, "needs rank ≥ 3, got \(v.shape)")
+                var result = v
+                for (axis, scale) in [(v.rank - 2, scaleHeight), (v.rank - 1, scaleWidth)] {
+                    let size = v.shape[axis]
+                    let count = Int((Double(size) * scale).rounded(.down))
+                    // coremltools' grid: corners aligned, half-pixel centres, or plain i·in/out.
+                    let grid = (0..<count).map { i -> Double in
+                        if alignCorners { return count > 1 ? Double(i) * Double(size - 1) / Double(count - 1) : 0 }
+                        let spacing = Double(size) / Double(count)
+                        return halfPixel ? Double(i) * spacing + 0.5 * spacing - 0.5 : Double(i) * spacing
+                    }
+                    result = try linearResample(result, axis: axis, grid: grid)
+                }
+                return [result]
+            }
+        },
         "resize_nearest_neighbor": { lowering in
             let x = try lowering.tensor("x")
             let outH = try lowering.required(lowering.int("target_size_height"), "target_size_height")
@@ -304,6 +329,31 @@ extension OperationLowering {
                 return [spatial == 2 ? y : try y.reshaped(checked: [y.shape[0], y.shape[1], y.shape[3]])]
             }
         }
+    }
+
+    /// Linear interpolation along `axis` at the (clamped) fractional positions `grid`.
+    static func linearResample(_ x: MLTensor, axis: Int, grid: [Double]) throws -> MLTensor {
+        let size = x.shape[axis]
+        try require(size > 0 || grid.isEmpty, "cannot resample an empty axis")
+        if grid.count == size && grid.enumerated().allSatisfy({ Double($0.offset) == $0.element }) { return x }
+        var lower: [Int32] = []
+        var upper: [Int32] = []
+        var weights: [Float] = []
+        for point in grid {
+            let g = Swift.min(Swift.max(point, 0), Double(size - 1))
+            let i0 = Int(g.rounded(.down))
+            lower.append(Int32(i0))
+            upper.append(Int32(Swift.min(i0 + 1, size - 1)))
+            weights.append(Float(g - Double(i0)))
+        }
+        let count = grid.count
+        let a = MLTensor(.gather(axis: axis), [x, MLTensor(shape: [count], scalars: lower, scalarType: Int32.self)])
+        let b = MLTensor(.gather(axis: axis), [x, MLTensor(shape: [count], scalars: upper, scalarType: Int32.self)])
+        var weightShape = [Int](repeating: 1, count: x.rank - axis)
+        weightShape[0] = count
+        let w = MLTensor(shape: weightShape, scalars: weights, scalarType: Float.self)
+        // a + (b - a)·w
+        return MLTensor(.binary(.add), a, MLTensor(.binary(.mul), MLTensor(.binary(.sub), b, a), w))
     }
 
     /// `count` elements along `axis`, element `i` taken from `min(floor(source(i)), size - 1)`.

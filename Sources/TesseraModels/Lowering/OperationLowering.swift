@@ -118,8 +118,7 @@ struct OperationLowering {
         switch binding {
         case .name(let value):
             guard let constant = context.constants[value] else {
-                throw invalid(
-                    "parameter '\(name)' is computed at run time ('\(value)'); Tessera needs it to be a constant")
+                throw unsupported("parameter '\(name)' computed at run time ('\(value)')")
             }
             return constant
         case .value(let value):
