@@ -423,6 +423,14 @@ def shape_cases():
     save_case("squeeze", {"x": xs}, lambda x: mb.squeeze(x=x, axes=[1]), xs[:, 0])
     save_case("squeeze_all", {"x": xs}, lambda x: mb.squeeze(x=x), xs[:, 0, :, 0])
     save_case("flatten2d", {"x": x}, lambda x: mb.flatten2d(x=x, axis=1), x.reshape(2, 12))
+    save_case("flatten2d_negative_axis", {"x": x}, lambda x: mb.flatten2d(x=x, axis=-1), x.reshape(6, 4))
+    labels = np.array([[0, 3], [2, 1]], np.int32)
+    save_case("one_hot", {"indices": labels},
+              lambda indices: mb.one_hot(indices=indices, one_hot_vector_size=4, axis=1, on_value=2.0, off_value=-1.0),
+              np.where(np.arange(4)[None, :, None] == labels[:, None, :], 2.0, -1.0))
+    r = rand(5)
+    save_case("range_1d", {"x": r}, lambda x: mb.add(x=x, y=mb.range_1d(start=1.0, end=3.5, step=0.5)),
+              r + np.arange(1.0, 3.5, 0.5, dtype=np.float32))
     y = rand(2, 5, 4)
     save_case("concat", {"x": x, "y": y}, lambda x, y: mb.concat(values=[x, y, x], axis=1),
               np.concatenate([x, y, x], axis=1))

@@ -48,7 +48,9 @@ extension OperationLowering {
             let axis = try lowering.int("axis") ?? 1
             return { args in
                 let v = args[x]
-                let a = try v.axis(axis, insertion: true)
+                // axis in -rank...rank; a negative one counts from the end (-1: before the last axis).
+                let a = axis < 0 ? axis + v.rank : axis
+                try require(a >= 0 && a <= v.rank, "axis \(axis) is out of range for rank \(v.rank)")
                 return [try v.reshaped(checked: [v.shape[..<a].reduce(1, *), v.shape[a...].reduce(1, *)])]
             }
         }
@@ -228,6 +230,46 @@ extension OperationLowering {
                 let split = try v.reshaped(checked: [n, c, h, r, w, r]).permuted(checked: [0, 1, 3, 5, 2, 4])
                 return [try split.reshaped(checked: [n, c * r * r, h, w])]
             }
+        }
+        handlers["one_hot"] = { lowering in
+            let indices = try lowering.tensor("indices")
+            let depth = try lowering.required(lowering.int("one_hot_vector_size"), "one_hot_vector_size")
+            let axis = try lowering.int("axis") ?? -1
+            let on = try lowering.double("on_value") ?? 1
+            let off = try lowering.double("off_value") ?? 0
+            let isFloat = [.float16, .float32, .float64].contains(lowering.declaredType("on_value")?.dataType)
+            guard depth >= 0 else { throw lowering.invalid("one_hot_vector_size must be non-negative") }
+            return { args in
+                // indices (expanded at `axis`) == 0..<depth along that axis.
+                let i = args[indices].converted(to: .int32)
+                let a = try i.axis(axis, insertion: true)
+                var expanded = i.shape
+                expanded.insert(1, at: a)
+                var rangeShape = [Int](repeating: 1, count: i.rank + 1)
+                rangeShape[a] = depth
+                let range = MLTensor(shape: rangeShape, scalars: (0..<depth).map { Int32($0) }, scalarType: Int32.self)
+                let hit = try MLTensor.elementwise(.equal, try i.reshaped(checked: expanded), range)
+                let type: KernelScalarType = isFloat ? .float32 : .int32
+                return [
+                    try .selecting(
+                        hit, MLTensor.scalarConstant(on, type: type), MLTensor.scalarConstant(off, type: type))
+                ]
+            }
+        }
+        handlers["range_1d"] = { lowering in
+            let start = try lowering.required(lowering.double("start"), "start")
+            let end = try lowering.required(lowering.double("end"), "end")
+            let step = try lowering.required(lowering.double("step"), "step")
+            let isFloat = [.float16, .float32, .float64].contains(lowering.declaredType("start")?.dataType)
+            guard step != 0 else { throw lowering.invalid("step must not be 0") }
+            let count = Swift.max(0, Int(((end - start) / step).rounded(.up)))
+            guard count < 1 << 28 else { throw lowering.invalid("the range has \(count) elements") }
+            let values = (0..<count).map { start + Double($0) * step }
+            let tensor =
+                isFloat
+                ? MLTensor(shape: [count], scalars: values.map { Float($0) }, scalarType: Float.self)
+                : MLTensor(shape: [count], scalars: values.map { Int32($0) }, scalarType: Int32.self)
+            return { _ in [tensor] }
         }
         handlers["cumsum"] = { lowering in
             let x = try lowering.tensor("x")
