@@ -516,6 +516,10 @@ def indexing_cases():
     ids = np.array([4, 0, -1, 2], np.int32)
     save_case("gather_input_indices", {"x": x, "indices": ids},
               lambda x, indices: mb.gather(x=x, indices=indices, axis=-1), np.take(x, ids, axis=-1))
+    along = np.array([[[0, 4, 1], [2, 2, 0], [3, 1, 4], [0, 0, 1]]] * 3, np.int32)
+    save_case("gather_along_axis", {"x": x, "indices": along},
+              lambda x, indices: mb.gather_along_axis(x=x, indices=indices, axis=2),
+              np.take_along_axis(x, along, axis=2))
     table = rand(10, 6)
     tokens = np.array([[3, 7, 0, 9]], np.int32)
     save_case("gather_embedding", {"ids": tokens}, lambda ids: mb.gather(x=table, indices=ids, axis=0), table[tokens])

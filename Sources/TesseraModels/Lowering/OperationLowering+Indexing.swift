@@ -84,6 +84,46 @@ extension OperationLowering {
                 return [MLTensor(.gather(axis: a), [v, try clampedIndices(args[indices], size: v.shape[a])])]
             }
         },
+        "gather_along_axis": { lowering in
+            let x = try lowering.tensor("x")
+            let indices = try lowering.tensor("indices")
+            let axis = try lowering.int("axis") ?? 0
+            return { args in
+                // out[p] = x[p with p[axis] = indices[p]]: one gather from the flattened input at
+                // linear positions offset(p without axis) + index · stride(axis).
+                let (v, i) = (args[x], args[indices])
+                let a = try v.axis(axis)
+                try require(i.rank == v.rank, "indices \(i.shape) must have the rank of x \(v.shape)")
+                for d in 0..<v.rank where d != a {
+                    try require(i.shape[d] == v.shape[d], "indices \(i.shape) and x \(v.shape) differ off axis \(a)")
+                }
+                try require(v.scalarCount < Int(Int32.max), "x \(v.shape) is too large to index with int32")
+                var strides = [Int](repeating: 1, count: v.rank)
+                for d in stride(from: v.rank - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * v.shape[d + 1] }
+                let count = i.scalarCount
+                var offsets = [Int32](repeating: 0, count: count)
+                if count > 0 {
+                    var position = [Int](repeating: 0, count: v.rank)
+                    for k in 0..<count {
+                        var offset = 0
+                        for d in 0..<v.rank where d != a { offset += position[d] * strides[d] }
+                        offsets[k] = Int32(offset)
+                        var d = v.rank - 1
+                        while d >= 0 {
+                            position[d] += 1
+                            if position[d] < i.shape[d] { break }
+                            position[d] = 0
+                            d -= 1
+                        }
+                    }
+                }
+                let index = try clampedIndices(i, size: v.shape[a])
+                let linear = MLTensor(
+                    .binary(.add), MLTensor(.binary(.mul), index, index.scalar(Double(strides[a]))),
+                    MLTensor(shape: i.shape, scalars: offsets, scalarType: Int32.self))
+                return [MLTensor(.gather(axis: 0), [try v.reshaped(checked: [v.scalarCount]), linear])]
+            }
+        },
         "classify": { lowering in
             let probabilities = try lowering.tensor("probabilities")
             return { args in
