@@ -458,7 +458,7 @@ def shape_cases():
               np.flip(np.cumsum(np.flip(x, -1), -1), -1) - x)
     save_case("upsample_nearest_2x", {"x": x4}, lambda x: mb.upsample_nearest_neighbor(
         x=x, scale_factor_height=2, scale_factor_width=3), x4.repeat(2, axis=2).repeat(3, axis=3))
-    rows = np.minimum(np.floor(np.arange(4) / 1.5).astype(int), 2)
+    rows = np.arange(4) * 3 // 4  # the scale recomputed from the sizes: floor(i · in / out)
     save_case("upsample_nearest_fractional", {"x": x4}, lambda x: mb.upsample_nearest_neighbor(
         x=x, scale_factor_height=1.5, scale_factor_width=0.5), x4[:, :, rows][:, :, :, [0, 2]])
 

@@ -58,8 +58,12 @@ extension OperationLowering {
                 let (h, w) = (v.shape[v.rank - 2], v.shape[v.rank - 1])
                 let outH = Int((Double(h) * scaleHeight).rounded(.down))
                 let outW = Int((Double(w) * scaleWidth).rounded(.down))
-                let rows = try nearest(v, axis: v.rank - 2, count: outH) { Double($0) / scaleHeight }
-                return [try nearest(rows, axis: v.rank - 1, count: outW) { Double($0) / scaleWidth }]
+                // The scale is recomputed from the sizes (coremltools' tests pin this down for
+                // fractional scales): source = floor(i · in / out).
+                let rows = try nearest(v, axis: v.rank - 2, count: outH) { Double($0 * h) / Double(Swift.max(outH, 1)) }
+                return [
+                    try nearest(rows, axis: v.rank - 1, count: outW) { Double($0 * w) / Double(Swift.max(outW, 1)) }
+                ]
             }
         },
         "upsample_bilinear": { lowering in
