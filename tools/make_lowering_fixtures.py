@@ -520,6 +520,10 @@ def indexing_cases():
     save_case("gather_along_axis", {"x": x, "indices": along},
               lambda x, indices: mb.gather_along_axis(x=x, indices=indices, axis=2),
               np.take_along_axis(x, along, axis=2))
+    batched = np.array([[1, 0, 2], [2, 2, 1], [0, 1, 1]], np.int32)
+    save_case("gather_batch_dims", {"x": x, "indices": batched},
+              lambda x, indices: mb.gather(x=x, indices=indices, axis=1, batch_dims=1),
+              np.stack([np.take(x[b], batched[b], axis=0) for b in range(3)]), target=ct.target.iOS16)
     table = rand(10, 6)
     tokens = np.array([[3, 7, 0, 9]], np.int32)
     save_case("gather_embedding", {"ids": tokens}, lambda ids: mb.gather(x=table, indices=ids, axis=0), table[tokens])

@@ -77,11 +77,13 @@ extension OperationLowering {
             let indices = try lowering.tensor("indices")
             let axis = try lowering.int("axis") ?? 0
             let batchDims = try lowering.int("batch_dims") ?? 0
-            guard batchDims == 0 else { throw lowering.invalid("batch_dims \(batchDims) is not supported (only 0)") }
+            guard batchDims >= 0 else { throw lowering.invalid("batch_dims must be non-negative") }
             return { args in
                 let v = args[x]
                 let a = try v.axis(axis)
-                return [MLTensor(.gather(axis: a), [v, try clampedIndices(args[indices], size: v.shape[a])])]
+                let index = try clampedIndices(args[indices], size: v.shape[a])
+                if batchDims == 0 { return [MLTensor(.gather(axis: a), [v, index])] }
+                return [try batchedGather(v, index, axis: a, batchDims: batchDims)]
             }
         },
         "gather_along_axis": { lowering in
@@ -134,6 +136,31 @@ extension OperationLowering {
             }
         },
     ]
+
+    /// `gather` with leading batch axes shared by `x` and `indices`:
+    /// `out[b, p, i, r] = x[b, p, indices[b, i], r]` for `x` `[B…, P…, A, R…]` and `indices`
+    /// `[B…, I…]`. The batch axes are folded into the gathered axis, so one plain gather does it.
+    static func batchedGather(_ x: MLTensor, _ indices: MLTensor, axis: Int, batchDims: Int) throws -> MLTensor {
+        try require(
+            batchDims <= axis && batchDims <= indices.rank
+                && Array(x.shape.prefix(batchDims)) == Array(indices.shape.prefix(batchDims)),
+            "batch_dims \(batchDims) does not fit x \(x.shape), indices \(indices.shape) and axis \(axis)")
+        let batch = Array(x.shape[..<batchDims])
+        let middle = Array(x.shape[batchDims..<axis])
+        let rest = Array(x.shape[(axis + 1)...])
+        let points = Array(indices.shape[batchDims...])
+        let (b, p, size, r, n) = (
+            batch.reduce(1, *), middle.reduce(1, *), x.shape[axis], rest.reduce(1, *), points.reduce(1, *)
+        )
+        // [B, P, A, R] → [B, A, P, R] → [B·A, P, R]; indices [B, I] → b·A + index.
+        let folded = try x.reshaped(checked: [b, p, size, r]).permuted(checked: [0, 2, 1, 3]).reshaped(checked: [
+            b * size, p, r,
+        ])
+        let offsets = MLTensor(shape: [b, 1], scalars: (0..<b).map { Int32($0 * size) }, scalarType: Int32.self)
+        let linear = MLTensor(.binary(.add), try indices.reshaped(checked: [b, n]), offsets)
+        let gathered = MLTensor(.gather(axis: 0), [folded, linear])  // [B, I, P, R]
+        return try gathered.permuted(checked: [0, 2, 1, 3]).reshaped(checked: batch + middle + points + rest)
+    }
 
     /// Python's `slice(start, stop, step).indices(size)`: the first index and the count.
     static func pythonSlice(size: Int, start: Int?, stop: Int?, step: Int) -> (start: Int, count: Int) {
