@@ -300,6 +300,15 @@ def normalization_cases():
               + b.reshape(1, 3, 1, 1))
     save_case("instance_norm", {"x": x4}, lambda x: mb.instance_norm(x=x, gamma=g, beta=b, epsilon=1e-5),
               layer_norm_ref(x4, [2, 3]) * g.reshape(1, 3, 1, 1) + b.reshape(1, 3, 1, 1))
+    def lrn_ref(x, size, alpha, beta, k):
+        half = (size - 1) // 2
+        sq = np.pad(x * x, [(0, 0), (half, half), (0, 0), (0, 0)])
+        total = sum(sq[:, i:i + x.shape[1]] for i in range(2 * half + 1))
+        return x / (k + alpha / size * total) ** beta
+    for size in (3, 4):
+        save_case(f"local_response_norm_{size}", {"x": x4},
+                  lambda x, size=size: mb.local_response_norm(x=x, size=size, alpha=0.5, beta=0.75, k=2.0),
+                  lrn_ref(x4, size, 0.5, 0.75, 2.0))
     reductions = {"reduce_mean": np.mean, "reduce_sum": np.sum, "reduce_max": np.max, "reduce_min": np.min,
                   "reduce_prod": np.prod}
     for op, ref in reductions.items():

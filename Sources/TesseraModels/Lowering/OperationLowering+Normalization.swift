@@ -71,19 +71,22 @@ extension OperationLowering {
             let k = try lowering.double("k") ?? 1
             guard size >= 1 else { throw lowering.invalid("size must be positive, got \(size)") }
             return { args in
-                // x / (k + α/size · Σ x²)^β, the sum over channels c - size/2 ... c + (size-1)/2
-                // (PyTorch's window).
+                // x / (k + α/size · Σ x²)^β, the sum over channels c - h ... c + h with
+                // h = (size - 1) / 2, channels being axis rank - 3 (axis 0 of a rank-3 CHW
+                // input). coremltools' own expected values pin both down; PyTorch differs.
                 let v = args[x].asFloat
                 try require(v.rank >= 3, "needs [N, C, spatial…], got \(v.shape)")
-                let channels = v.shape[1]
+                let c = v.rank - 3
+                let channels = v.shape[c]
                 var before = [Int](repeating: 0, count: v.rank)
                 var after = before
-                (before[1], after[1]) = (size / 2, (size - 1) / 2)
+                let half = (size - 1) / 2
+                (before[c], after[c]) = (half, half)
                 let squares = MLTensor(
                     .pad(before: before, after: after, mode: .constant(0)), [MLTensor(.unary(.square), [v])])
-                var sum = squares.narrowed(axis: 1, start: 0, count: channels)
-                for offset in 1..<size {
-                    sum = MLTensor(.binary(.add), sum, squares.narrowed(axis: 1, start: offset, count: channels))
+                var sum = squares.narrowed(axis: c, start: 0, count: channels)
+                for offset in 1..<(2 * half + 1) {
+                    sum = MLTensor(.binary(.add), sum, squares.narrowed(axis: c, start: offset, count: channels))
                 }
                 let base = try MLTensor.elementwise(
                     .add, try .elementwise(.mul, sum, v.scalar(alpha / Double(size))), v.scalar(k))
