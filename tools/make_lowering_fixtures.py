@@ -538,6 +538,34 @@ def indexing_cases():
     save_case("gather_embedding", {"ids": tokens}, lambda ids: mb.gather(x=table, indices=ids, axis=0), table[tokens])
 
 
+def pack_bits(values, bits):
+    """Packs unsigned `bits`-bit values LSB first, as the iOS 16 constexpr ops store them."""
+    stream = [(int(v) >> b) & 1 for v in values for b in range(bits)]
+    stream += [0] * (-len(stream) % 8)
+    return np.array([sum(stream[i + b] << b for b in range(8)) for i in range(0, len(stream), 8)], np.uint8)
+
+
+def constexpr_cases():
+    x = rand(2, 6)
+    lut = rand(4)
+    idx = rng.integers(0, 4, size=(3, 6))
+    save_case("constexpr_lut_to_dense", {"x": x}, lambda x: mb.linear(x=x, weight=mb.constexpr_lut_to_dense(
+        indices=pack_bits(idx.ravel(), 2), lut=lut, shape=np.array([3, 6], np.uint32))), x @ lut[idx].T,
+              target=ct.target.iOS16)
+    mask = rng.uniform(size=(3, 6)) < 0.5
+    nonzero = rand(int(mask.sum()))
+    dense = np.zeros((3, 6), np.float32)
+    dense[mask] = nonzero
+    save_case("constexpr_sparse_to_dense", {"x": x}, lambda x: mb.linear(x=x, weight=mb.constexpr_sparse_to_dense(
+        nonzero_data=nonzero, mask=pack_bits(mask.ravel(), 1), shape=np.array([3, 6], np.uint32))), x @ dense.T,
+              target=ct.target.iOS16)
+    q = rng.integers(0, 256, size=(3, 6)).astype(np.uint8)
+    zp, sc = np.array([128, 120, 130], np.uint8), rand(3, low=0.01, high=0.05)
+    save_case("constexpr_affine_dequantize", {"x": x}, lambda x: mb.linear(x=x, weight=mb.constexpr_affine_dequantize(
+        quantized_data=q, zero_point=zp, scale=sc, axis=0)),
+              x @ ((q.astype(np.float32) - zp[:, None].astype(np.float32)) * sc[:, None]).T, target=ct.target.iOS16)
+
+
 def unsupported_case():
     """A program with an op Tessera does not lower (einsum)."""
     a, b = rand(1, 2, 3, 4), rand(1, 4, 3, 5)
@@ -659,6 +687,7 @@ def main():
     shape_cases()
     indexing_cases()
     resize_cases()
+    constexpr_cases()
     cnn_case("cnn_fp32", ct.precision.FLOAT32)
     cnn_case("cnn_fp16", ct.precision.FLOAT16)
     transformer_case()
