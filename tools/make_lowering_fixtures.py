@@ -533,6 +533,13 @@ def indexing_cases():
     save_case("gather_batch_dims", {"x": x, "indices": batched},
               lambda x, indices: mb.gather(x=x, indices=indices, axis=1, batch_dims=1),
               np.stack([np.take(x[b], batched[b], axis=0) for b in range(3)]), target=ct.target.iOS16)
+    nd = np.array([[0, 3], [2, -1]], np.int32)
+    save_case("gather_nd", {"x": x, "indices": nd}, lambda x, indices: mb.gather_nd(x=x, indices=indices),
+              np.stack([x[0, 3], x[2, -1]]))
+    nd_batched = np.array([[[1], [3]], [[0], [0]], [[2], [1]]], np.int32)
+    save_case("gather_nd_batch_dims", {"x": x, "indices": nd_batched},
+              lambda x, indices: mb.gather_nd(x=x, indices=indices, batch_dims=1),
+              np.stack([x[b][nd_batched[b, :, 0]] for b in range(3)]), target=ct.target.iOS16)
     table = rand(10, 6)
     tokens = np.array([[3, 7, 0, 9]], np.int32)
     save_case("gather_embedding", {"ids": tokens}, lambda ids: mb.gather(x=table, indices=ids, axis=0), table[tokens])

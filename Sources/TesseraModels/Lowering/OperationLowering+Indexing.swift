@@ -126,6 +126,13 @@ extension OperationLowering {
                 return [MLTensor(.gather(axis: 0), [try v.reshaped(checked: [v.scalarCount]), linear])]
             }
         },
+        "gather_nd": { lowering in
+            let x = try lowering.tensor("x")
+            let indices = try lowering.tensor("indices")
+            let batchDims = try lowering.int("batch_dims") ?? 0
+            guard batchDims >= 0 else { throw lowering.invalid("batch_dims must be non-negative") }
+            return { args in [try gatherND(args[x], args[indices], batchDims: batchDims)] }
+        },
         "classify": { lowering in
             let probabilities = try lowering.tensor("probabilities")
             return { args in
@@ -160,6 +167,37 @@ extension OperationLowering {
         let linear = MLTensor(.binary(.add), try indices.reshaped(checked: [b, n]), offsets)
         let gathered = MLTensor(.gather(axis: 0), [folded, linear])  // [B, I, P, R]
         return try gathered.permuted(checked: [0, 2, 1, 3]).reshaped(checked: batch + middle + points + rest)
+    }
+
+    /// `out[b, p] = x[b, indices[b, p, 0], …, indices[b, p, K-1], …]` for `x` `[B…, D…, R…]` and
+    /// `indices` `[B…, P…, K]`: one gather from `x` with its batch and first `K` indexed axes
+    /// merged, at `b · ΠD + Σ index_k · stride_k`.
+    static func gatherND(_ x: MLTensor, _ indices: MLTensor, batchDims: Int) throws -> MLTensor {
+        try require(indices.rank >= batchDims + 1, "indices \(indices.shape) need rank > batch_dims \(batchDims)")
+        let k = indices.shape[indices.rank - 1]
+        try require(
+            k >= 1 && batchDims + k <= x.rank
+                && Array(x.shape.prefix(batchDims)) == Array(indices.shape.prefix(batchDims)),
+            "indices \(indices.shape) do not fit x \(x.shape) with batch_dims \(batchDims)")
+        let batch = Array(x.shape[..<batchDims])
+        let indexed = Array(x.shape[batchDims..<(batchDims + k)])
+        let rest = Array(x.shape[(batchDims + k)...])
+        let points = Array(indices.shape[batchDims..<(indices.rank - 1)])
+        let (b, d, p) = (batch.reduce(1, *), indexed.reduce(1, *), points.reduce(1, *))
+        try require(b * d < Int(Int32.max), "x \(x.shape) is too large to index with int32")
+        let flat = try indices.reshaped(checked: [b, p, k])
+        var linear = MLTensor(shape: [b, 1], scalars: (0..<b).map { Int32($0 * d) }, scalarType: Int32.self)
+        var step = 1
+        for axis in (0..<k).reversed() {
+            let component = try clampedIndices(
+                try flat.narrowed(axis: 2, start: axis, count: 1).reshaped(checked: [b, p]), size: indexed[axis])
+            let term = step == 1 ? component : MLTensor(.binary(.mul), component, component.scalar(Double(step)))
+            linear = MLTensor(.binary(.add), linear, term)
+            step *= indexed[axis]
+        }
+        let merged = try x.reshaped(checked: [b * d] + rest)
+        let gathered = MLTensor(.gather(axis: 0), [merged, linear])  // [B, P, R…]
+        return try gathered.reshaped(checked: batch + points + rest)
     }
 
     /// Python's `slice(start, stop, step).indices(size)`: the first index and the count.
