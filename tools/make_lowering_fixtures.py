@@ -347,6 +347,20 @@ def linear_cases():
     save_case("matmul_vector", {"x": v, "y": f}, lambda x, y: mb.matmul(x=x, y=y), v @ f)
 
 
+def attention_cases():
+    q, k, v = rand(1, 2, 3, 4), rand(1, 2, 5, 4), rand(1, 2, 5, 6)
+    keep = rng.uniform(size=(3, 5)) < 0.7
+    keep[:, 0] = True
+    scores = q @ k.transpose(0, 1, 3, 2) / 2.0
+    save_case("scaled_dot_product_attention", {"q": q, "k": k, "v": v},
+              lambda q, k, v: mb.scaled_dot_product_attention(query=q, key=k, value=v, attn_mask=keep),
+              softmax_ref(np.where(keep, scores, -np.inf)) @ v, target=ct.target.iOS18)
+    bias = rand(3, 5)
+    save_case("scaled_dot_product_attention_float_mask", {"q": q, "k": k, "v": v},
+              lambda q, k, v: mb.scaled_dot_product_attention(query=q, key=k, value=v, attn_mask=bias),
+              softmax_ref(scores + bias) @ v, target=ct.target.iOS18)
+
+
 def conv_cases():
     x = rand(1, 4, 7, 6)
     w, b = rand(6, 4, 3, 3, low=-0.5, high=0.5), rand(6)
@@ -688,6 +702,7 @@ def main():
     activation_cases()
     normalization_cases()
     linear_cases()
+    attention_cases()
     conv_cases()
     conv_transpose_cases()
     pool_cases()

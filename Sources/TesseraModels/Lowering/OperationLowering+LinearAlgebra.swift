@@ -21,6 +21,27 @@ extension OperationLowering {
             let transposeY = try lowering.bool("transpose_y") ?? false
             return { args in [try matmul(args[x], args[y], transposeX: transposeX, transposeY: transposeY)] }
         },
+        "scaled_dot_product_attention": { lowering in
+            let (q, k, v) = (try lowering.tensor("query"), try lowering.tensor("key"), try lowering.tensor("value"))
+            let mask = try lowering.optionalTensor("attn_mask")
+            return { args in
+                // softmax(Q·Kᵀ/√E + mask)·V; a bool mask keeps the positions where it is true.
+                let query = args[q].asFloat
+                try require(query.rank >= 2, "query must have rank ≥ 2, got \(query.shape)")
+                let scale = 1 / Double(query.shape[query.rank - 1]).squareRoot()
+                var scores = try MLTensor.elementwise(
+                    .mul, try matmul(query, args[k].asFloat, transposeX: false, transposeY: true), query.scalar(scale))
+                if let mask {
+                    let m = args[mask]
+                    scores =
+                        m.kernelType == .bool
+                        ? try .selecting(m, scores, scores.scalar(-.infinity))
+                        : try .elementwise(.add, scores, m.asFloat)
+                }
+                let weights = MLTensor(.softmax(axis: scores.rank - 1), [scores])
+                return [try matmul(weights, args[v].asFloat, transposeX: false, transposeY: false)]
+            }
+        },
     ]
 
     /// `x · weightᵀ + bias` over the last axis of `x` (any rank ≥ 1).
