@@ -287,11 +287,14 @@ extension OperationLowering {
         return handlers
     }()
 
-    /// A MIL `reshape` target with `-1` (inferred) and `0` (copied when the ranks match) resolved.
+    /// A MIL `reshape` target with `-1` (inferred) and `0` (copied from the input) resolved.
     static func resolvedShape(_ shape: [Int], of input: [Int]) throws -> [Int] {
         var resolved = shape
-        for (i, size) in shape.enumerated() where size == 0 && shape.count == input.count {
-            resolved[i] = input[i]
+        // A 0 copies the input dimension it lines up with from the right (iOS 17's rule, which
+        // is iOS 15's when the ranks match), or is 1 past the input's rank.
+        for (i, size) in shape.enumerated() where size == 0 {
+            let j = input.count - (shape.count - i)
+            resolved[i] = j >= 0 ? input[j] : 1
         }
         let inferred = resolved.indices.filter { resolved[$0] == -1 }
         try require(inferred.count <= 1, "shape \(shape) has more than one -1")
