@@ -440,6 +440,10 @@ def shape_cases():
     x = rand(2, 3, 4)
     save_case("reshape", {"x": x}, lambda x: mb.reshape(x=x, shape=[4, -1]), x.reshape(4, -1))
     save_case("reshape_zero", {"x": x}, lambda x: mb.reshape(x=x, shape=[0, 4, 3]), x.reshape(2, 4, 3))
+    ref = rand(3, 2, 4)
+    save_case("reshape_like", {"x": x, "y": ref},
+              lambda x, y: mb.reshape_like(x=x, ref_tensors=(y, x), begins=(0, 2), ends=(2, 3), end_masks=(False, True)),
+              x.reshape(3, 2, 4), target=ct.target.iOS16)
     save_case("transpose", {"x": x}, lambda x: mb.transpose(x=x, perm=[2, 0, -2]), x.transpose(2, 0, 1))
     save_case("expand_dims", {"x": x}, lambda x: mb.expand_dims(x=x, axes=[0, -1]), x[None, ..., None])
     xs = rand(2, 1, 4, 1)

@@ -17,6 +17,28 @@ extension OperationLowering {
             let perm = try lowering.required(lowering.ints("perm"), "perm")
             return { args in [try args[x].permuted(checked: perm)] }
         }
+        handlers["reshape_like"] = { lowering in
+            let x = try lowering.tensor("x")
+            let references = try lowering.tensors("ref_tensors")
+            let begins = try lowering.required(lowering.variadicInts("begins"), "begins")
+            let ends = try lowering.required(lowering.variadicInts("ends"), "ends")
+            let endMasks = try lowering.required(lowering.variadicInts("end_masks"), "end_masks")
+            guard begins.count == references.count, ends.count == references.count, endMasks.count == references.count
+            else { throw lowering.invalid("begins, ends and end_masks need one value per reference tensor") }
+            return { args in
+                // The concatenation of ref_tensors[i].shape[begins[i]..<ends[i]] (to the end when masked).
+                var shape: [Int] = []
+                for (index, position) in references.enumerated() {
+                    let reference = args[position].shape
+                    let end = endMasks[index] != 0 ? reference.count : ends[index]
+                    try require(
+                        begins[index] >= 0 && begins[index] <= end && end <= reference.count,
+                        "begins/ends \(begins[index])..<\(end) leave the shape \(reference)")
+                    shape += reference[begins[index]..<end]
+                }
+                return [try args[x].reshaped(checked: shape)]
+            }
+        }
         handlers["expand_dims"] = { lowering in
             let x = try lowering.tensor("x")
             let axes = try lowering.required(lowering.ints("axes"), "axes")

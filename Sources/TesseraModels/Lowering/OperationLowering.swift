@@ -126,6 +126,28 @@ struct OperationLowering {
         }
     }
 
+    /// Every binding of a variadic constant parameter (`reshape_like.begins`), flattened to
+    /// integers; `nil` when unbound.
+    func variadicInts(_ name: String) throws -> [Int]? {
+        guard let bindings = operation.inputs[name]?.bindings else { return nil }
+        var values: [Int] = []
+        for binding in bindings {
+            let constant: MILConstant
+            switch binding {
+            case .name(let value):
+                guard let known = context.constants[value] else {
+                    throw unsupported("parameter '\(name)' computed at run time ('\(value)')")
+                }
+                constant = known
+            case .value(let value):
+                constant = try MILConstant(value, in: context.package, what: "parameter '\(name)' of '\(displayName)'")
+            }
+            guard let integers = constant.integers else { throw invalid("parameter '\(name)' must be integers") }
+            values += integers
+        }
+        return values
+    }
+
     /// A constant integer list parameter (`axes`, `strides`, `perm`, …), or `nil` when unbound.
     func ints(_ name: String) throws -> [Int]? {
         guard let constant = try constant(name) else { return nil }
