@@ -116,11 +116,8 @@ package struct LoweredFunction: Sendable {
             steps.append(
                 LoweredStep(
                     type: operation.type, name: name, operands: lowering.operands, results: results,
-                    declaredShapes: operation.outputs.map { output in
-                        output.type.tensorType.map { type in
-                            type.dimensions.map { if case .constant(let size) = $0 { size } else { nil } }
-                        }
-                    }, compute: compute))
+                    declaredShapes: operation.outputs.map { LoweredFunction.checkableShape($0.type) }, compute: compute)
+            )
         }
 
         var outputSlots: [(slot: Int, type: KernelScalarType?)] = []
@@ -211,18 +208,16 @@ package struct LoweredFunction: Sendable {
         guard let declared = type.tensorType else {
             throw LoweringError(.invalidInput, file: file, "input '\(name)' is \(type), not a tensor")
         }
-        if declared.rank >= 0 {
-            guard tensor.rank == declared.rank else {
+        if let shape = LoweredFunction.checkableShape(type) {
+            guard tensor.rank == shape.count else {
                 throw LoweringError(
                     .invalidInput, file: file,
                     "input '\(name)' has rank \(tensor.rank) (\(tensor.shape)) but the function declares \(declared)")
             }
-            for (axis, dimension) in declared.dimensions.enumerated() {
-                if case .constant(let size) = dimension, tensor.shape[axis] != size {
-                    throw LoweringError(
-                        .invalidInput, file: file,
-                        "input '\(name)' has shape \(tensor.shape) but the function declares \(declared)")
-                }
+            for (size, declaredSize) in zip(tensor.shape, shape) where declaredSize != nil && declaredSize != size {
+                throw LoweringError(
+                    .invalidInput, file: file,
+                    "input '\(name)' has shape \(tensor.shape) but the function declares \(declared)")
             }
         }
         guard let target = LoweredFunction.computeType(declared.dataType) else {
@@ -230,6 +225,22 @@ package struct LoweredFunction: Sendable {
                 .invalidInput, file: file, "input '\(name)' is declared \(declared), a type Tessera cannot compute in")
         }
         return tensor.kernelType == target ? tensor : MLTensor(.cast(target), [tensor])
+    }
+
+    /// A declared tensor shape with `nil` for unknown dimensions, or `nil` when the type is
+    /// not a tensor of known rank (then nothing is checked).
+    static func checkableShape(_ type: MILValueType) -> [Int?]? {
+        guard let tensor = type.tensorType, tensor.rank >= 0, tensor.dimensions.count == tensor.rank else { return nil }
+        var shape: [Int?] = []
+        for dimension in tensor.dimensions {
+            switch dimension {
+            case .constant(let size): shape.append(size)
+            case .unknown(let variadic):
+                if variadic { return nil }
+                shape.append(nil)
+            }
+        }
+        return shape
     }
 
     /// The type Tessera computes values of a MIL data type in.
