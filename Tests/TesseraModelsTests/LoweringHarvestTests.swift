@@ -43,6 +43,7 @@ struct LoweringHarvestTests {
             .compactMap { $0 as? URL }.filter { $0.lastPathComponent == "case.json" }
             .sorted { $0.path < $1.path } ?? []
         var tally: [String: [Outcome: Int]] = [:]
+        var totals: [Outcome: Int] = [:]
         var failures: [String] = []
         for file in files {
             let directory = file.deletingLastPathComponent()
@@ -50,6 +51,7 @@ struct LoweringHarvestTests {
             FileHandle.standardError.write(Data("harvest: \(directory.lastPathComponent) \(harvested.ops)\n".utf8))
             let (outcome, detail) = run(harvested, in: directory)
             for op in harvested.ops { tally[op, default: [:]][outcome, default: 0] += 1 }
+            totals[outcome, default: 0] += 1
             if outcome == .fail || outcome == .runError || outcome == .loadError || outcome == .failFloat16 {
                 failures.append("\(directory.lastPathComponent) \(harvested.ops) \(outcome.rawValue): \(detail)")
             }
@@ -63,7 +65,10 @@ struct LoweringHarvestTests {
             ]
             report += op + ", " + columns.map(String.init).joined(separator: ", ") + "\n"
         }
-        report += "\(files.count) cases\n" + failures.joined(separator: "\n")
+        report += "\(files.count) cases: "
+        report += totals.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) \($0.key.rawValue)" }
+            .joined(separator: ", ")
+        report += "\n" + failures.joined(separator: "\n")
         print(report)
         try? report.write(to: root.appendingPathComponent("report.txt"), atomically: true, encoding: .utf8)
         for failure in failures { Issue.record(Comment(rawValue: failure)) }
