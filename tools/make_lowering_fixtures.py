@@ -476,6 +476,19 @@ def shape_cases():
               np.pad(x4, [(0, 0), (0, 0), (1, 1), (2, 1)], mode="reflect"))
     save_case("pad_replicate", {"x": x4}, lambda x: mb.pad(x=x, pad=[0, 2, 1, 3], mode="replicate"),
               np.pad(x4, [(0, 0), (0, 0), (0, 2), (1, 3)], mode="edge"))
+    save_case("crop", {"x": x4}, lambda x: mb.crop(x=x, crop_height=[1, 0], crop_width=[1, 2]), x4[:, :, 1:, 1:2])
+    d = rand(1, 8, 2, 3)
+    save_case("depth_to_space", {"x": d}, lambda x: mb.depth_to_space(x=x, block_size=2),
+              d.reshape(1, 2, 2, 2, 2, 3).transpose(0, 3, 4, 1, 5, 2).reshape(1, 2, 4, 6))
+    e = rand(1, 2, 4, 6)
+    save_case("space_to_depth", {"x": e}, lambda x: mb.space_to_depth(x=x, block_size=2),
+              e.reshape(1, 2, 2, 2, 3, 2).transpose(0, 3, 5, 1, 2, 4).reshape(1, 8, 2, 3))
+    sw = rand(2, 7, 3)
+    save_case("sliding_windows", {"x": sw}, lambda x: mb.sliding_windows(x=x, axis=1, size=3, stride=2),
+              np.stack([sw[:, i * 2:i * 2 + 3] for i in range(3)], axis=1))
+    save_case("shape_fill_like", {"x": x}, lambda x: mb.add(
+        x=mb.fill_like(ref_tensor=x, value=1.5), y=mb.cast(x=mb.reduce_sum(x=mb.shape(x=x)), dtype="fp32")),
+              np.full(x.shape, 1.5 + 9, np.float32), target=ct.target.iOS16)
     save_case("reverse", {"x": x}, lambda x: mb.reverse(x=x, axes=[0, 2]), x[::-1, :, ::-1])
     m = rand(2, 4, 5)
     save_case("band_part", {"x": m}, lambda x: mb.band_part(x=x, lower=1, upper=2),

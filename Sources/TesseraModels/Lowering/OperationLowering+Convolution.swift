@@ -91,6 +91,27 @@ extension OperationLowering {
                 return [result]
             }
         },
+        "crop": { lowering in
+            let x = try lowering.tensor("x")
+            let height = try lowering.required(lowering.ints("crop_height"), "crop_height")
+            let width = try lowering.required(lowering.ints("crop_width"), "crop_width")
+            guard height.count == 2, width.count == 2, (height + width).allSatisfy({ $0 >= 0 }) else {
+                throw lowering.invalid("crop_height and crop_width need two non-negative values each")
+            }
+            return { args in
+                let v = args[x]
+                try require(v.rank >= 2, "needs rank ≥ 2, got \(v.shape)")
+                let (h, w) = (v.shape[v.rank - 2], v.shape[v.rank - 1])
+                try require(
+                    height[0] + height[1] <= h && width[0] + width[1] <= w, "the crop is larger than \(v.shape)")
+                var starts = [Int](repeating: 0, count: v.rank)
+                var counts = v.shape
+                (starts[v.rank - 2], counts[v.rank - 2]) = (height[0], h - height[0] - height[1])
+                (starts[v.rank - 1], counts[v.rank - 1]) = (width[0], w - width[0] - width[1])
+                for axis in [v.rank - 2, v.rank - 1] where counts[axis] == 0 { starts[axis] = 0 }
+                return [v.sliced(starts: starts, steps: [Int](repeating: 1, count: v.rank), counts: counts)]
+            }
+        },
         "resize_nearest_neighbor": { lowering in
             let x = try lowering.tensor("x")
             let outH = try lowering.required(lowering.int("target_size_height"), "target_size_height")

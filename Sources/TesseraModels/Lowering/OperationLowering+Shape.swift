@@ -293,6 +293,69 @@ extension OperationLowering {
                 : MLTensor(shape: [count], scalars: values.map { Int32($0) }, scalarType: Int32.self)
             return { _ in [tensor] }
         }
+        handlers["depth_to_space"] = { lowering in
+            let x = try lowering.tensor("x")
+            let b = try lowering.required(lowering.int("block_size"), "block_size")
+            guard b >= 1 else { throw lowering.invalid("block_size must be positive") }
+            return { args in
+                // DCR order: [N, b, b, C/b², H, W] → [N, C/b², H, b, W, b].
+                let v = args[x]
+                try require(v.rank == 4 && v.shape[1] % (b * b) == 0, "needs [N, C·\(b * b), H, W], got \(v.shape)")
+                let (n, c, h, w) = (v.shape[0], v.shape[1] / (b * b), v.shape[2], v.shape[3])
+                let moved = try v.reshaped(checked: [n, b, b, c, h, w]).permuted(checked: [0, 3, 4, 1, 5, 2])
+                return [try moved.reshaped(checked: [n, c, h * b, w * b])]
+            }
+        }
+        handlers["space_to_depth"] = { lowering in
+            let x = try lowering.tensor("x")
+            let b = try lowering.required(lowering.int("block_size"), "block_size")
+            guard b >= 1 else { throw lowering.invalid("block_size must be positive") }
+            return { args in
+                // The inverse of depth_to_space: [N, C, H/b, b, W/b, b] → [N, b, b, C, H/b, W/b].
+                let v = args[x]
+                try require(
+                    v.rank == 4 && v.shape[2] % b == 0 && v.shape[3] % b == 0,
+                    "needs [N, C, H·\(b), W·\(b)], got \(v.shape)")
+                let (n, c, h, w) = (v.shape[0], v.shape[1], v.shape[2] / b, v.shape[3] / b)
+                let moved = try v.reshaped(checked: [n, c, h, b, w, b]).permuted(checked: [0, 3, 5, 1, 2, 4])
+                return [try moved.reshaped(checked: [n, c * b * b, h, w])]
+            }
+        }
+        handlers["sliding_windows"] = { lowering in
+            let x = try lowering.tensor("x")
+            let axis = try lowering.required(lowering.int("axis"), "axis")
+            let size = try lowering.required(lowering.int("size"), "size")
+            let step = try lowering.int("stride") ?? 1
+            guard size >= 1, step >= 1 else { throw lowering.invalid("size and stride must be positive") }
+            return { args in
+                // One gather with [windows, size] indices i·stride + j.
+                let v = args[x]
+                let a = try v.axis(axis)
+                try require(v.shape[a] >= size, "a window of \(size) does not fit axis \(a) of \(v.shape)")
+                let windows = (v.shape[a] - size) / step + 1
+                let indices = (0..<windows * size).map { Int32(($0 / size) * step + $0 % size) }
+                return [
+                    MLTensor(
+                        .gather(axis: a),
+                        [v, MLTensor(shape: [windows, size], scalars: indices, scalarType: Int32.self)])
+                ]
+            }
+        }
+        handlers["shape"] = { lowering in
+            let x = try lowering.tensor("x")
+            return { args in
+                [MLTensor(shape: [args[x].rank], scalars: args[x].shape.map { Int32($0) }, scalarType: Int32.self)]
+            }
+        }
+        handlers["fill_like"] = { lowering in
+            let reference = try lowering.tensor("ref_tensor")
+            let value = try lowering.double("value") ?? 0
+            let isFloat = [.float16, .float32, .float64].contains(lowering.declaredType("value")?.dataType)
+            return { args in
+                let scalar = MLTensor.scalarConstant(value, type: isFloat ? .float32 : .int32)
+                return [MLTensor(.broadcast(args[reference].shape), [scalar])]
+            }
+        }
         handlers["cumsum"] = { lowering in
             let x = try lowering.tensor("x")
             let axis = try lowering.int("axis") ?? 0
