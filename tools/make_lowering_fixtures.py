@@ -45,8 +45,8 @@ def rand(*shape, low=-2.0, high=2.0):
 def save_case(name, inputs, build, expected, target=ct.target.iOS15, rtol=1e-4, atol=1e-5,
               precision=ct.precision.FLOAT32, pipeline="empty", classifier=None):
     """Builds `build(**placeholders)` as a program, saves it and its NumPy references."""
-    specs = [mb.TensorSpec(shape=v.shape, dtype=types.int32 if v.dtype == np.int32 else types.fp32)
-             for v in inputs.values()]
+    dtypes = {np.dtype(np.int32): types.int32, np.dtype(np.float16): types.fp16}
+    specs = [mb.TensorSpec(shape=v.shape, dtype=dtypes.get(v.dtype, types.fp32)) for v in inputs.values()]
     names = list(inputs.keys())
 
     # The builder names inputs after the function's parameters, so write one with ours.
@@ -702,6 +702,16 @@ def transformer_case():
               pipeline="default")
 
 
+def float16_io_case():
+    """Float16 inputs and outputs (iOS 16+): Tessera computes in Float32 and returns Float16."""
+    x = rand(2, 8).astype(np.float16)
+    w = rand(4, 8, low=-0.5, high=0.5).astype(np.float16)
+    b = rand(4, low=-0.5, high=0.5).astype(np.float16)
+    ref = np.maximum(x.astype(np.float32) @ w.astype(np.float32).T + b.astype(np.float32), 0)
+    save_case("float16_io", {"x": x}, lambda x: mb.relu(x=mb.linear(x=x, weight=w, bias=b)),
+              ref.astype(np.float16), target=ct.target.iOS16, precision=ct.precision.FLOAT16, rtol=1e-3, atol=1e-3)
+
+
 def classifier_case():
     x = rand(1, 6)
     w, b = rand(3, 6), rand(3)
@@ -731,6 +741,7 @@ def main():
     cnn_case("cnn_fp16", ct.precision.FLOAT16)
     transformer_case()
     classifier_case()
+    float16_io_case()
     unsupported_case()
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump(CASES, f, indent=1)

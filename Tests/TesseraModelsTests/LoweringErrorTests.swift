@@ -63,6 +63,16 @@ struct LoweringErrorTests {
         #expect(y.scalars(of: Float.self) == (0..<24).map { Swift.max(Float($0) - 12, 0) })
     }
 
+    @Test("a Float16 model takes and returns Float16 tensors")
+    func float16Outputs() throws {
+        let fixture = try #require(LoweringFixture.named("float16_io"))
+        let function = try LoweredFunction(package: try fixture.package(), functionName: "main")
+        #expect(function.inputs[0].type.tensorType?.dataType == .float16)
+        let outputs = try function.run(try fixture.inputTensors())
+        let y = try #require(outputs[fixture.outputs[0]])
+        #expect(y.scalarType is Float16.Type)
+    }
+
     @Test("reports inputs and outputs in declaration order")
     func signature() throws {
         let fixture = try #require(LoweringFixture.named("transformer_block"))
