@@ -28,20 +28,24 @@ extension OperationLowering {
         },
         "conv_transpose": { lowering in
             let x = try lowering.tensor("x")
-            let weight = try lowering.tensor("weight")
-            let bias = try lowering.optionalTensor("bias")
-            let geometry = try lowering.windowGeometry()
             let groups = try lowering.int("groups") ?? 1
-            let outputShape = try lowering.ints("output_shape")
             guard groups >= 1 else { throw lowering.invalid("groups must be positive, got \(groups)") }
             if let rank = lowering.declaredType("weight")?.rank, rank > 4 {
                 throw lowering.unsupported("\(rank - 2)-D transposed convolution")
             }
+            // A constant weight is rearranged for the convolution once, here.
+            let packed = lowering.packedTransposeWeight(groups: groups)
+            let weight =
+                try packed.map { lowering.appendOperand(slot: try lowering.context.literalSlot($0)) }
+                ?? lowering.tensor("weight")
+            let bias = try lowering.optionalTensor("bias")
+            let geometry = try lowering.windowGeometry()
+            let outputShape = try lowering.ints("output_shape")
             return { args in
                 [
                     try convTranspose(
                         args[x].asFloat, weight: args[weight].asFloat, bias: bias.map { args[$0].asFloat }, geometry,
-                        groups: groups, outputShape: outputShape)
+                        groups: groups, outputShape: outputShape, prepacked: packed != nil)
                 ]
             }
         },
@@ -213,17 +217,23 @@ extension OperationLowering {
     /// between its elements and padded by the dilated kernel size, with the weight's channel
     /// axes swapped (per group) and its taps reversed; the full result is then cropped by the
     /// padding (or to `outputShape`).
+    ///
+    /// With `prepacked`, `weight` is already the convolution's `[C_out, C_in/groups, kH, kW]`
+    /// weight with reversed taps (see ``packedTransposeWeight(groups:)``).
     static func convTranspose(
-        _ x: MLTensor, weight: MLTensor, bias: MLTensor?, _ geometry: WindowGeometry, groups: Int, outputShape: [Int]?
+        _ x: MLTensor, weight: MLTensor, bias: MLTensor?, _ geometry: WindowGeometry, groups: Int, outputShape: [Int]?,
+        prepacked: Bool = false
     ) throws -> MLTensor {
         try require(
             x.rank == 3 || x.rank == 4, "Tessera runs 1-D and 2-D transposed convolutions; the input is \(x.shape)")
-        try require(weight.rank == x.rank, "weight \(weight.shape) and input \(x.shape) ranks differ")
+        try require(
+            prepacked ? weight.rank == 4 : weight.rank == x.rank,
+            "weight \(weight.shape) and input \(x.shape) ranks differ")
         let spatial = x.rank - 2
         // Work in 2-D: [N, C, L] as [N, C, 1, L].
         let x4 = spatial == 2 ? x : try x.reshaped(checked: [x.shape[0], x.shape[1], 1, x.shape[2]])
         let w4 =
-            spatial == 2
+            spatial == 2 || prepacked
             ? weight : try weight.reshaped(checked: [weight.shape[0], weight.shape[1], 1, weight.shape[2]])
         func pair(_ values: [Int]?, _ fill: Int) throws -> [Int] {
             let v = values ?? [Int](repeating: fill, count: spatial)
@@ -238,9 +248,9 @@ extension OperationLowering {
         let (n, cIn, h, w) = (x4.shape[0], x4.shape[1], x4.shape[2], x4.shape[3])
         let (kh, kw) = (w4.shape[2], w4.shape[3])
         try require(
-            w4.shape[0] == cIn && cIn % groups == 0,
+            cIn % groups == 0 && (prepacked ? w4.shape[1] * groups == cIn : w4.shape[0] == cIn),
             "weight \(weight.shape) does not fit \(cIn) input channels in \(groups) groups")
-        let cOut = w4.shape[1] * groups
+        let cOut = prepacked ? w4.shape[0] : w4.shape[1] * groups
         if let bias { try require(bias.scalarCount == cOut, "bias \(bias.shape) needs \(cOut) values") }
         try require(h > 0 && w > 0, "empty input \(x.shape)")
         // Zeros between input elements: [N, C, H, 1, W, 1] padded to [N, C, H, s, W, s].
@@ -260,11 +270,15 @@ extension OperationLowering {
         let (eh, ew) = ((kh - 1) * dilations[0], (kw - 1) * dilations[1])
         let padded = MLTensor(.pad(before: [0, 0, eh, ew], after: [0, 0, eh, ew], mode: .constant(0)), [dilated])
         // [Cin, Cout/g, kH, kW] → [g, Cout/g, Cin/g, kH, kW] → [Cout, Cin/g, kH, kW], taps reversed.
-        let perGroup = try w4.reshaped(checked: [groups, cIn / groups, cOut / groups, kh, kw]).permuted(checked: [
-            0, 2, 1, 3, 4,
-        ])
-        let flipped = try perGroup.reshaped(checked: [cOut, cIn / groups, kh, kw])
-            .sliced(starts: [0, 0, kh - 1, kw - 1], steps: [1, 1, -1, -1], counts: [cOut, cIn / groups, kh, kw])
+        let flipped: MLTensor
+        if prepacked {
+            flipped = w4
+        } else {
+            let perGroup = try w4.reshaped(checked: [groups, cIn / groups, cOut / groups, kh, kw])
+                .permuted(checked: [0, 2, 1, 3, 4])
+            flipped = try perGroup.reshaped(checked: [cOut, cIn / groups, kh, kw])
+                .sliced(starts: [0, 0, kh - 1, kw - 1], steps: [1, 1, -1, -1], counts: [cOut, cIn / groups, kh, kw])
+        }
         var inputs = [padded, flipped]
         if let bias { inputs.append(try bias.reshaped(checked: [cOut])) }
         let full = MLTensor(.conv2d(Conv2DParameters(dilations: (dilations[0], dilations[1]), groups: groups)), inputs)
@@ -313,6 +327,36 @@ extension OperationLowering {
         result = result.sliced(
             starts: [0, 0, before[0], before[1]], steps: [1, 1, 1, 1], counts: [n, cOut, sizes[0], sizes[1]])
         return spatial == 2 ? result : try result.reshaped(checked: [n, cOut, sizes[1]])
+    }
+
+    /// A constant `conv_transpose` weight `[C_in, C_out/groups, k…]` rearranged once into the
+    /// convolution weight `[C_out, C_in/groups, kH, kW]` with reversed taps (1-D kernels get
+    /// `kH = 1`); `nil` when the weight is not a constant of that form.
+    func packedTransposeWeight(groups: Int) -> MILConstant? {
+        guard case .name(let name)? = operation.inputs["weight"]?.bindings.first,
+            let constant = context.constants[name], case .floats(let w) = constant.elements,
+            constant.shape.count == 3 || constant.shape.count == 4
+        else { return nil }
+        let shape = constant.shape
+        let (cIn, cOutPerGroup) = (shape[0], shape[1])
+        let (kh, kw) = shape.count == 4 ? (shape[2], shape[3]) : (1, shape[2])
+        guard cIn % groups == 0, w.count == cIn * cOutPerGroup * kh * kw else { return nil }
+        let cInPerGroup = cIn / groups
+        let cOut = cOutPerGroup * groups
+        var packed = [Float](repeating: 0, count: w.count)
+        for o in 0..<cOut {
+            let (g, co) = (o / cOutPerGroup, o % cOutPerGroup)
+            for ci in 0..<cInPerGroup {
+                for a in 0..<kh {
+                    for b in 0..<kw {
+                        let source =
+                            (((g * cInPerGroup + ci) * cOutPerGroup + co) * kh + (kh - 1 - a)) * kw + (kw - 1 - b)
+                        packed[((o * cInPerGroup + ci) * kh + a) * kw + b] = w[source]
+                    }
+                }
+            }
+        }
+        return MILConstant(shape: [cOut, cInPerGroup, kh, kw], dataType: .float32, elements: .floats(packed))
     }
 
     /// `max_pool` or `avg_pool`.
