@@ -79,6 +79,7 @@ struct OperationLowering {
         elementwiseHandlers
         .merging(linearAlgebraHandlers) { a, _ in a }
         .merging(convolutionHandlers) { a, _ in a }
+        .merging(resizingHandlers) { a, _ in a }
         .merging(normalizationHandlers) { a, _ in a }
         .merging(shapeHandlers) { a, _ in a }
         .merging(indexingHandlers) { a, _ in a }
