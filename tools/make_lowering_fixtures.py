@@ -604,6 +604,12 @@ def constexpr_cases():
               x @ ((q.astype(np.float32) - zp[:, None].astype(np.float32)) * sc[:, None]).T, target=ct.target.iOS16)
 
 
+def oversized_case():
+    """A valid program whose tile asks for 6·10¹⁰ elements: the prediction must throw, not trap."""
+    x = rand(2, 3)
+    save_case("invalid_oversized_tile", {"x": x}, lambda x: mb.tile(x=x, reps=[100000, 100000]), [np.zeros(1)])
+
+
 def unsupported_case():
     """A program with an op Tessera does not lower (einsum)."""
     a, b = rand(1, 2, 3, 4), rand(1, 4, 3, 5)
@@ -743,6 +749,7 @@ def main():
     classifier_case()
     float16_io_case()
     unsupported_case()
+    oversized_case()
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump(CASES, f, indent=1)
     print(f"{len(CASES)} cases")

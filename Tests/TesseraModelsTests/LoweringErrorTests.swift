@@ -21,6 +21,17 @@ struct LoweringErrorTests {
         }
     }
 
+    @Test("a value too large to allocate fails the prediction, not the process")
+    func oversizedValue() throws {
+        let fixture = try #require(LoweringFixture.named("invalid_oversized_tile"))
+        let function = try LoweredFunction(package: try fixture.package(), functionName: "main")
+        #expect {
+            try function.run(try fixture.inputTensors())
+        } throws: { error in
+            (error as? LoweringError)?.kind == .shapeMismatch && "\(error)".contains("'tile'")
+        }
+    }
+
     @Test("an unknown function name fails the load")
     func unknownFunction() throws {
         let package = try #require(LoweringFixture.named("relu")).package()

@@ -177,6 +177,14 @@ package struct LoweredFunction: Sendable {
                         + "for \(step.results.count) outputs")
             }
             for (index, result) in results.enumerated() {
+                // Memory is allocated only when the graph runs, where a refusal traps; a model
+                // whose parameters ask for absurd sizes must fail here instead.
+                guard result.scalarCount <= LoweredFunction.maximumElementCount else {
+                    throw LoweringError(
+                        .shapeMismatch, file: file,
+                        "operation '\(step.name)' (op type '\(step.type)') would produce \(result.shape) "
+                            + "(\(result.scalarCount) elements, more than Tessera allocates for one value)")
+                }
                 if let declared = step.declaredShapes[index], step.type != "classify" {
                     let fits =
                         declared.count == result.rank
@@ -226,6 +234,9 @@ package struct LoweredFunction: Sendable {
         }
         return tensor.kernelType == target ? tensor : MLTensor(.cast(target), [tensor])
     }
+
+    /// The most elements one value may have (2³¹ − 1: 8 GiB of Float32).
+    static let maximumElementCount = Int(Int32.max)
 
     /// A declared tensor shape with `nil` for unknown dimensions, or `nil` when the type is
     /// not a tensor of known rank (then nothing is checked).
