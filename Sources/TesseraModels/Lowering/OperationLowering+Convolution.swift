@@ -112,6 +112,9 @@ extension OperationLowering {
         try require(pads.allSatisfy { $0.0 >= 0 && $0.1 >= 0 }, "padding must be non-negative")
         let (c, o) = (x.shape[1], weight.shape[0])
         try require(
+            c >= 1 && weight.shape.dropFirst(2).allSatisfy { $0 >= 1 },
+            "empty channels or kernel: \(x.shape), \(weight.shape)")
+        try require(
             c % groups == 0 && o % groups == 0, "groups \(groups) must divide \(c) input and \(o) output channels")
         try require(
             weight.shape[1] == c / groups, "weight \(weight.shape) needs \(c / groups) input channels per group")
@@ -174,7 +177,7 @@ extension OperationLowering {
             "weight \(weight.shape) does not fit \(cIn) input channels in \(groups) groups")
         let cOut = prepacked ? w4.shape[0] : w4.shape[1] * groups
         if let bias { try require(bias.scalarCount == cOut, "bias \(bias.shape) needs \(cOut) values") }
-        try require(h > 0 && w > 0, "empty input \(x.shape)")
+        try require(h > 0 && w > 0 && cIn > 0 && kh > 0 && kw > 0, "empty input \(x.shape) or kernel \(weight.shape)")
         // Zeros between input elements: [N, C, H, 1, W, 1] padded to [N, C, H, s, W, s].
         var dilated = try x4.reshaped(checked: [n, cIn, h, 1, w, 1])
         if strides != [1, 1] {
