@@ -537,6 +537,16 @@ def resize_cases():
               bilinear_ref(x, 9, 8, False, False), target=ct.target.iOS16)
 
 
+def runtime_parameter_cases():
+    """Slice bounds and a reshape target computed at run time (as flexible-shape models have)."""
+    x = rand(2, 3, 4)
+    save_case("reshape_from_shape", {"x": x}, lambda x: mb.reshape(x=x, shape=mb.concat(values=[
+        mb.gather(x=mb.shape(x=x), indices=[0], axis=0), np.array([-1], np.int32)], axis=0)), x.reshape(2, 12))
+    begin = np.array([1, 0, 1], np.int32)
+    save_case("slice_by_index_input_bounds", {"x": x, "begin": begin},
+              lambda x, begin: mb.slice_by_index(x=x, begin=begin, end=[2, 3, 4]), x[1:2, 0:3, 1:4])
+
+
 def indexing_cases():
     x = rand(3, 4, 5)
     save_case("slice_by_index", {"x": x}, lambda x: mb.slice_by_index(x=x, begin=[1, 0, 1], end=[3, 4, 5],
@@ -741,6 +751,7 @@ def main():
     pool_cases()
     shape_cases()
     indexing_cases()
+    runtime_parameter_cases()
     resize_cases()
     constexpr_cases()
     cnn_case("cnn_fp32", ct.precision.FLOAT32)

@@ -7,8 +7,8 @@ extension OperationLowering {
     static let indexingHandlers: [String: Handler] = [
         "slice_by_index": { lowering in
             let x = try lowering.tensor("x")
-            let begin = try lowering.required(lowering.ints("begin"), "begin")
-            let end = try lowering.required(lowering.ints("end"), "end")
+            let beginParameter = try lowering.required(lowering.runtimeInts("begin"), "begin")
+            let endParameter = try lowering.required(lowering.runtimeInts("end"), "end")
             let stride = try lowering.ints("stride")
             let beginMask = try lowering.bools("begin_mask")
             let endMask = try lowering.bools("end_mask")
@@ -16,6 +16,7 @@ extension OperationLowering {
             return { args in
                 let v = args[x]
                 let rank = v.rank
+                let (begin, end) = (try beginParameter.values(args), try endParameter.values(args))
                 for list in [begin, end, stride ?? begin] {
                     try require(list.count == rank, "begin/end/stride need \(rank) values")
                 }
@@ -53,10 +54,11 @@ extension OperationLowering {
         },
         "slice_by_size": { lowering in
             let x = try lowering.tensor("x")
-            let begin = try lowering.required(lowering.ints("begin"), "begin")
-            let size = try lowering.required(lowering.ints("size"), "size")
+            let beginParameter = try lowering.required(lowering.runtimeInts("begin"), "begin")
+            let sizeParameter = try lowering.required(lowering.runtimeInts("size"), "size")
             return { args in
                 let v = args[x]
+                let (begin, size) = (try beginParameter.values(args), try sizeParameter.values(args))
                 try require(begin.count == v.rank && size.count == v.rank, "begin/size need \(v.rank) values")
                 var starts: [Int] = []
                 var counts: [Int] = []

@@ -9,8 +9,10 @@ extension OperationLowering {
         var handlers: [String: Handler] = [:]
         handlers["reshape"] = { lowering in
             let x = try lowering.tensor("x")
-            let shape = try lowering.required(lowering.ints("shape"), "shape")
-            return { args in [try args[x].reshaped(checked: try resolvedShape(shape, of: args[x].shape))] }
+            let shape = try lowering.required(lowering.runtimeInts("shape"), "shape")
+            return { args in
+                [try args[x].reshaped(checked: try resolvedShape(try shape.values(args), of: args[x].shape))]
+            }
         }
         handlers["transpose"] = { lowering in
             let x = try lowering.tensor("x")

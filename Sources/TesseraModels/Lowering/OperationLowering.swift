@@ -156,6 +156,16 @@ struct OperationLowering {
         return values
     }
 
+    /// An integer-list parameter that is a constant, or else an operand whose (small) value
+    /// is read when the prediction is built; `nil` when unbound.
+    mutating func runtimeInts(_ name: String) throws -> RuntimeInts? {
+        guard let binding = operation.inputs[name]?.bindings.first else { return nil }
+        if case .name(let value) = binding, context.constants[value] == nil {
+            return .operand(try tensor(name))
+        }
+        return try ints(name).map { .constant($0) }
+    }
+
     /// A constant scalar integer parameter, or `nil` when unbound.
     func int(_ name: String) throws -> Int? {
         guard let values = try ints(name) else { return nil }
@@ -199,5 +209,33 @@ struct OperationLowering {
     func required<T>(_ value: T?, _ name: String) throws -> T {
         guard let value else { throw invalid("the required parameter '\(name)' is missing") }
         return value
+    }
+}
+
+/// An integer-list parameter known at load, or read from an operand per prediction (slice
+/// bounds or a reshape target computed from shapes, as flexible-shape models have).
+enum RuntimeInts: Sendable {
+    case constant([Int])
+    case operand(Int)
+
+    /// The largest operand ``values(_:)`` reads.
+    static let maximumCount = 64
+
+    /// The integers, reading an operand's elements (which materializes the small expression
+    /// behind them, usually shape arithmetic, on the calling thread).
+    func values(_ args: [MLTensor]) throws -> [Int] {
+        switch self {
+        case .constant(let values): return values
+        case .operand(let position):
+            let tensor = args[position]
+            try require(
+                tensor.rank <= 1 && tensor.scalarCount <= RuntimeInts.maximumCount,
+                "a parameter computed at run time must be a short list, got shape \(tensor.shape)")
+            let values =
+                tensor.kernelType.isFloatingPoint
+                ? tensor.scalars(of: Float.self).map { Int($0) }
+                : tensor.converted(to: .int32).scalars(of: Int32.self).map(Int.init)
+            return values
+        }
     }
 }
