@@ -143,7 +143,9 @@ package struct LoweredFunction: Sendable {
     /// Builds the graph for one prediction on `inputs` and returns the output tensors by name.
     ///
     /// The tensors are lazy; materialize them together (`MLTensor.materialize(_:)`) so the
-    /// whole prediction runs as one plan. Float inputs of any float type are converted to
+    /// whole prediction runs as one plan. (The one exception: a reshape target or slice bound
+    /// computed at run time is read while building, which runs the small shape expression
+    /// behind it on the calling thread.) Float inputs of any float type are converted to
     /// Float32, integer inputs to Int32.
     ///
     /// - Throws: ``LoweringError`` when an input is missing, has the wrong rank, a dimension
