@@ -581,6 +581,12 @@ def indexing_cases():
     save_case("gather_nd_batch_dims", {"x": x, "indices": nd_batched},
               lambda x, indices: mb.gather_nd(x=x, indices=indices, batch_dims=1),
               np.stack([x[b][nd_batched[b, :, 0]] for b in range(3)]), target=ct.target.iOS16)
+    lengths = np.array([2, 4, 0], np.int32)
+    expected = x.copy()
+    for b, n in enumerate(lengths):
+        expected[b, :n] = x[b, :n][::-1]
+    save_case("reverse_sequence", {"x": x, "lengths": lengths},
+              lambda x, lengths: mb.reverse_sequence(x=x, lengths=lengths, seq_axis=1, batch_axis=0), expected)
     table = rand(10, 6)
     tokens = np.array([[3, 7, 0, 9]], np.int32)
     save_case("gather_embedding", {"ids": tokens}, lambda ids: mb.gather(x=table, indices=ids, axis=0), table[tokens])

@@ -92,40 +92,28 @@ extension OperationLowering {
             let x = try lowering.tensor("x")
             let indices = try lowering.tensor("indices")
             let axis = try lowering.int("axis") ?? 0
+            return { args in [try gatherAlongAxis(args[x], args[indices], axis: axis)] }
+        },
+        "reverse_sequence": { lowering in
+            let x = try lowering.tensor("x")
+            let lengths = try lowering.tensor("lengths")
+            let seqAxis = try lowering.int("seq_axis") ?? 0
+            let batchAxis = try lowering.int("batch_axis") ?? 0
             return { args in
-                // out[p] = x[p with p[axis] = indices[p]]: one gather from the flattened input at
-                // linear positions offset(p without axis) + index · stride(axis).
-                let (v, i) = (args[x], args[indices])
-                let a = try v.axis(axis)
-                try require(i.rank == v.rank, "indices \(i.shape) must have the rank of x \(v.shape)")
-                for d in 0..<v.rank where d != a {
-                    try require(i.shape[d] == v.shape[d], "indices \(i.shape) and x \(v.shape) differ off axis \(a)")
-                }
-                try require(v.scalarCount < Int(Int32.max), "x \(v.shape) is too large to index with int32")
-                var strides = [Int](repeating: 1, count: v.rank)
-                for d in stride(from: v.rank - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * v.shape[d + 1] }
-                let count = i.scalarCount
-                var offsets = [Int32](repeating: 0, count: count)
-                if count > 0 {
-                    var position = [Int](repeating: 0, count: v.rank)
-                    for k in 0..<count {
-                        var offset = 0
-                        for d in 0..<v.rank where d != a { offset += position[d] * strides[d] }
-                        offsets[k] = Int32(offset)
-                        var d = v.rank - 1
-                        while d >= 0 {
-                            position[d] += 1
-                            if position[d] < i.shape[d] { break }
-                            position[d] = 0
-                            d -= 1
-                        }
-                    }
-                }
-                let index = try clampedIndices(i, size: v.shape[a])
-                let linear = MLTensor(
-                    .binary(.add), MLTensor(.binary(.mul), index, index.scalar(Double(strides[a]))),
-                    MLTensor(shape: i.shape, scalars: offsets, scalarType: Int32.self))
-                return [MLTensor(.gather(axis: 0), [try v.reshaped(checked: [v.scalarCount]), linear])]
+                // Along seq_axis, position t of batch b reads len[b] - 1 - t when t < len[b], else t.
+                let v = args[x]
+                let (s, b) = (try v.axis(seqAxis), try v.axis(batchAxis))
+                let length = args[lengths].converted(to: .int32)
+                try require(s != b && length.scalarCount == v.shape[b], "lengths \(length.shape) do not fit \(v.shape)")
+                var batchShape = [Int](repeating: 1, count: v.rank)
+                batchShape[b] = v.shape[b]
+                var timeShape = [Int](repeating: 1, count: v.rank)
+                timeShape[s] = v.shape[s]
+                let len = try length.reshaped(checked: batchShape)
+                let t = MLTensor(shape: timeShape, scalars: (0..<v.shape[s]).map { Int32($0) }, scalarType: Int32.self)
+                let reversed = try MLTensor.elementwise(.sub, try .elementwise(.sub, len, len.scalar(1)), t)
+                let source = try MLTensor.selecting(try .elementwise(.less, t, len), reversed, t)
+                return [try gatherAlongAxis(v, MLTensor(.broadcast(v.shape), [source]), axis: s)]
             }
         },
         "gather_nd": { lowering in
@@ -200,6 +188,41 @@ extension OperationLowering {
         let merged = try x.reshaped(checked: [b * d] + rest)
         let gathered = MLTensor(.gather(axis: 0), [merged, linear])  // [B, P, R…]
         return try gathered.reshaped(checked: batch + points + rest)
+    }
+
+    /// `out[p] = x[p with p[axis] = indices[p]]`: one gather from the flattened input at
+    /// linear positions `offset(p without axis) + index · stride(axis)`.
+    static func gatherAlongAxis(_ v: MLTensor, _ i: MLTensor, axis: Int) throws -> MLTensor {
+        let a = try v.axis(axis)
+        try require(i.rank == v.rank, "indices \(i.shape) must have the rank of x \(v.shape)")
+        for d in 0..<v.rank where d != a {
+            try require(i.shape[d] == v.shape[d], "indices \(i.shape) and x \(v.shape) differ off axis \(a)")
+        }
+        try require(v.scalarCount < Int(Int32.max), "x \(v.shape) is too large to index with int32")
+        var strides = [Int](repeating: 1, count: v.rank)
+        for d in stride(from: v.rank - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * v.shape[d + 1] }
+        let count = i.scalarCount
+        var offsets = [Int32](repeating: 0, count: count)
+        if count > 0 {
+            var position = [Int](repeating: 0, count: v.rank)
+            for k in 0..<count {
+                var offset = 0
+                for d in 0..<v.rank where d != a { offset += position[d] * strides[d] }
+                offsets[k] = Int32(offset)
+                var d = v.rank - 1
+                while d >= 0 {
+                    position[d] += 1
+                    if position[d] < i.shape[d] { break }
+                    position[d] = 0
+                    d -= 1
+                }
+            }
+        }
+        let index = try clampedIndices(i, size: v.shape[a])
+        let linear = MLTensor(
+            .binary(.add), MLTensor(.binary(.mul), index, index.scalar(Double(strides[a]))),
+            MLTensor(shape: i.shape, scalars: offsets, scalarType: Int32.self))
+        return MLTensor(.gather(axis: 0), [try v.reshaped(checked: [v.scalarCount]), linear])
     }
 
     /// Python's `slice(start, stop, step).indices(size)`: the first index and the count.
