@@ -43,10 +43,11 @@ def rand(*shape, low=-2.0, high=2.0):
 
 
 def save_case(name, inputs, build, expected, target=ct.target.iOS15, rtol=1e-4, atol=1e-5,
-              precision=ct.precision.FLOAT32, pipeline="empty", classifier=None):
+              precision=ct.precision.FLOAT32, pipeline="empty", classifier=None, states=()):
     """Builds `build(**placeholders)` as a program, saves it and its NumPy references."""
     dtypes = {np.dtype(np.int32): types.int32, np.dtype(np.float16): types.fp16}
-    specs = [mb.TensorSpec(shape=v.shape, dtype=dtypes.get(v.dtype, types.fp32)) for v in inputs.values()]
+    specs = [(mb.StateTensorSpec if k in states else mb.TensorSpec)(shape=v.shape, dtype=dtypes.get(v.dtype, types.fp32))
+             for k, v in inputs.items()]
     names = list(inputs.keys())
 
     # The builder names inputs after the function's parameters, so write one with ours.
@@ -734,6 +735,22 @@ def float16_io_case():
               ref.astype(np.float16), target=ct.target.iOS16, precision=ct.precision.FLOAT16, rtol=1e-3, atol=1e-3)
 
 
+def stateful_case():
+    """An accumulator state (iOS 18): read_state, add, write_state (coremltools' serialization
+    of coreml_update_state); the state's current value is an input and its new value an output."""
+    x = rand(1, 4).astype(np.float16)
+    acc = rand(1, 4).astype(np.float16)
+    total = (acc.astype(np.float32) + x.astype(np.float32)).astype(np.float16)
+
+    def build(x, acc):
+        s = mb.add(x=mb.read_state(input=acc), y=x)
+        return mb.mul(x=mb.coreml_update_state(state=acc, value=s), y=np.float16(2.0))
+
+    save_case("stateful_accumulator", {"x": x, "acc": acc}, build, [total.astype(np.float32) * 2, total],
+              target=ct.target.iOS18, precision=ct.precision.FLOAT16, states=("acc",), rtol=1e-3, atol=1e-3)
+    CASES[-1]["outputs"] = [CASES[-1]["outputs"][0], "acc"]
+
+
 def classifier_case():
     x = rand(1, 6)
     w, b = rand(3, 6), rand(3)
@@ -765,6 +782,7 @@ def main():
     transformer_case()
     classifier_case()
     float16_io_case()
+    stateful_case()
     unsupported_case()
     oversized_case()
     with open(os.path.join(OUT, "cases.json"), "w") as f:

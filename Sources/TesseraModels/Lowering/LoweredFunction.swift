@@ -23,7 +23,9 @@ import TesseraTensor
 /// MLTensor.materialize(Array(outputs.values))
 /// ```
 package struct LoweredFunction: Sendable {
-    /// The function's input names in declaration order, and their MIL types.
+    /// The function's input names in declaration order, and their MIL types (states, iOS 18,
+    /// included: `run` takes each state's current value as an input under its name and
+    /// returns the value it wrote under the same name).
     package let inputs: [(name: String, type: MILValueType)]
     /// The function's output names in order.
     package let outputNames: [String]
@@ -37,6 +39,8 @@ package struct LoweredFunction: Sendable {
     let inputSlots: [Int]
     /// Per output: the slot, and the scalar type the result is converted to (`nil` to keep it).
     let outputSlots: [(slot: Int, type: KernelScalarType?)]
+    /// Per state the function writes: its name, the slot of its final value and its scalar type.
+    let stateOutputs: [(name: String, slot: Int, type: KernelScalarType?)]
 
     /// A classifier's labels as strings (integer labels printed in decimal), or `nil` when the
     /// function has no `classify` op.
@@ -50,7 +54,7 @@ package struct LoweredFunction: Sendable {
 
     /// The MIL op types Tessera lowers (besides `const`).
     package static var supportedOperationTypes: Set<String> {
-        Set(OperationLowering.handlers.keys).union(LoweringContext.constexprTypes)
+        Set(OperationLowering.handlers.keys).union(LoweringContext.constexprTypes).union(["write_state"])
     }
 
     /// Lowers `functionName` (usually "main") of the package's ML program once.
@@ -75,11 +79,18 @@ package struct LoweredFunction: Sendable {
         var inputs: [(name: String, type: MILValueType)] = []
         var inputSlots: [Int] = []
         for input in function.inputs {
+            if case .state(let wrapped) = input.type, let tensorType = wrapped.tensorType {
+                inputs.append((input.name, input.type))
+                let slot = context.define(input.name, type: input.type)
+                inputSlots.append(slot)
+                context.declareState(input.name, slot: slot, type: tensorType)
+                continue
+            }
             guard input.type.tensorType != nil else {
                 throw ModelFormatError(
                     .unsupportedModelType, file: file,
                     "input '\(input.name)' is \(input.type); Tessera runs functions whose inputs are tensors "
-                        + "(stateful models are not supported yet)")
+                        + "or states wrapping tensors")
             }
             inputs.append((input.name, input.type))
             inputSlots.append(context.define(input.name, type: input.type))
@@ -102,6 +113,26 @@ package struct LoweredFunction: Sendable {
                 context.defineConstant(output.name, try context.evaluateConstexpr(operation), type: output.type)
                 continue
             }
+            if operation.type == "write_state" {
+                guard case .name(let state)? = operation.inputs["input"]?.bindings.first,
+                    context.stateSlots[state] != nil, let data = operation.inputs["data"]?.bindings.first
+                else {
+                    throw ModelFormatError(
+                        .invalidSpecification, file: file, "write_state '\(name)' does not name a state and a value")
+                }
+                let slot: Int?
+                switch data {
+                case .name(let value): slot = try context.slot(for: value)
+                case .value(let value):
+                    slot = try context.literalSlot(MILConstant(value, in: package, what: "data of '\(name)'"))
+                }
+                guard let slot else {
+                    throw ModelFormatError(
+                        .invalidSpecification, file: file, "write_state '\(name)' writes an undefined value")
+                }
+                context.writeState(state, slot: slot)
+                continue
+            }
             guard let handler = OperationLowering.handlers[operation.type], operation.blocks.isEmpty else {
                 throw ModelFormatError(
                     .unsupportedModelType, file: file,
@@ -113,6 +144,12 @@ package struct LoweredFunction: Sendable {
                 classifier = try LoweredClassifier(operation, lowering: lowering)
             }
             let results = operation.outputs.map { context.define($0.name, type: $0.type) }
+            if operation.type == "coreml_update_state",
+                case .name(let state)? = operation.inputs["state"]?.bindings.first,
+                let result = results.first
+            {
+                context.writeState(state, slot: result)
+            }
             steps.append(
                 LoweredStep(
                     type: operation.type, name: name, operands: lowering.operands, results: results,
@@ -128,6 +165,12 @@ package struct LoweredFunction: Sendable {
             }
             let dataType = context.types[output]?.tensorType?.dataType
             outputSlots.append((slot, dataType.flatMap(LoweredFunction.outputType)))
+        }
+        self.stateOutputs = context.writtenStates.map { state in
+            (
+                state, context.stateSlots[state]!,
+                context.stateTypes[state].flatMap { LoweredFunction.outputType($0.dataType) }
+            )
         }
         self.inputs = inputs
         self.inputSlots = inputSlots
@@ -210,11 +253,17 @@ package struct LoweredFunction: Sendable {
             }
             outputs[name] = tensor
         }
+        for (name, slot, type) in stateOutputs {
+            let value = values[slot]!
+            outputs[name] = type.map { value.converted(to: $0) } ?? value
+        }
         return outputs
     }
 
     /// Checks an input against its declared type and converts it to its compute type.
-    private func bind(_ tensor: MLTensor, to name: String, type: MILValueType) throws -> MLTensor {
+    private func bind(_ tensor: MLTensor, to name: String, type declaredType: MILValueType) throws -> MLTensor {
+        var type = declaredType
+        if case .state(let wrapped) = declaredType { type = wrapped }
         guard let declared = type.tensorType else {
             throw LoweringError(.invalidInput, file: file, "input '\(name)' is \(type), not a tensor")
         }

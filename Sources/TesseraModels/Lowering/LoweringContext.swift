@@ -17,6 +17,13 @@ final class LoweringContext {
     private(set) var constantTensors: [(slot: Int, tensor: MLTensor)] = []
     /// The number of slots laid out.
     private(set) var slotCount = 0
+    /// For each state (a function input of state type), the slot holding its current value:
+    /// the input itself until a `write_state` rebinds it.
+    private(set) var stateSlots: [String: Int] = [:]
+    /// The states' declared tensor types.
+    private(set) var stateTypes: [String: MILTensorType] = [:]
+    /// The states written so far, in first-write order.
+    private(set) var writtenStates: [String] = []
 
     init(package: CoreMLPackage) {
         self.package = package
@@ -29,6 +36,19 @@ final class LoweringContext {
         slots[name] = slotCount - 1
         types[name] = type
         return slotCount - 1
+    }
+
+    /// Declares the function input in `slot` as state `name`.
+    func declareState(_ name: String, slot: Int, type: MILTensorType) {
+        stateSlots[name] = slot
+        stateTypes[name] = type
+    }
+
+    /// Makes the value in `slot` the current value of state `name` (a `write_state`); later
+    /// `read_state`s see it and the function returns it under the state's name.
+    func writeState(_ name: String, slot: Int) {
+        if !writtenStates.contains(name) { writtenStates.append(name) }
+        stateSlots[name] = slot
     }
 
     /// Records a const op's value; its tensor is built only if an op uses it as an operand.

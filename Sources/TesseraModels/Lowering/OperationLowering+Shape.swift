@@ -19,6 +19,22 @@ extension OperationLowering {
             let perm = try lowering.required(lowering.ints("perm"), "perm")
             return { args in [try args[x].permuted(checked: perm)] }
         }
+        // States (iOS 18): `read_state` yields the state's current value; `write_state` (handled
+        // in `LoweredFunction.init`, it has no result) and `coreml_update_state` rebind it.
+        handlers["read_state"] = { lowering in
+            guard case .name(let state)? = lowering.operation.inputs["input"]?.bindings.first,
+                let slot = lowering.context.stateSlots[state]
+            else { throw lowering.invalid("'input' must name a state of the function") }
+            let current = lowering.appendOperand(slot: slot)
+            return { args in [args[current]] }
+        }
+        handlers["coreml_update_state"] = { lowering in
+            guard case .name(let state)? = lowering.operation.inputs["state"]?.bindings.first,
+                lowering.context.stateSlots[state] != nil
+            else { throw lowering.invalid("'state' must name a state of the function") }
+            let value = try lowering.tensor("value")
+            return { args in [args[value]] }
+        }
         handlers["reshape_like"] = { lowering in
             let x = try lowering.tensor("x")
             let references = try lowering.tensors("ref_tensors")
