@@ -43,12 +43,14 @@ let package = Package(
         ),
         .target(
             name: "Tessera",
-            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray"],
+            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray", "TesseraModels"],
             swiftSettings: strictConcurrency
         ),
         .executableTarget(
             name: "tessera",
             dependencies: ["Tessera"],
+            // The demo's digit classifier and its held-out samples (tools/make_demo_model.py).
+            resources: [.copy("Resources/DigitsClassifier.mlpackage"), .copy("Resources/digits-samples.json")],
             swiftSettings: strictConcurrency
         ),
         .target(
@@ -58,7 +60,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraKernelsTests",
-            dependencies: ["TesseraKernels", "_TesseraTestSupport"],
+            dependencies: ["TesseraKernels", "CTesseraSIMD", "_TesseraTestSupport"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(
@@ -78,7 +80,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "TesseraBenchmarks",
-            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray", "COpenBLAS"],
+            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray", "TesseraModels", "COpenBLAS"],
             path: "Benchmarks/TesseraBenchmarks",
             swiftSettings: strictConcurrency
         ),
@@ -87,10 +89,11 @@ let package = Package(
             name: "TesseraProtobuf",
             swiftSettings: strictConcurrency
         ),
-        // Model formats (Core ML package, spec, MIL program, weight.bin) and, later, MLModel.
+        // Model formats (Core ML package, spec, MIL program, weight.bin), lowering, and the
+        // MLModel API (feature values and providers, descriptions, predictions).
         .target(
             name: "TesseraModels",
-            dependencies: ["TesseraProtobuf", "TesseraKernels", "TesseraGraph", "TesseraTensor"],
+            dependencies: ["TesseraProtobuf", "TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(
@@ -100,7 +103,9 @@ let package = Package(
         ),
         .testTarget(
             name: "TesseraModelsTests",
-            dependencies: ["TesseraModels", "TesseraProtobuf", "TesseraTensor", "_TesseraTestSupport"],
+            dependencies: [
+                "TesseraModels", "TesseraProtobuf", "TesseraTensor", "TesseraMultiArray", "_TesseraTestSupport",
+            ],
             swiftSettings: strictConcurrency
         ),
     ],

@@ -12,7 +12,7 @@ func benchmarkData(_ count: Int, seed: UInt32) -> [Float] {
     }
 }
 
-/// The tensor workloads T1–T7 of workloads.md through the public MLTensor API: each timed run
+/// The tensor workloads T1–T9 of workloads.md through the public MLTensor API: each timed run
 /// builds the expression and materializes it (the blocking `materialized()` extension).
 /// Returns the medians in milliseconds by workload id.
 func runTensorBenchmarks() -> [String: Double] {
@@ -108,6 +108,27 @@ func runTensorBenchmarks() -> [String: Double] {
         record(
             "T7", "hypot_16M", measure(iterations: 15) { blackHole((a7 * a7 + b7 * b7).squareRoot().materialized()) })
     }
+    // T8 sampling: softmax(logits / 0.7) -> topK(50) -> cumulative sum of the kept probabilities
+    if wanted("T8") {
+        let logits = MLTensor(shape: [1, 32000], scalars: benchmarkData(32000, seed: 11).map { $0 * 8 })
+        record(
+            "T8", "sampling",
+            measure(iterations: 100) {
+                let (values, indices) = (logits / 0.7).softmax(alongAxis: -1).topK(50)
+                MLTensor.materialize([values.cumulativeSum(alongAxis: -1), indices])
+            })
+    }
+    // T9 detection_decode: [1, 84, 8400] -> [1, 8400, 84]; best of the 80 class scores; mask > 0.25
+    if wanted("T9") {
+        let x9 = MLTensor(shape: [1, 84, 8400], scalars: benchmarkData(84 * 8400, seed: 12))
+        record(
+            "T9", "detection_decode",
+            measure(iterations: 100) {
+                let classes = x9.transposed(permutation: [0, 2, 1])[nil, nil, 4...]
+                let scores = classes.max(alongAxes: -1)
+                MLTensor.materialize([scores, classes.argmax(alongAxis: -1), scores .> 0.25])
+            })
+    }
     return medians
 }
 
@@ -125,4 +146,13 @@ func writeTensorJSON(_ medians: [String: Double], to path: String) {
     } catch {
         FileHandle.standardError.write(Data("could not write \(path): \(error)\n".utf8))
     }
+}
+
+/// Parts of T9 timed separately (`TESSERA_BENCH_ONLY=T9parts`), to see where its time goes.
+func runT9Parts() {
+    let x9 = MLTensor(shape: [1, 84, 8400], scalars: benchmarkData(84 * 8400, seed: 12))
+    let classes = x9.transposed(permutation: [0, 2, 1])[nil, nil, 4...]
+    report("T9 max only", measure(iterations: 100) { blackHole(classes.max(alongAxes: -1).materialized()) }, "")
+    report("T9 argmax only", measure(iterations: 100) { blackHole(classes.argmax(alongAxis: -1).materialized()) }, "")
+    report("T9 slice copy", measure(iterations: 100) { blackHole((classes + 0).materialized()) }, "")
 }

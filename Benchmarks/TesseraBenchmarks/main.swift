@@ -3,11 +3,18 @@ import TesseraKernels
 
 // Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
 // Arguments: area names to run only some (tensor, elementwise, reduction, linalg, copy,
-// multiarray), and `--json PATH` to write the tensor workloads' medians for Benchmarks/peers/compare.py.
+// multiarray, models; t9parts times the pieces of T9), `--json PATH` to write the tensor
+// workloads' medians for Benchmarks/peers/compare.py, and `--models-dir DIR` for the model
+// workloads (made by Benchmarks/peers/model_workloads.py --make-models DIR).
 var arguments = Array(CommandLine.arguments.dropFirst())
 var jsonPath: String?
 if let flag = arguments.firstIndex(of: "--json"), flag + 1 < arguments.count {
     jsonPath = arguments[flag + 1]
+    arguments.removeSubrange(flag...(flag + 1))
+}
+var modelsDirectory: String?
+if let flag = arguments.firstIndex(of: "--models-dir"), flag + 1 < arguments.count {
+    modelsDirectory = arguments[flag + 1]
     arguments.removeSubrange(flag...(flag + 1))
 }
 let selected = Set(arguments)
@@ -20,8 +27,12 @@ if wants("tensor") {
     let medians = runTensorBenchmarks()
     if let jsonPath { writeTensorJSON(medians, to: jsonPath) }
 }
+if arguments.contains("t9parts") { runT9Parts() }
 if wants("elementwise") { runElementwiseBenchmarks() }
 if wants("reduction") { runReductionBenchmarks() }
 if wants("linalg") { runLinearAlgebraBenchmarks() }
 if wants("copy") { runCopyBenchmarks() }
 if wants("multiarray") { runMultiArrayBenchmarks() }
+if selected.contains("models") || modelsDirectory != nil {
+    runModelBenchmarks(modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))
+}

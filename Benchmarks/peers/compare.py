@@ -2,7 +2,7 @@
 """Merge Tessera's tensor-benchmark medians with the peers' and print one comparison table.
 
 Inputs:
-  * Tessera: `--tessera-json PATH` (schema `{"tessera": {"version": "...", "T1": ms, ..., "T7": ms}}`,
+  * Tessera: `--tessera-json PATH` (schema `{"tessera": {"version": "...", "T1": ms, ..., "T9": ms}}`,
     written by `TesseraBenchmarks tensor --json PATH`), or `--tessera-binary PATH`, which runs
     `PATH tensor --json <out-dir>/tessera.json` now;
   * peers: `--peers-json PATH` (written by tensor_workloads.py), or `--peers`, which runs

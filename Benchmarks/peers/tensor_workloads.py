@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Run the tensor workloads T1-T7 in each peer (NumPy, JAX, MLX, PyTorch) and write a JSON.
+"""Run the tensor workloads T1-T9 in each peer (NumPy, JAX, MLX, PyTorch) and write a JSON.
 
 Protocol (Docs: /work/shared/reference/workloads.md):
   * inputs: float32, built once with a fixed seed, outside the timed region;
@@ -48,6 +48,8 @@ WORKLOADS = {
     "T5": "matmul",
     "T6": "chain100_small",
     "T7": "hypot_16M",
+    "T8": "sampling",
+    "T9": "detection_decode",
 }
 PEERS = ("numpy", "jax", "mlx", "torch")
 PEER_MODULES = {"numpy": "numpy", "jax": "jax", "mlx": "mlx.core", "torch": "torch"}
@@ -81,6 +83,8 @@ def make_inputs(seed: int = SEED) -> dict[str, tuple[np.ndarray, ...]]:
         "T5": (normal(256, 512), normal(512, 1024)),
         "T6": (normal(16),),
         "T7": (normal(16_777_216), normal(16_777_216)),
+        "T8": (normal(1, 32000) * 4,),
+        "T9": (normal(1, 84, 8400),),
     }
 
 
@@ -100,6 +104,20 @@ def _reference_chain(x: np.ndarray) -> tuple[np.ndarray, ...]:
     return (x,)
 
 
+def _reference_sampling(logits: np.ndarray) -> tuple[np.ndarray, ...]:
+    z = logits / 0.7
+    e = np.exp(z - z.max(-1, keepdims=True))
+    p = e / e.sum(-1, keepdims=True)
+    indices = np.argsort(-p, axis=-1, kind="stable")[..., :50]
+    return np.cumsum(np.take_along_axis(p, indices, -1), -1), indices
+
+
+def _reference_detection(x: np.ndarray) -> tuple[np.ndarray, ...]:
+    classes = x.transpose(0, 2, 1)[..., 4:]
+    scores = classes.max(-1)
+    return scores, classes.argmax(-1), scores > 0.25
+
+
 REFERENCES: dict[str, Callable[..., tuple[np.ndarray, ...]]] = {
     "T1": lambda x, mean, std: ((x - mean) / std,),
     "T2": _reference_softmax_argmax,
@@ -108,6 +126,8 @@ REFERENCES: dict[str, Callable[..., tuple[np.ndarray, ...]]] = {
     "T5": lambda a, b: (a @ b,),
     "T6": _reference_chain,
     "T7": lambda a, b: (np.sqrt(a * a + b * b),),
+    "T8": _reference_sampling,
+    "T9": _reference_detection,
 }
 
 
@@ -199,7 +219,22 @@ def numpy_peer() -> tuple[str, dict, dict[str, Workload]]:
     def t7(a, b):
         return np.sqrt(a * a + b * b)
 
-    fns = {"T1": t1, "T2": t2, "T3": t3, "T4": t4, "T5": t5, "T6": t6, "T7": t7}
+    def t8(logits):
+        z = logits / np.float32(0.7)
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        p = e / e.sum(axis=-1, keepdims=True)
+        part = np.argpartition(-p, 50, axis=-1)[..., :50]
+        top = np.take_along_axis(p, part, -1)
+        order = np.argsort(-top, axis=-1, kind="stable")
+        indices = np.take_along_axis(part, order, -1)
+        return np.cumsum(np.take_along_axis(top, order, -1), axis=-1), indices
+
+    def t9(x):
+        classes = x.transpose(0, 2, 1)[..., 4:]
+        scores = classes.max(axis=-1)
+        return scores, classes.argmax(axis=-1), scores > 0.25
+
+    fns = {"T1": t1, "T2": t2, "T3": t3, "T4": t4, "T5": t5, "T6": t6, "T7": t7, "T8": t8, "T9": t9}
     workloads = {
         k: Workload(fn, np.asarray, lambda r: None, as_tuple_of_numpy) for k, fn in fns.items()
     }
@@ -237,7 +272,16 @@ def jax_peer() -> tuple[str, dict, dict[str, Workload]]:
     def t7(a, b):
         return jnp.sqrt(a * a + b * b)
 
-    fns = {"T1": t1, "T2": t2, "T3": t3, "T4": t4, "T5": t5, "T6": t6, "T7": t7}
+    def t8(logits):
+        values, indices = jax.lax.top_k(jax.nn.softmax(logits / 0.7, axis=-1), 50)
+        return jnp.cumsum(values, axis=-1), indices
+
+    def t9(x):
+        classes = jnp.transpose(x, (0, 2, 1))[..., 4:]
+        scores = jnp.max(classes, axis=-1)
+        return scores, jnp.argmax(classes, axis=-1), scores > 0.25
+
+    fns = {"T1": t1, "T2": t2, "T3": t3, "T4": t4, "T5": t5, "T6": t6, "T7": t7, "T8": t8, "T9": t9}
     device = jax.devices("cpu")[0]
     workloads = {
         k: Workload(
@@ -286,6 +330,16 @@ def mlx_peer() -> tuple[str, dict, dict[str, Workload]]:
     def t7(a, b):
         return mx.sqrt(a * a + b * b)
 
+    def t8(logits):
+        p = mx.softmax(logits / 0.7, axis=-1)
+        indices = mx.argsort(-p, axis=-1)[..., :50]
+        return mx.cumsum(mx.take_along_axis(p, indices, axis=-1), axis=-1), indices
+
+    def t9(x):
+        classes = mx.transpose(x, (0, 2, 1))[..., 4:]
+        scores = mx.max(classes, axis=-1)
+        return scores, mx.argmax(classes, axis=-1), scores > 0.25
+
     def materialize(result):
         mx.eval(result)
 
@@ -294,7 +348,7 @@ def mlx_peer() -> tuple[str, dict, dict[str, Workload]]:
         mx.eval(arr)
         return arr
 
-    fns = {"T1": t1, "T2": t2, "T3": t3, "T4": t4, "T5": t5, "T6": t6, "T7": t7}
+    fns = {"T1": t1, "T2": t2, "T3": t3, "T4": t4, "T5": t5, "T6": t6, "T7": t7, "T8": t8, "T9": t9}
     workloads = {k: Workload(fn, convert, materialize, as_tuple_of_numpy) for k, fn in fns.items()}
     info = {"mode": "lazy graph + mx.eval (no mx.compile)", "device": str(mx.default_device())}
     return mx.__version__, info, workloads
@@ -337,7 +391,16 @@ def torch_peer() -> tuple[str, dict, dict[str, Workload]]:
     def t7(a, b):
         return torch.sqrt(a * a + b * b)
 
-    fns = {"T1": t1, "T2": t2, "T3": t3, "T4": t4, "T5": t5, "T6": t6, "T7": t7}
+    def t8(logits):
+        values, indices = torch.topk(torch.softmax(logits / 0.7, dim=-1), 50, dim=-1)
+        return torch.cumsum(values, dim=-1), indices
+
+    def t9(x):
+        classes = x.permute(0, 2, 1)[..., 4:]
+        scores, ids = classes.max(dim=-1)
+        return scores, ids, scores > 0.25
+
+    fns = {"T1": t1, "T2": t2, "T3": t3, "T4": t4, "T5": t5, "T6": t6, "T7": t7, "T8": t8, "T9": t9}
     workloads = {
         k: Workload(no_grad(fn), torch.from_numpy, lambda r: None, as_tuple_of_numpy)
         for k, fn in fns.items()
@@ -629,7 +692,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--json", metavar="PATH", help="write the JSON here instead of stdout")
     parser.add_argument("--runs", type=int, default=30, help="timed runs per workload (>= 30)")
     parser.add_argument("--peers", default=",".join(PEERS), help="comma-separated subset of " + ",".join(PEERS))
-    parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated subset of T1..T7")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated subset of T1..T9")
     parser.add_argument("--attempts", type=int, default=3,
                         help="measure a peer again, up to this many times in all, while other processes "
                              "keep more than --max-load of the CPU busy; the least disturbed run is kept")

@@ -3,5 +3,6 @@
 @_exported import Foundation
 @_exported import TesseraGraph
 @_exported import TesseraKernels
+@_exported import TesseraModels
 @_exported import TesseraMultiArray
 @_exported import TesseraTensor

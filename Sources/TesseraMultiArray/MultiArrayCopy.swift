@@ -7,7 +7,7 @@ import TesseraKernels
 /// - Contiguous destination (the common case). Same type: `memcpy` for a contiguous source,
 ///   otherwise `CopyKernels.copy` (memcpy of contiguous inner runs, cache-blocked transposes).
 ///   Different types: one vectorised conversion pass for a contiguous source (`Float16` ⇄
-///   `Float` through ``HalfConversion``, others through `ScalarConversion`); a strided source is
+///   `Float` and every other pair through `ScalarConversion`); a strided source is
 ///   first gathered in its own type, then converted.
 /// - Strided destination (padded rows, a slot of a concatenation): the source is first made a
 ///   contiguous run of the destination type (skipped when it already is one), then scattered
@@ -58,18 +58,13 @@ enum MultiArrayCopy {
         withExtendedLifetime(staging) {}
     }
 
-    /// Converts `count` contiguous elements: `Float16` ⇄ `Float` through ``HalfConversion``,
-    /// every other pair through the kernel layer's `ScalarConversion`.
+    /// Converts `count` contiguous elements through the kernel layer's `ScalarConversion`
+    /// (`Float16` ⇄ `Float` there is a vectorised, threaded loop).
     static func convert(
         _ source: UnsafeRawPointer, from sourceType: KernelScalarType, into destination: UnsafeMutableRawPointer,
         to destinationType: KernelScalarType, count: Int
     ) {
-        switch (sourceType, destinationType) {
-        case (.float16, .float32): HalfConversion.widen(source, into: destination, count: count)
-        case (.float32, .float16): HalfConversion.narrow(source, into: destination, count: count)
-        default:
-            ScalarConversion.convert(source, from: sourceType, into: destination, to: destinationType, count: count)
-        }
+        ScalarConversion.convert(source, from: sourceType, into: destination, to: destinationType, count: count)
     }
 
     /// Writes contiguous row-major elements into `destination` through `layout`.

@@ -2,25 +2,46 @@ import Tessera
 
 /// The `tessera` command line.
 ///
-///     tessera demo      run the embedded pipeline and print what each step did
-///     tessera version   print the version
+///     tessera demo                                   classify the embedded digits with MLModel
+///     tessera describe MODEL                         inputs, outputs, metadata, op counts
+///     tessera predict MODEL --input NAME=FILE.npy …  run one prediction
+///     tessera compile MODEL -o DIR                   compile for MLModel(contentsOf:)
+///     tessera version                                print the version
 let arguments = Array(CommandLine.arguments.dropFirst())
-switch arguments.first {
-case "demo":
-    KernelPipelineDemo.run()
-case "version", "--version":
-    print("tessera \(TesseraVersion.string)")
-case nil, "help", "--help", "-h":
-    print(
-        """
-        tessera \(TesseraVersion.string): Core ML's programming model on Linux CPUs.
+let help = """
+    tessera \(TesseraVersion.string): Core ML's programming model on Linux CPUs.
 
-        usage: tessera <command>
+    usage: tessera <command>
 
-          demo      run the embedded image-classification pipeline through the CPU kernels
-          version   print the version
-        """)
-default:
-    FileHandle.standardError.write(Data("tessera: unknown command '\(arguments[0])'; try 'tessera help'\n".utf8))
-    exit(2)
+      demo                       classify the embedded handwritten digits with MLModel (MLTensor
+                                 pre- and post-processing), then run the kernel pipeline demo
+      describe MODEL             print a .mlpackage's or .mlmodel's inputs, outputs, metadata and op counts
+      predict MODEL --input NAME=FILE.npy … [--output-dir DIR]
+                                 run one prediction; print the outputs, write multi-arrays as .npy
+      compile MODEL -o DIR       compile a model into DIR/<name>.mlmodelc for MLModel(contentsOf:)
+      version                    print the version
+    """
+
+do {
+    switch arguments.first {
+    case "demo":
+        try DigitsDemo.run()
+        print("\n")
+        KernelPipelineDemo.run()
+    case "describe":
+        try DescribeCommand.run(Array(arguments.dropFirst()))
+    case "predict":
+        try PredictCommand.run(Array(arguments.dropFirst()))
+    case "compile":
+        try CompileCommand.run(Array(arguments.dropFirst()))
+    case "version", "--version":
+        print("tessera \(TesseraVersion.string)")
+    case nil, "help", "--help", "-h":
+        print(help)
+    default:
+        throw CLIError("unknown command '\(arguments[0])'; try 'tessera help'")
+    }
+} catch {
+    FileHandle.standardError.write(Data("tessera: \(error)\n".utf8))
+    exit(1)
 }

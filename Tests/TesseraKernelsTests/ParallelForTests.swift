@@ -38,6 +38,33 @@ struct ParallelForTests {
     }
 }
 
+extension ParallelForTests {
+    @Test("thousands of back-to-back loops, from four threads at once, each cover every item exactly once")
+    func manyLoopsFromManyThreads() async {
+        let count = 4_096
+        await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    let hits = UnsafeMutablePointer<Int32>.allocate(capacity: count)
+                    defer { hits.deallocate() }
+                    let pointer = UncheckedPointer(hits)
+                    for round in 0..<500 {
+                        hits.initialize(repeating: 0, count: count)
+                        // Enough estimated work to go parallel: 4,096 × 100 ns.
+                        parallelFor(count: count, cost: ParallelCost(nanosecondsPerItem: 100)) { range in
+                            for i in range { pointer.value[i] += Int32(1 + round % 3) }
+                        }
+                        let expected = Int32(1 + round % 3)
+                        if !(0..<count).allSatisfy({ hits[$0] == expected }) { return false }
+                    }
+                    return true
+                }
+            }
+            for await ok in group { #expect(ok) }
+        }
+    }
+}
+
 struct UncheckedPointer<T>: @unchecked Sendable {
     let value: UnsafeMutablePointer<T>
     init(_ value: UnsafeMutablePointer<T>) { self.value = value }

@@ -88,6 +88,41 @@ struct MLTensorReductionTests {
         #expect(fusedHalf == unfusedHalf)
     }
 
+    @Test("a reduction of a reshaped concatenation reduces the parts in place and matches the copy")
+    func reductionOfConcatenation() {
+        let a = MLTensor(shape: [4, 3, 8], scalars: (0..<96).map { Float(($0 * 37) % 23) - 11 })
+        let b = MLTensor(shape: [2, 3, 8], scalars: (0..<48).map { Float(($0 * 13) % 17) - 8 })
+        // A transposed part is read in row-major order, as the concatenation would hold it.
+        let c = MLTensor(shape: [3, 2, 8], scalars: (0..<48).map { Float(($0 * 7) % 19) - 9 })
+            .transposed(permutation: [1, 0, 2])
+        func joined() -> MLTensor { MLTensor(concatenating: [a, b, c], alongAxis: 0) }
+        let copied = joined().materialized()
+        let cases: [(MLTensor) -> MLTensor] = [
+            { $0.reshaped(to: [8, 24]).expandingShape(at: 0).mean(alongAxes: [2]) },
+            { $0.reshaped(to: [24, 8]).sum(alongAxes: [1], keepRank: true) },
+            { $0.max(alongAxes: [1, 2]) },
+            { $0.reshaped(to: [48, 4]).argmax(alongAxis: 1) },
+        ]
+        for make in cases {
+            let fused = make(joined())
+            let stats = MLTensor.materialize([fused])
+            #expect(stats.kernels == 1, "\(stats)")
+            let expected = make(copied)
+            #expect(fused.shape == expected.shape)
+            if fused.scalarType is Int32.Type {
+                #expect(fused.scalars(of: Int32.self) == expected.scalars(of: Int32.self))
+            } else {
+                #expect(fused.scalars(of: Float.self) == expected.scalars(of: Float.self))
+            }
+        }
+        // Rows that straddle two parts: the concatenation is made, and the result is the same.
+        let straddling = joined().reshaped(to: [3, 64]).sum(alongAxes: [1])
+        #expect(MLTensor.materialize([straddling]).kernels == 2)
+        #expect(
+            straddling.scalars(of: Float.self)
+                == copied.reshaped(to: [3, 64]).sum(alongAxes: [1]).scalars(of: Float.self))
+    }
+
     @Test("argmax reports Int32")
     func argmaxType() {
         let x = MLTensor(shape: [3, 2], scalars: [1, 6, 5, 2, 3, 4])

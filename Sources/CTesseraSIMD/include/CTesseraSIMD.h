@@ -17,6 +17,13 @@ static inline __attribute__((always_inline)) tessera_double16v tessera_sqrt_f64x
     return __builtin_elementwise_sqrt(x);
 }
 
+/// Tells the CPU this thread is spinning on a flag (x86 `pause`; nothing elsewhere).
+static inline __attribute__((always_inline)) void tessera_spin_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
 #endif
 
 #ifndef CTESSERA_SIMD_KERNELS_H
@@ -30,8 +37,15 @@ int tessera_cpu_has_avx2_fma(void);
 /// NaN, results below ~1e-38 flush to 0.
 float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float shift);
 
+/// tessera_exp_shifted_f32_avx2 with sixteen lanes per instruction on AVX-512 CPUs (the
+/// AVX2 version elsewhere): bit-identical elements and sum. Call only when
+/// tessera_cpu_has_avx2_fma() is true.
+float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift);
+
 /// Element-wise float32 arithmetic over a block, sixteen lanes per instruction on AVX-512
-/// CPUs and eight on AVX2 ones (chosen once with cpuid). `op` is 0 add, 1 sub, 2 mul, 3 div.
+/// CPUs and eight on AVX2 ones (chosen once with cpuid). `op` is 0 add, 1 sub, 2 mul, 3 div,
+/// 4 NaN-propagating min, 5 max, and the comparisons 6 ==, 7 !=, 8 <, 9 <=, 10 >, 11 >=
+/// (1 or 0).
 /// `a` or `b` may be NULL to use the scalar `as` or `bs` for every element. Call only when
 /// tessera_cpu_has_avx2_fma() is true. Results are the IEEE single-precision results, the
 /// same as the 4-lane Swift bodies.
@@ -40,4 +54,22 @@ void tessera_binary_f32_vector(int op, const float *a, float as, const float *b,
 /// dst[i] = sqrt(src[i]), correctly rounded, sixteen (AVX-512) or eight (AVX2) lanes per
 /// instruction. Call only when tessera_cpu_has_avx2_fma() is true.
 void tessera_sqrt_f32_vector(const float *src, float *dst, long n);
+
+/// The sum of p[0..<n], bit-identical to Tessera's Swift `FloatReduction.sum` (same
+/// accumulators, same order), with AVX-512 or AVX2 instructions. Call only when
+/// tessera_cpu_has_avx2_fma() is true.
+float tessera_sum_f32_vector(const float *p, long n);
+
+/// One row of a column-wise argmax (is_max != 0) or argmin: where p[i] beats best[i] —
+/// strictly, or p[i] is NaN and best[i] is not — best[i] = p[i] and index[i] = r. AVX2.
+void tessera_arg_fold_f32_avx2(int is_max, const float *p, float *best, int *index, int r, long n);
+
+/// The first i in [start, n) where p[i] > threshold or p[i] is NaN (above != 0), or where
+/// p[i] < threshold (above == 0); n when there is none. AVX2. (The top-k scan skips the
+/// elements that cannot enter its heap with it.)
+long tessera_find_beyond_f32_avx2(int above, const float *p, long start, long n, float threshold);
+
+/// acc[i] = p[i] where p[i] > acc[i] (is_max != 0; < for min) or p[i] is NaN: the
+/// NaN-propagating column-wise max (min) of a row into acc. AVX2.
+void tessera_extremum_row_f32_avx2(int is_max, float *acc, const float *p, long n);
 #endif

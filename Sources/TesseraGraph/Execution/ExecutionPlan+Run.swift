@@ -59,6 +59,8 @@ extension ExecutionPlan {
                 value = runFusedSoftmax(
                     entry, program: program, producerShape: entries[producer].shape,
                     leaves: leaves.map { values[$0]! })
+            case .reduceConcat(_, let parts):
+                value = runReduceConcat(entry, parts: parts.map { values[$0]! })
             }
             if value.storage.byteCount > 0 && !entry.op.isView {
                 allocatedBytes[i] = value.storage.byteCount
@@ -70,7 +72,8 @@ extension ExecutionPlan {
             // the pool for the next step of similar size.
             let readers: [Int]
             switch step {
-            case .fused(_, _, let leaves), .fusedReduce(_, _, let leaves, _), .fusedSoftmax(_, _, let leaves, _):
+            case .fused(_, _, let leaves), .fusedReduce(_, _, let leaves, _), .fusedSoftmax(_, _, let leaves, _),
+                .reduceConcat(_, let leaves):
                 readers = leaves
             default: readers = entry.inputs.map { canonical[$0] }
             }
@@ -137,6 +140,34 @@ extension ExecutionPlan {
             } else {
                 SoftmaxKernels.softmax(input: scratch, layout: layout, type: entry.type, axis: axis, output: target)
             }
+        }
+        return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
+    }
+
+    /// Reduces each part of a concatenation as rows of the reduction's row size and writes
+    /// its results after the previous part's (see ``Step/reduceConcat(entry:parts:)``).
+    private func runReduceConcat(_ entry: GraphSnapshot.Entry, parts: [TensorValue]) -> TensorValue {
+        guard case .reduce(let op, _) = entry.op else {
+            kernelFailure("[reduceConcat] \(entry.op) is not a reduction")
+        }
+        let outputCount = entry.shape.reduce(1, *)
+        let out = TensorStorage.allocate(count: outputCount, type: entry.type)
+        let totalCount = parts.reduce(0) { $0 + $1.layout.shape.reduce(1, *) }
+        guard outputCount > 0 else {
+            return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
+        }
+        let rowSize = totalCount / outputCount
+        var row = 0
+        for part in parts {
+            let rows = part.layout.shape.reduce(1, *) / Swift.max(1, rowSize)
+            guard rows > 0 else { continue }
+            // Row-major elements of the part, as the concatenation would hold them.
+            let base = part.layout.isContiguous ? part : part.compacted()
+            let layout = StridedLayout(contiguous: [rows, rowSize]).withOffset(base.layout.offset)
+            ReductionKernels.reduce(
+                op, input: base.pointer, layout: layout, type: base.type, axes: [1],
+                output: out.pointer + row * entry.type.byteCount, outputType: entry.type)
+            row += rows
         }
         return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
     }
@@ -275,6 +306,52 @@ extension ExecutionPlan {
                 output: out.pointer.assumingMemoryBound(to: Float.self), parameters: parameters,
                 countIncludePad: countIncludePad)
             withExtendedLifetime(input) {}
+        case .argsort(let axis, let descending, let k):
+            SortKernels.argsort(
+                input: x.pointer, layout: x.layout, type: x.type, axis: axis, descending: descending, count: k,
+                output: out.pointer.assumingMemoryBound(to: Int32.self))
+        case .gatherElements(let axis):
+            let indices = inputs[1].compacted()
+            CopyKernels.gatherElements(
+                from: x.pointer, layout: x.layout, axis: axis,
+                indices: indices.pointer.assumingMemoryBound(to: Int32.self), indicesShape: indices.layout.shape,
+                elementSize: x.type.byteCount, to: out.pointer)
+        case .gatherND:
+            let (source, indices) = (x.compacted(), inputs[1].compacted())
+            CopyKernels.gatherND(
+                from: source.pointer, shape: source.layout.shape,
+                indices: indices.pointer.assumingMemoryBound(to: Int32.self), indicesShape: indices.layout.shape,
+                elementSize: x.type.byteCount, to: out.pointer)
+        case .scatter(let axis):
+            let (indices, updates) = (inputs[1].compacted(), inputs[2])
+            CopyKernels.copy(from: x.pointer, layout: x.layout, elementSize: x.type.byteCount, to: out.pointer)
+            CopyKernels.scatterElements(
+                into: out.pointer, shape: entry.shape, axis: axis,
+                indices: indices.pointer.assumingMemoryBound(to: Int32.self), indicesShape: indices.layout.shape,
+                updates: updates.pointer, updatesLayout: updates.layout, elementSize: x.type.byteCount)
+        case .resize(let height, let width, let method):
+            let source = x.compacted()
+            let shape = source.layout.shape
+            ResizeKernels.resize(
+                input: source.pointer, type: x.type, planes: shape.dropLast(2).reduce(1, *),
+                height: shape[shape.count - 2], width: shape[shape.count - 1], newHeight: height, newWidth: width,
+                method: method, output: out.pointer)
+        case .multinomial(let samples):
+            let weights = x.compacted()
+            let words = inputs[1].compacted().pointer.assumingMemoryBound(to: UInt32.self)
+            let seed = UInt64(words[0]) | (UInt64(words[1]) << 32)
+            let categories = weights.layout.shape.last!
+            RandomKernels.multinomial(
+                weights: weights.pointer, type: x.type, rows: weights.layout.count / categories,
+                categories: categories, samples: samples, seed: seed,
+                output: out.pointer.assumingMemoryBound(to: Int32.self))
+        case .nonMaximumSuppression(let iouThreshold, let scoreThreshold, let maxOutputCount):
+            let (boxes, scores) = (x.compacted(), inputs[1].compacted())
+            NMSKernels.nonMaximumSuppression(
+                boxes: boxes.pointer.assumingMemoryBound(to: Float.self),
+                scores: scores.pointer.assumingMemoryBound(to: Float.self), count: scores.layout.count,
+                iouThreshold: iouThreshold, scoreThreshold: scoreThreshold, maxOutputCount: maxOutputCount,
+                output: out.pointer.assumingMemoryBound(to: Int32.self))
         default:
             kernelFailure("[execute] \(entry.op) has no kernel")
         }

@@ -21,11 +21,15 @@ final class ExecutionPlan: @unchecked Sendable {
         /// same way: chunks of leading-axis rows go through the program into a scratch block
         /// and straight on through the softmax kernel.
         case fusedSoftmax(entry: Int, program: FusedProgram, leaves: [Int], producer: Int)
+        /// A reduction over trailing axes of a reshaped concatenation along axis 0: each part
+        /// holds whole rows of the reduction, so each part is reduced where it lies and the
+        /// concatenation is never copied.
+        case reduceConcat(entry: Int, parts: [Int])
 
         var entry: Int {
             switch self {
             case .view(let entry), .fused(let entry, _, _), .kernel(let entry), .fusedReduce(let entry, _, _, _),
-                .fusedSoftmax(let entry, _, _, _):
+                .fusedSoftmax(let entry, _, _, _), .reduceConcat(let entry, _):
                 return entry
             }
         }
@@ -133,6 +137,32 @@ final class ExecutionPlan: @unchecked Sendable {
             if case .reduce = entries[i].op { reduceProducer[i] = p } else { softmaxProducer[i] = p }
         }
 
+        // A reduction over trailing axes whose input is a concatenation along axis 0, seen
+        // through reshapes that nothing else reads: when every part is a whole number of the
+        // reduction's rows, the parts are reduced in place of the concatenation.
+        var concatParts: [Int: [Int]] = [:]
+        for i in 0..<n where canonical[i] == i && reduceProducer[i] == nil {
+            guard case .reduce(_, let axes) = entries[i].op else { continue }
+            let input = inputs(i)[0]
+            let rank = entries[input].shape.count
+            guard let first = axes.first, axes == Array(first..<rank) else { continue }
+            let rowSize = entries[input].shape[first...].reduce(1, *)
+            var source = input
+            var chain: [Int] = []
+            while case .reshape = entries[source].op, consumers[source].count == 1, !requested.contains(source) {
+                chain.append(source)
+                source = inputs(source)[0]
+            }
+            guard case .concat(let axis) = entries[source].op, axis == 0, consumers[source].count == 1,
+                !requested.contains(source), rowSize > 0
+            else { continue }
+            let parts = inputs(source)
+            guard parts.allSatisfy({ entries[$0].shape.reduce(1, *) % rowSize == 0 }) else { continue }
+            concatParts[i] = parts
+            absorbed.insert(source)
+            for view in chain { absorbed.insert(view) }
+        }
+
         var steps: [Step] = []
         var lastUse = [Int](repeating: -1, count: n)
         for i in 0..<n where canonical[i] == i && entries[i].op != .constant {
@@ -141,6 +171,11 @@ final class ExecutionPlan: @unchecked Sendable {
             if let p = reduceProducer[i], let group = groups[p] {
                 step = .fusedReduce(entry: i, program: group.program, leaves: group.leaves, producer: p)
                 reads = group.leaves
+            } else if let parts = concatParts[i] {
+                step = .reduceConcat(entry: i, parts: parts)
+                reads = parts
+            } else if absorbed.contains(i) && !fusible(i) {
+                continue
             } else if let p = softmaxProducer[i], let group = groups[p] {
                 step = .fusedSoftmax(entry: i, program: group.program, leaves: group.leaves, producer: p)
                 reads = group.leaves

@@ -118,7 +118,8 @@ struct GraphSnapshot {
             let node = nodes[i]
             if isLeaf[i] { return Entry(op: .constant, shape: node.shape, type: node.type, inputs: []) }
             let inputs = node.inputs.map { input in
-                kernelPrecondition(input.visitEpoch.load(ordering: .relaxed) == epoch, "[plan] input outside the snapshot")
+                kernelPrecondition(
+                    input.visitEpoch.load(ordering: .relaxed) == epoch, "[plan] input outside the snapshot")
                 return input.visitIndex.load(ordering: .relaxed)
             }
             return Entry(op: node.op, shape: node.shape, type: node.type, inputs: inputs)

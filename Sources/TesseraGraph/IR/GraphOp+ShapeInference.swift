@@ -189,6 +189,74 @@ extension GraphOp {
                     "[averagePool2d] dilation is not supported: \(parameters)")
             }
             return (parameters.outputShape(inputShape: inputs[0].shape), .float32)
+        case .argsort(let axis, _, let count):
+            expectInputs(1)
+            checkAxis(axis, inputs[0].shape.count)
+            var shape = inputs[0].shape
+            kernelPrecondition(
+                count >= 0 && count <= shape[axis],
+                "[topK] k = \(count) is larger than axis \(axis) of shape \(shape)")
+            shape[axis] = count
+            return (shape, .int32)
+        case .gatherElements(let axis):
+            expectInputs(2)
+            let (x, i) = (inputs[0].shape, inputs[1].shape)
+            checkAxis(axis, x.count)
+            kernelPrecondition(
+                inputs[1].type == .int32, "[gatherElements] indices must be int32, got \(inputs[1].type)")
+            kernelPrecondition(
+                i.count == x.count
+                    && zip(x, i).enumerated().allSatisfy { $0.offset == axis || $0.element.1 <= $0.element.0 },
+                "[gatherElements] indices \(i) do not fit operand \(x) along axis \(axis)")
+            return (i, inputs[0].type)
+        case .gatherND:
+            expectInputs(2)
+            let (x, i) = (inputs[0].shape, inputs[1].shape)
+            kernelPrecondition(
+                inputs[1].type == .int32, "[gathering] indices must be int32, got \(inputs[1].type) \(i)")
+            kernelPrecondition(
+                !i.isEmpty && i[i.count - 1] <= x.count,
+                "[gathering] indices \(i) need rank ≥ 1 and index vectors no longer than the rank of \(x)")
+            return (Array(i.dropLast()) + Array(x[i[i.count - 1]...]), inputs[0].type)
+        case .scatter(let axis):
+            expectInputs(3)
+            let (x, i, u) = (inputs[0].shape, inputs[1].shape, inputs[2].shape)
+            checkAxis(axis, x.count)
+            kernelPrecondition(
+                inputs[1].type == .int32, "[replacing] indices must be int32, got \(inputs[1].type) \(i)")
+            kernelPrecondition(
+                inputs[2].type == inputs[0].type,
+                "[replacing] replacement type \(inputs[2].type) differs from the tensor's \(inputs[0].type)")
+            kernelPrecondition(
+                u == i && i.count == x.count
+                    && zip(x, i).enumerated().allSatisfy { $0.offset == axis || $0.element.1 <= $0.element.0 },
+                "[replacing] indices \(i) and replacement \(u) must have one shape that fits \(x) off axis \(axis)")
+            return (x, inputs[0].type)
+        case .resize(let height, let width, _):
+            expectInputs(1)
+            let shape = inputs[0].shape
+            kernelPrecondition(
+                shape.count >= 2 && height > 0 && width > 0,
+                "[resized] needs rank ≥ 2 and a positive size, got \(shape) to \(height)×\(width)")
+            return (shape.dropLast(2) + [height, width], inputs[0].type)
+        case .multinomial(let samples):
+            expectInputs(2)
+            kernelPrecondition(
+                inputs[1].type == .uint32 && inputs[1].shape == [2],
+                "[multinomial] the seed input must be uint32 [2], got \(inputs[1].type) \(inputs[1].shape)")
+            let shape = inputs[0].shape
+            kernelPrecondition(
+                !shape.isEmpty && shape[shape.count - 1] > 0 && inputs[0].type.isFloatingPoint && samples >= 0,
+                "[multinomial] needs floating-point weights with a non-empty last axis, got \(inputs[0].type) \(shape)")
+            return (shape.dropLast() + [samples], .int32)
+        case .nonMaximumSuppression(_, _, let maxOutputCount):
+            expectInputs(2)
+            let (b, s) = (inputs[0].shape, inputs[1].shape)
+            kernelPrecondition(
+                b.count == 2 && b[1] == 4 && s == [b[0]] && inputs[0].type == .float32 && inputs[1].type == .float32,
+                "[nonMaximumSuppression] needs float32 boxes [n, 4] and scores [n], got \(b) and \(s)")
+            kernelPrecondition(maxOutputCount >= 0, "[nonMaximumSuppression] maxOutputCount \(maxOutputCount) < 0")
+            return ([maxOutputCount], .int32)
         }
     }
 }

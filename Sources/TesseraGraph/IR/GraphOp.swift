@@ -50,6 +50,23 @@ public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
     /// 2-D average pooling of a float32 NCHW input; `countIncludePad` counts padding
     /// positions in the divisor.
     case averagePool2d(Pool2DParameters, countIncludePad: Bool)
+    /// The int32 indices of the first `count` elements of each line along `axis` in sorted
+    /// order (stable; NaN above every number); `count` equal to the axis size is `argsort`.
+    case argsort(axis: Int, descending: Bool, count: Int)
+    /// `take_along_axis(x, indices, axis)`; inputs `[x, indices (int32, same rank)]`.
+    case gatherElements(axis: Int)
+    /// `gather_nd(x, indices)`; inputs `[x, indices (int32, [..., m])]`.
+    case gatherND
+    /// `x` with `updates` written at `indices` along `axis`; inputs `[x, indices, updates]`.
+    case scatter(axis: Int)
+    /// The last two axes resized to `height × width`.
+    case resize(height: Int, width: Int, method: ResizeKernelMethod)
+    /// `samples` int32 category indices per row drawn from the last axis's weights; inputs
+    /// `[weights, seed (uint32 [2], low word first)]`, so plans do not depend on the seed.
+    case multinomial(samples: Int)
+    /// Greedy NMS; inputs `[boxes (float32 [n, 4]), scores (float32 [n])]`; int32
+    /// `[maxOutputCount]` padded with -1.
+    case nonMaximumSuppression(iouThreshold: Float, scoreThreshold: Float, maxOutputCount: Int)
 
     /// Whether the op is applied element by element over its (broadcast) output shape.
     public var isElementwise: Bool {
@@ -90,6 +107,14 @@ public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
         case .conv2d: return "conv2d"
         case .maxPool2d: return "maxPool2d"
         case .averagePool2d: return "averagePool2d"
+        case .argsort(let axis, let descending, let count):
+            return "argsort(\(axis), \(descending ? "descending" : "ascending"), \(count))"
+        case .gatherElements(let axis): return "gatherElements(\(axis))"
+        case .gatherND: return "gatherND"
+        case .scatter(let axis): return "scatter(\(axis))"
+        case .resize(let h, let w, _): return "resize[\(h), \(w)]"
+        case .multinomial(let samples): return "multinomial(\(samples))"
+        case .nonMaximumSuppression: return "nonMaximumSuppression"
         }
     }
 }

@@ -168,6 +168,14 @@ extension Float: FloatComputeScalar {
         case .sub: code = 1
         case .mul: code = 2
         case .div: code = 3
+        case .min: code = 4
+        case .max: code = 5
+        case .equal: code = 6
+        case .notEqual: code = 7
+        case .less: code = 8
+        case .lessEqual: code = 9
+        case .greater: code = 10
+        case .greaterEqual: code = 11
         default: return false
         }
         switch (a, b) {

@@ -25,9 +25,12 @@ extension FusedProgram {
         }
         guard shape.reduce(1, *) > 0 else { return }
         switch computeType {
-        case .float32: FusedRunner<Float>(program: self, shape: shape, inputs: inputs, outputs: outputOperands, memo: memo).run()
-        case .float64: FusedRunner<Double>(program: self, shape: shape, inputs: inputs, outputs: outputOperands, memo: memo).run()
-        case .int32: FusedRunner<Int32>(program: self, shape: shape, inputs: inputs, outputs: outputOperands, memo: memo).run()
+        case .float32:
+            FusedRunner<Float>(program: self, shape: shape, inputs: inputs, outputs: outputOperands, memo: memo).run()
+        case .float64:
+            FusedRunner<Double>(program: self, shape: shape, inputs: inputs, outputs: outputOperands, memo: memo).run()
+        case .int32:
+            FusedRunner<Int32>(program: self, shape: shape, inputs: inputs, outputs: outputOperands, memo: memo).run()
         }
     }
 }
@@ -52,7 +55,8 @@ struct FusedRunner<C: FusedComputeScalar> {
                 program: program, computeScalarType: C.computeType.scalarType, shape: shape, inputs: inputs,
                 outputs: outputs, overlaps: overlaps)
         }
-        plan = memo?.plan(shape: shape, inputs: inputs, outputs: outputs, overlaps: overlaps, make: makePlan) ?? makePlan()
+        plan =
+            memo?.plan(shape: shape, inputs: inputs, outputs: outputs, overlaps: overlaps, make: makePlan) ?? makePlan()
         var uniform: [C?] = []
         for (k, access) in plan.access.enumerated() {
             if case .uniform(let position) = access {

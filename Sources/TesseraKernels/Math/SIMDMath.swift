@@ -71,7 +71,7 @@ public enum SIMDMath {
     public static func expShifted(
         _ src: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>?, count: Int, shift: Float
     ) -> Float {
-        if hasAVX2FMA { return tessera_exp_shifted_f32_avx2(src, dst, count, shift) }
+        if hasAVX2FMA { return tessera_exp_shifted_f32_vector(src, dst, count, shift) }
         let s = SIMD16<Float>(repeating: shift)
         var sum = SIMD16<Float>()
         var i = 0

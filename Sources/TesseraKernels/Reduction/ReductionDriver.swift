@@ -99,6 +99,19 @@ enum ReductionDriver {
             return
         }
         if let inner = plan.keptStrides.last, inner == 1 {
+            if S.Element.self == Float.self && S.Result.self == Int32.self, let isMax = S.argDirection {
+                let (floats, indices) = (UnsafeRawPointer(src), UnsafeMutableRawPointer(dst))
+                if isMax {
+                    runArgRows(
+                        Maximum.self, floats.assumingMemoryBound(to: Float.self), plan,
+                        indices.assumingMemoryBound(to: Int32.self))
+                } else {
+                    runArgRows(
+                        Minimum.self, floats.assumingMemoryBound(to: Float.self), plan,
+                        indices.assumingMemoryBound(to: Int32.self))
+                }
+                return
+            }
             runRows(S.self, src, plan, dst)
         } else {
             runRuns(S.self, src, plan, dst)

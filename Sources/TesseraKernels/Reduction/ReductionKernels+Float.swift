@@ -1,3 +1,5 @@
+import CTesseraSIMD
+
 /// The `Float` inner loops of the reductions: `SIMD16<Float>` bodies with several
 /// independent accumulators and a scalar tail.
 enum FloatReduction {
@@ -21,8 +23,18 @@ enum FloatReduction {
     }
 
     /// The sum of `p[0..<count]` with four vector accumulators (64 partial sums).
+    ///
+    /// Long runs go to the C kernel, which does the same additions in the same order with
+    /// AVX-512 or AVX2 instructions (Swift's `SIMD16` compiles to four SSE registers here).
     @inline(__always)
     static func sum(_ p: UnsafePointer<Float>, count: Int) -> Float {
+        if count >= 64 && SIMDMath.hasAVX2FMA { return tessera_sum_f32_vector(p, count) }
+        return portableSum(p, count: count)
+    }
+
+    /// ``sum(_:count:)`` in Swift `SIMD16` code (any CPU; the reference the C kernel matches).
+    @inline(__always)
+    static func portableSum(_ p: UnsafePointer<Float>, count: Int) -> Float {
         if count < 16 {
             var total: Float = 0
             for i in 0..<count { total += p[i] }
@@ -186,6 +198,10 @@ enum FloatReduction {
     /// The NaN-propagating column-wise max (or min) of a row into `acc`.
     @inline(__always)
     static func extremumRow(_ acc: UnsafeMutablePointer<Float>, _ p: UnsafePointer<Float>, count: Int, isMax: Bool) {
+        if SIMDMath.hasAVX2FMA {
+            tessera_extremum_row_f32_avx2(isMax ? 1 : 0, acc, p, count)
+            return
+        }
         var j = 0
         while j + 16 <= count {
             store(replacing(load(acc + j), load(p + j), isMax: isMax), acc + j)

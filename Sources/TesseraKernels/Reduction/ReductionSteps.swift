@@ -21,9 +21,13 @@ protocol ReductionStep {
     static func combine(_ a: Accumulator, _ b: Accumulator) -> Accumulator
     /// The output element after `count` elements.
     static func finish(_ acc: Accumulator, count: Int) -> Result
+    /// For `argmax` (true) and `argmin` (false): the driver has a SIMD rows path for them.
+    static var argDirection: Bool? { get }
 }
 
 extension ReductionStep {
+    static var argDirection: Bool? { nil }
+
     @inline(__always)
     static func accumulateRun(_ acc: inout Accumulator, _ p: UnsafePointer<Element>, count: Int, stride: Int) {
         var q = p
@@ -289,4 +293,5 @@ enum ArgStep<Element: ReductionScalar, Direction: ExtremumDirection>: ReductionS
         return result
     }
     static func finish(_ acc: ArgAccumulator<Element.Wide>, count: Int) -> Int32 { acc.index }
+    static var argDirection: Bool? { Direction.isMax }
 }

@@ -31,8 +31,10 @@ public struct ParallelCost: Sendable, Hashable {
 public enum KernelThreads {
     private static let budget = Atomic<Int>(0)
     /// Loops whose estimated total work is below this many nanoseconds run serially: splitting
-    /// them costs more than it saves.
-    public static let serialThresholdNanoseconds: Double = 80_000
+    /// them costs more than it saves. `TESSERA_SERIAL_THRESHOLD_NS` overrides it (for tuning
+    /// on a new machine).
+    public static let serialThresholdNanoseconds: Double =
+        ProcessInfo.processInfo.environment["TESSERA_SERIAL_THRESHOLD_NS"].flatMap { Double($0) } ?? 30_000
 
     /// The number of threads a ``parallelFor(count:cost:_:)`` loop may use: the
     /// `TESSERA_NUM_THREADS` environment variable if set, else the active processor count.
@@ -93,7 +95,8 @@ enum ParallelRegion {
 /// ``KernelThreads/serialThresholdNanoseconds``, when the core budget is 1, or when it is
 /// called from inside another `parallelFor` (regions never nest). Otherwise it splits the
 /// range into about four chunks per core (whole chunks, never interleaved items) and runs
-/// them with `DispatchQueue.concurrentPerform`; the calling thread takes part. `body` must
+/// them on ``SpinningWorkers`` (or, when those are busy with another thread's loop or turned
+/// off, with `DispatchQueue.concurrentPerform`); the calling thread takes part. `body` must
 /// not block waiting for other work.
 ///
 /// ```swift
@@ -130,6 +133,11 @@ public func parallelFor(
     let align = Swift.max(1, alignment)
     let chunkSize = ((count + chunkCount - 1) / chunkCount + align - 1) / align * align
     let chunks = (count + chunkSize - 1) / chunkSize
+    let ranChunks =
+        SpinningWorkers.shared?.run(chunks: chunks) { chunk in
+            body(chunk * chunkSize..<Swift.min(count, chunk * chunkSize + chunkSize))
+        } ?? false
+    if ranChunks { return }
     withoutActuallyEscaping(body) { body in
         let box = UncheckedSendableBox(body)
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in

@@ -1,0 +1,161 @@
+import CTesseraSIMD
+import Foundation
+import Synchronization
+
+/// Worker threads that stay awake briefly between parallel loops, so the next loop starts in
+/// about a microsecond instead of waiting for sleeping threads to be woken.
+///
+/// A materialization runs several short parallel steps back to back (a reduction, a fused
+/// program, a softmax — each 20–200 µs); waking Dispatch's sleeping workers for each can cost
+/// as much as the step. These workers poll for the next loop for ``spinDuration`` after their
+/// last chunk (as OpenMP runtimes do), then sleep on a condition variable. One loop runs at a
+/// time: a caller that finds the workers busy with another thread's loop falls back to
+/// `DispatchQueue.concurrentPerform`. `TESSERA_SPINNING_WORKERS=0` turns them off.
+///
+/// The protocol is one atomic word, `generation << 20 | inside`: an odd generation is a loop
+/// open for workers, `inside` counts the workers in it. A worker joins with a compare-and-swap
+/// that fails once the generation moved on; the caller closes its loop by moving an odd
+/// generation to the next even one with a compare-and-swap that succeeds only when no worker
+/// is inside, so the loop's closure is never read after `run` returns.
+@usableFromInline
+final class SpinningWorkers: @unchecked Sendable {
+    /// The shared workers: one fewer than the core budget (the caller works too), or `nil`
+    /// when turned off or when there is one core.
+    @usableFromInline
+    static let shared: SpinningWorkers? = {
+        if ProcessInfo.processInfo.environment["TESSERA_SPINNING_WORKERS"] == "0" { return nil }
+        let workers = KernelThreads.coreBudget - 1
+        return workers >= 1 ? SpinningWorkers(workers: workers) : nil
+    }()
+
+    /// How long an idle worker keeps polling for the next loop before it sleeps.
+    static let spinDuration: UInt64 = 200_000  // nanoseconds
+
+    private static let insideBits = 20
+    private static let insideMask = (1 << insideBits) - 1
+
+    private let owner = Mutex<Bool>(false)
+    private let state = Atomic<Int>(0)
+    private let nextChunk = Atomic<Int>(0)
+    private let remaining = Atomic<Int>(0)
+    private let sleepers = Atomic<Int>(0)
+    private let condition = NSCondition()
+    /// The open loop's body and size: written by its caller before the generation is opened,
+    /// read only by workers that joined it.
+    private var body: ((Int) -> Void)?
+    private var chunkCount = 0
+
+    private init(workers: Int) {
+        for index in 0..<workers {
+            let thread = Thread { [self] in self.work() }
+            thread.name = "tessera-worker-\(index)"
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    /// Runs `body(chunk)` once for every chunk in `0..<chunks`, on the workers and the calling
+    /// thread; returns `false` at once, running nothing, when another loop holds the workers.
+    @usableFromInline
+    func run(chunks: Int, _ body: (Int) -> Void) -> Bool {
+        let acquired = owner.withLock { busy -> Bool in
+            if busy { return false }
+            busy = true
+            return true
+        }
+        guard acquired else { return false }
+        defer { owner.withLock { $0 = false } }
+        withoutActuallyEscaping(body) { body in
+            self.body = body
+            chunkCount = chunks
+            nextChunk.store(0, ordering: .sequentiallyConsistent)
+            remaining.store(chunks, ordering: .sequentiallyConsistent)
+            // Open the loop: the next odd generation, nobody inside.
+            let closed = state.load(ordering: .sequentiallyConsistent) >> SpinningWorkers.insideBits
+            let open = closed + 1
+            state.store(open << SpinningWorkers.insideBits, ordering: .sequentiallyConsistent)
+            if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
+                condition.lock()
+                condition.broadcast()
+                condition.unlock()
+            }
+            runChunks(body)
+            while remaining.load(ordering: .sequentiallyConsistent) > 0 { tessera_spin_pause() }
+            // Close it once no worker is inside; late workers then see an even generation.
+            let inside = open << SpinningWorkers.insideBits
+            while !state.compareExchange(
+                expected: inside, desired: (open + 1) << SpinningWorkers.insideBits,
+                ordering: .sequentiallyConsistent
+            ).exchanged {
+                tessera_spin_pause()
+            }
+            self.body = nil
+        }
+        return true
+    }
+
+    private func runChunks(_ body: (Int) -> Void) {
+        while true {
+            let chunk = nextChunk.add(1, ordering: .sequentiallyConsistent).oldValue
+            if chunk >= chunkCount { return }
+            let previous = ParallelRegion.enter()
+            body(chunk)
+            ParallelRegion.leave(restoring: previous)
+            remaining.subtract(1, ordering: .sequentiallyConsistent)
+        }
+    }
+
+    /// Runs chunks of the loop this worker joined. A function of its own, so the worker's
+    /// reference to the body is released before it leaves the loop.
+    @inline(never)
+    private func runJoinedLoop() {
+        guard let body else { return }
+        runChunks(body)
+    }
+
+    /// Tries to join the open loop of `generation`; `true` when this worker is now inside it.
+    private func join(_ generation: Int) -> Bool {
+        var current = state.load(ordering: .sequentiallyConsistent)
+        while current >> SpinningWorkers.insideBits == generation {
+            let (exchanged, original) = state.compareExchange(
+                expected: current, desired: current + 1, ordering: .sequentiallyConsistent)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    private func work() {
+        var done = 0  // the last generation this worker took part in (or skipped)
+        while true {
+            let generation = waitForLoop(after: done)
+            done = generation
+            guard join(generation) else { continue }
+            runJoinedLoop()
+            state.subtract(1, ordering: .sequentiallyConsistent)
+        }
+    }
+
+    /// Polls, then sleeps, until an open (odd) generation newer than `done` appears.
+    private func waitForLoop(after done: Int) -> Int {
+        func openGeneration() -> Int? {
+            let generation = state.load(ordering: .sequentiallyConsistent) >> SpinningWorkers.insideBits
+            return generation > done && generation & 1 == 1 ? generation : nil
+        }
+        let deadline = DispatchTime.now().uptimeNanoseconds + SpinningWorkers.spinDuration
+        while DispatchTime.now().uptimeNanoseconds < deadline {
+            for _ in 0..<32 {
+                if let generation = openGeneration() { return generation }
+                tessera_spin_pause()
+            }
+        }
+        condition.lock()
+        defer { condition.unlock() }
+        sleepers.add(1, ordering: .sequentiallyConsistent)
+        defer { sleepers.subtract(1, ordering: .sequentiallyConsistent) }
+        while true {
+            if let generation = openGeneration() { return generation }
+            condition.wait()
+        }
+    }
+}

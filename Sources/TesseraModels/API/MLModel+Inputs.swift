@@ -1,0 +1,148 @@
+import Foundation
+import TesseraMultiArray
+import TesseraTensor
+
+/// How one input of the lowered function is fed: its description (checked first) and the
+/// scalar type and fixed dimensions the program declares (checked second, so the graph
+/// never sees a shape it cannot run).
+struct InputBinding: Sendable {
+    let name: String
+    let description: MLFeatureDescription
+    let tensorType: MILTensorType
+
+    /// One binding per function input, each matched to its description. State inputs are
+    /// bound separately (``StateBinding``).
+    static func make(function: LoweredFunction, description: MLModelDescription, model: String) throws
+        -> [InputBinding]
+    {
+        try function.inputs.filter { if case .state = $0.type { false } else { true } }.map { input in
+            guard let feature = description.inputDescriptionsByName[input.name] else {
+                throw MLModelError(
+                    .io, "cannot load \(model): the program's input \"\(input.name)\" is not in the model description")
+            }
+            guard let tensorType = input.type.tensorType, feature.type == .multiArray else {
+                throw MLModelError(
+                    .generic,
+                    "cannot load \(model): input \"\(input.name)\" is a \(feature.type) (\(input.type)); Tessera runs "
+                        + "models whose inputs are multi-arrays")
+            }
+            return InputBinding(name: input.name, description: feature, tensorType: tensorType)
+        }
+    }
+
+    /// The scalar type the program computes this input in.
+    var scalarType: any MLTensorScalar.Type {
+        switch tensorType.dataType {
+        case .float16: Float16.self
+        case .int32: Int32.self
+        case .int8: Int8.self
+        default: Float.self
+        }
+    }
+
+    /// The input's value as a tensor, after every check.
+    ///
+    /// - Throws: ``MLModelError`` `.featureType` saying what is wrong with which input.
+    func tensor(from provider: any MLFeatureProvider, inputs: [String]) throws -> MLTensor {
+        guard let value = provider.featureValue(for: name), !value.isUndefined else {
+            let optional = description.isOptional ? " (it is optional, but the program has no default for it)" : ""
+            throw MLModelError(
+                .featureType,
+                "input \"\(name)\" is missing\(optional); the model expects \(description.expectation) "
+                    + "(model inputs: \(inputs.joined(separator: ", ")))")
+        }
+        if let problem = description.problem(with: value) {
+            throw MLModelError(.featureType, "input \"\(name)\" \(problem)")
+        }
+        guard let array = value.multiArrayValue else {
+            throw MLModelError(
+                .featureType,
+                "input \"\(name)\" is a \(value.type) value, but the model expects \(description.expectation)")
+        }
+        try checkProgramShape(array.shape.map(\.intValue))
+        return convert(array)
+    }
+
+    /// A tensor input (the `[String: MLTensor]` prediction), after the same checks.
+    func tensor(from tensors: [String: MLTensor], inputs: [String]) throws -> MLTensor {
+        guard let tensor = tensors[name] else {
+            throw MLModelError(
+                .featureType,
+                "input \"\(name)\" is missing; the model expects \(description.expectation) "
+                    + "(model inputs: \(inputs.joined(separator: ", ")))")
+        }
+        if let constraint = description.multiArrayConstraint,
+            let problem = MLFeatureDescription.shapeProblem(tensor.shape, constraint)
+        {
+            throw MLModelError(.featureType, "input \"\(name)\" \(problem)")
+        }
+        try checkProgramShape(tensor.shape)
+        return ObjectIdentifier(tensor.scalarType) == ObjectIdentifier(scalarType)
+            ? tensor : tensor.cast(to: scalarType)
+    }
+
+    /// Checks the rank and the fixed dimensions the program's input type declares.
+    private func checkProgramShape(_ shape: [Int]) throws {
+        if tensorType.rank >= 0, shape.count != tensorType.rank {
+            throw MLModelError(
+                .featureType,
+                "input \"\(name)\" has rank \(shape.count) (shape \(shape)), but the program expects rank "
+                    + "\(tensorType.rank) (\(tensorType))")
+        }
+        for (axis, (size, dimension)) in zip(shape, tensorType.dimensions).enumerated() {
+            if case .constant(let expected) = dimension, expected != size {
+                throw MLModelError(
+                    .featureType,
+                    "input \"\(name)\" has shape \(shape), but the program fixes dimension \(axis) at \(expected) "
+                        + "(\(tensorType))")
+            }
+        }
+        if shape.contains(where: { $0 <= 0 }) {
+            throw MLModelError(.featureType, "input \"\(name)\" has an empty dimension (shape \(shape))")
+        }
+    }
+
+    /// The multi-array as a tensor of the program's scalar type: shared when the data types
+    /// match, converted otherwise.
+    private func convert(_ array: MLMultiArray) -> MLTensor {
+        switch (tensorType.dataType, array.dataType) {
+        case (.float32, .float32), (.float16, .float16), (.int32, .int32), (.int8, .int8): MLTensor(array)
+        case (.float16, _): MLTensor(MLShapedArray<Float16>(converting: array))
+        case (.int32, _): MLTensor(MLShapedArray<Int32>(converting: array))
+        case (.int8, _): MLTensor(MLShapedArray<Int8>(converting: array))
+        default: MLTensor(MLShapedArray<Float>(converting: array))
+        }
+    }
+}
+
+extension MLModel {
+    /// Every input as a tensor, checked; nothing runs before all inputs pass.
+    func boundInputs(_ provider: any MLFeatureProvider) throws -> [String: MLTensor] {
+        var tensors: [String: MLTensor] = [:]
+        for binding in bindings {
+            tensors[binding.name] = try binding.tensor(from: provider, inputs: modelDescription.inputOrder)
+        }
+        return tensors
+    }
+
+    /// Runs the lowered program, wrapping whatever it throws in ``MLModelError``.
+    ///
+    /// A stateful model's `inputs` must hold every state under its name (see `MLState.swift`).
+    func runProgram(_ inputs: [String: MLTensor]) throws -> [String: MLTensor] {
+        if let state = stateBindings.first(where: { inputs[$0.name] == nil }) {
+            throw MLModelError(
+                .generic,
+                "the model has state \"\(state.name)\"; predict with prediction(from:using:) and a state from "
+                    + "makeState()")
+        }
+        do {
+            return try function.run(inputs)
+        } catch let error as MLModelError {
+            throw error
+        } catch let error as ModelFormatError {
+            throw MLModelError(.generic, "prediction failed: \(error.description)", underlyingError: error)
+        } catch {
+            throw MLModelError(.generic, "prediction failed: \(error)")
+        }
+    }
+}

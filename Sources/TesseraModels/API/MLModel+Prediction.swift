@@ -1,0 +1,123 @@
+import Foundation
+import TesseraMultiArray
+import TesseraTensor
+
+extension MLModel {
+    /// Predicts the outputs for one input, blocking the calling thread while it runs.
+    ///
+    /// ```swift
+    /// let input = try MLDictionaryFeatureProvider(dictionary: ["image": MLFeatureValue(multiArray: pixels)])
+    /// let output = try model.prediction(from: input)
+    /// let label = output.featureValue(for: "classLabel")?.stringValue
+    /// ```
+    ///
+    /// A classifier returns its label (`String` or `Int64`) under
+    /// ``MLModelDescription/predictedFeatureName`` and the label → probability dictionary under
+    /// ``MLModelDescription/predictedProbabilitiesName``; other outputs are multi-arrays of the
+    /// declared data type.
+    ///
+    /// - Throws: ``MLModelError`` `.featureType` for a missing input or one of the wrong type or
+    ///   shape (nothing runs then), `.generic` when the program fails.
+    public func prediction(from input: any MLFeatureProvider) throws -> any MLFeatureProvider {
+        try prediction(from: input, options: MLPredictionOptions())
+    }
+
+    /// Predicts the outputs for one input with options (which Tessera ignores), blocking the
+    /// calling thread while it runs.
+    ///
+    /// ```swift
+    /// let output = try model.prediction(from: input, options: MLPredictionOptions())
+    /// ```
+    public func prediction(from input: any MLFeatureProvider, options: MLPredictionOptions) throws
+        -> any MLFeatureProvider
+    {
+        let pending = try pendingOutputs(runProgram(boundInputs(input)))
+        MLTensor.materialize(pending.tensors)
+        return try pending.provider()
+    }
+
+    /// Predicts the outputs for one input without blocking a thread of Swift's cooperative
+    /// pool: the computation runs on Tessera's workers while the task is suspended.
+    ///
+    /// ```swift
+    /// let output = try await model.prediction(from: input)
+    /// ```
+    ///
+    /// - Throws: as the synchronous overload does, and ``MLModelError`` `.predictionCancelled`
+    ///   when the task is cancelled before the prediction starts.
+    public func prediction(
+        from input: any MLFeatureProvider, options: MLPredictionOptions = MLPredictionOptions()
+    ) async throws -> any MLFeatureProvider {
+        try Self.checkCancellation()
+        let pending = try pendingOutputs(runProgram(boundInputs(input)))
+        await MLTensor.materialize(pending.tensors)
+        return try pending.provider()
+    }
+
+    /// Predicts the outputs for each input of a batch, in order.
+    ///
+    /// ```swift
+    /// let outputs = try model.predictions(fromBatch: MLArrayBatchProvider(array: inputs))
+    /// ```
+    ///
+    /// - Throws: ``MLModelError``; the message starts with the index of the failing input.
+    ///   No outputs are returned when any input fails.
+    public func predictions(fromBatch inputBatch: any MLBatchProvider) throws -> any MLBatchProvider {
+        try predictions(from: inputBatch, options: MLPredictionOptions())
+    }
+
+    /// Predicts the outputs for each input of a batch, with options (which Tessera ignores).
+    ///
+    /// ```swift
+    /// let outputs = try model.predictions(from: batch, options: MLPredictionOptions())
+    /// ```
+    public func predictions(from inputBatch: any MLBatchProvider, options: MLPredictionOptions) throws
+        -> any MLBatchProvider
+    {
+        var outputs: [any MLFeatureProvider] = []
+        outputs.reserveCapacity(inputBatch.count)
+        for index in 0..<inputBatch.count {
+            do {
+                outputs.append(try prediction(from: inputBatch.features(at: index), options: options))
+            } catch let error as MLModelError {
+                throw MLModelError(error.code, "batch input \(index): \(error.message)", underlyingError: error)
+            }
+        }
+        return MLArrayBatchProvider(array: outputs)
+    }
+
+    /// Predicts multi-array outputs from tensors, as Core ML's tensor prediction does.
+    ///
+    /// Inputs are checked as feature providers are (names, shapes); a tensor of another scalar
+    /// type is cast. Outputs are computed before the call returns. A classifier's label and
+    /// probability dictionary are not tensors, so its probabilities come back under the
+    /// probabilities output's name.
+    ///
+    /// ```swift
+    /// let outputs = try await model.prediction(from: ["image": MLTensor(shape: [1, 64], scalars: pixels)])
+    /// let probabilities = await outputs["classLabel_probs"]!.shapedArray(of: Float.self)
+    /// ```
+    public func prediction(from inputs: [String: MLTensor]) async throws -> [String: MLTensor] {
+        try Self.checkCancellation()
+        var bound: [String: MLTensor] = [:]
+        for binding in bindings {
+            bound[binding.name] = try binding.tensor(from: inputs, inputs: modelDescription.inputOrder)
+        }
+        let pending = try pendingOutputs(runProgram(bound))
+        var outputs: [String: MLTensor] = [:]
+        for feature in pending.features { outputs[feature.name] = feature.tensor }
+        if let classifier = pending.classifier {
+            outputs[classifier.probabilitiesName ?? classifier.labelName ?? "probabilities"] = classifier.probabilities
+        }
+        let computed = Array(outputs)
+        await MLTensor.materialize(computed.map(\.value))
+        return outputs
+    }
+
+    /// Throws `.predictionCancelled` when the current task is cancelled.
+    static func checkCancellation() throws {
+        if Task.isCancelled {
+            throw MLModelError(.predictionCancelled, "the prediction was cancelled before it started")
+        }
+    }
+}

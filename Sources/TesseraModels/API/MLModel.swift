@@ -1,0 +1,133 @@
+import Foundation
+import TesseraMultiArray
+import TesseraTensor
+
+/// A Core ML model loaded for prediction: Core ML's `MLModel`, running ML Program models on
+/// the CPU.
+///
+/// Load a model compiled with `compileModel(at:)` (or, as a Tessera extension, an
+/// `.mlpackage` or `.mlmodel` directly), then predict from feature providers:
+///
+/// ```swift
+/// let compiled = try await MLModel.compileModel(at: URL(fileURLWithPath: "Digits.mlpackage"))
+/// let model = try await MLModel.load(contentsOf: compiled, configuration: MLModelConfiguration())
+/// let input = try MLDictionaryFeatureProvider(dictionary: ["image": MLFeatureValue(multiArray: pixels)])
+/// let output = try await model.prediction(from: input)
+/// print(output.featureValue(for: "classLabel")?.stringValue ?? "?")
+/// ```
+///
+/// ## Threads
+///
+/// `MLModel` is `Sendable`: a final class whose state is immutable after loading (the
+/// description, a copy of the configuration, the lowered program and its weights). Many
+/// tasks may predict on one model at once; each prediction builds its own graph and
+/// activations and shares only the read-only weights. (Apple documents its models as
+/// single-queue objects; Tessera's are safe to share.)
+///
+/// ## Inputs
+///
+/// A prediction reads only the inputs the description lists; a provider's extra features
+/// are ignored, as Core ML does. A missing input, a value of the wrong type, or a
+/// multi-array whose shape the description does not allow throws ``MLModelError`` with code
+/// `.featureType` before anything runs. A multi-array of another numeric data type than the
+/// model declares is converted.
+public final class MLModel: Sendable {
+    /// The model's inputs, outputs, metadata and class labels.
+    public let modelDescription: MLModelDescription
+    /// The configuration the model was loaded with.
+    let configurationSnapshot: MLModelConfiguration.Snapshot
+    /// The program, lowered once at load.
+    let function: LoweredFunction
+    /// What each function input is bound from, in the function's order.
+    let bindings: [InputBinding]
+    /// The program's states, in the function's order (empty for stateless models).
+    let stateBindings: [StateBinding]
+    /// The identity the model's states carry (see ``MLState``).
+    let stateOwner: StateOwner
+
+    /// Loads a model synchronously with the default configuration.
+    ///
+    /// ```swift
+    /// let model = try MLModel(contentsOf: compiledURL)
+    /// ```
+    ///
+    /// - Throws: ``MLModelError`` (`.io` for a missing or malformed model, `.generic` for an
+    ///   unsupported model type or operation).
+    public convenience init(contentsOf url: URL) throws {
+        try self.init(contentsOf: url, configuration: MLModelConfiguration())
+    }
+
+    /// Loads a model synchronously.
+    ///
+    /// `url` is a directory made by `compileModel(at:)`, or (**Tessera extension**) an
+    /// `.mlpackage` directory or `.mlmodel` file, which loads as if compiled first.
+    ///
+    /// ```swift
+    /// let configuration = MLModelConfiguration()
+    /// configuration.computeUnits = .cpuOnly
+    /// let model = try MLModel(contentsOf: compiledURL, configuration: configuration)
+    /// ```
+    ///
+    /// - Throws: ``MLModelError`` (`.io` for a missing, truncated or corrupted model, `.generic`
+    ///   for an unsupported model type or operation).
+    public init(contentsOf url: URL, configuration: MLModelConfiguration) throws {
+        let snapshot = configuration.snapshot
+        let source = try CompiledModel.resolve(url)
+        let name = url.lastPathComponent
+        let corePackage: CoreMLPackage
+        do {
+            corePackage = try CoreMLPackage(contentsOf: source)
+            _ = try corePackage.model.requireMLProgram(file: corePackage.modelDisplayName)
+        } catch let error as ModelFormatError {
+            throw MLModelError(wrapping: error, model: name)
+        }
+        let description = try MLModelDescription(corePackage.model, functionName: snapshot.functionName)
+        let functionName =
+            snapshot.functionName ?? corePackage.model.description.defaultFunctionName.nilIfEmpty ?? "main"
+        let function: LoweredFunction
+        do {
+            function = try LoweredFunction(package: corePackage, functionName: functionName)
+        } catch let error as ModelFormatError {
+            throw MLModelError(wrapping: error, model: name)
+        } catch let error as MLModelError {
+            throw error
+        } catch {
+            throw MLModelError(.generic, "cannot load \(name): \(error)")
+        }
+        self.bindings = try InputBinding.make(function: function, description: description, model: name)
+        self.stateBindings = try StateBinding.make(function: function, description: description, model: name)
+        self.stateOwner = StateOwner(modelName: name)
+        self.modelDescription = description
+        self.configurationSnapshot = snapshot
+        self.function = function
+    }
+
+    /// Loads a model without blocking the calling task.
+    ///
+    /// The work (reading, checking and lowering the model) runs on a Dispatch worker, so it
+    /// never occupies a thread of Swift's cooperative pool.
+    ///
+    /// ```swift
+    /// let model = try await MLModel.load(contentsOf: compiledURL)
+    /// ```
+    ///
+    /// - Throws: ``MLModelError``, as ``init(contentsOf:configuration:)`` does.
+    public class func load(
+        contentsOf url: URL, configuration: MLModelConfiguration = MLModelConfiguration()
+    ) async throws -> MLModel {
+        let snapshot = configuration.snapshot
+        return try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(
+                    with: Result { try MLModel(contentsOf: url, configuration: MLModelConfiguration(snapshot)) })
+            }
+        }
+    }
+
+    /// A copy of the configuration the model was loaded with.
+    ///
+    /// ```swift
+    /// model.configuration.computeUnits      // .all unless set at load
+    /// ```
+    public var configuration: MLModelConfiguration { MLModelConfiguration(configurationSnapshot) }
+}

@@ -1,0 +1,49 @@
+import TesseraTensor
+
+/// Settings for loading a model: the compute units, the function to run, a display name.
+///
+/// A model keeps a copy of the configuration it was loaded with; changing the object later
+/// does not change the model.
+///
+/// ```swift
+/// let configuration = MLModelConfiguration()
+/// configuration.computeUnits = .cpuOnly
+/// let model = try await MLModel.load(contentsOf: compiledURL, configuration: configuration)
+/// ```
+public final class MLModelConfiguration {
+    /// The processing units the model may use; default `.all`. Tessera runs on the CPU
+    /// whatever the value.
+    public var computeUnits: MLComputeUnits = .all
+    /// Whether GPU accumulation may use 16 bits; default `false`. No effect on Linux.
+    public var allowLowPrecisionAccumulationOnGPU = false
+    /// A name for logs and profiles; default `nil`.
+    public var modelDisplayName: String?
+    /// The function of a multi-function ML program to run; `nil` (the default) runs the
+    /// model's default function (`main`).
+    public var functionName: String?
+
+    /// Creates a configuration with the default values.
+    public init() {}
+
+    /// A value copy, so a model is unaffected by later changes to the object.
+    struct Snapshot: Sendable {
+        var computeUnits: MLComputeUnits
+        var allowLowPrecisionAccumulationOnGPU: Bool
+        var modelDisplayName: String?
+        var functionName: String?
+    }
+
+    var snapshot: Snapshot {
+        Snapshot(
+            computeUnits: computeUnits, allowLowPrecisionAccumulationOnGPU: allowLowPrecisionAccumulationOnGPU,
+            modelDisplayName: modelDisplayName, functionName: functionName)
+    }
+
+    convenience init(_ snapshot: Snapshot) {
+        self.init()
+        computeUnits = snapshot.computeUnits
+        allowLowPrecisionAccumulationOnGPU = snapshot.allowLowPrecisionAccumulationOnGPU
+        modelDisplayName = snapshot.modelDisplayName
+        functionName = snapshot.functionName
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import TesseraModels
+import TesseraMultiArray
+import TesseraTensor
+import Testing
+
+@Suite("API: compileModel and loading")
+struct APICompileTests {
+    @Test("compile, move to a permanent place, load: the seeds' caching pattern")
+    func roundTrip() throws {
+        let scratch = try TemporaryDirectory()
+        let compiled = try MLModel.compileModel(at: DigitsDemo.packageURL)
+        #expect(compiled.lastPathComponent == "DigitsClassifier.mlmodelc")
+        let permanent = scratch.url.appendingPathComponent(compiled.lastPathComponent)
+        try FileManager.default.moveItem(at: compiled, to: permanent)
+        let model = try MLModel(contentsOf: permanent)
+        let sample = DigitsDemo.samples.samples[5]
+        let output = try model.prediction(from: DigitsDemo.input(sample))
+        #expect(output.featureValue(for: "classLabel")?.stringValue == sample.label)
+    }
+
+    @Test("async compile and async load")
+    func asyncRoundTrip() async throws {
+        let compiled = try await MLModel.compileModel(at: modelFixture("classifier.mlpackage"))
+        defer { try? FileManager.default.removeItem(at: compiled.deletingLastPathComponent()) }
+        let model = try await MLModel.load(contentsOf: compiled, configuration: MLModelConfiguration())
+        #expect(model.modelDescription.classLabels as? [String] == ["cat", "dog", "bird"])
+    }
+
+    @Test("an .mlmodel compiles; a NeuralNetwork model then fails to load with .generic")
+    func mlmodelFile() throws {
+        let compiled = try MLModel.compileModel(at: modelFixture("neural_network.mlmodel"))
+        defer { try? FileManager.default.removeItem(at: compiled.deletingLastPathComponent()) }
+        #expect(FileManager.default.fileExists(atPath: compiled.appendingPathComponent("model.mlmodel").path))
+        expectModelError(.generic, containing: ["neuralNetwork", "ML Program"]) {
+            _ = try MLModel(contentsOf: compiled)
+        }
+    }
+
+    @Test("a missing model throws .io")
+    func missing() {
+        let url = URL(fileURLWithPath: "/nonexistent/Model.mlpackage")
+        expectModelError(.io, containing: ["Model.mlpackage"]) { _ = try MLModel.compileModel(at: url) }
+        expectModelError(.io, containing: ["Model.mlpackage"]) { _ = try MLModel(contentsOf: url) }
+    }
+
+    @Test("a truncated weight file throws .io at load")
+    func truncatedWeights() throws {
+        let scratch = try TemporaryDirectory()
+        let package = try scratch.copy(DigitsDemo.packageURL)
+        let weights = package.appendingPathComponent("Data/com.apple.CoreML/weights/weight.bin")
+        let data = try Data(contentsOf: weights)
+        try data.prefix(data.count / 2).write(to: weights)
+        expectModelError(.io, containing: ["weight.bin"]) { _ = try MLModel(contentsOf: package) }
+        expectModelError(.io, containing: ["weight.bin"]) { _ = try MLModel.compileModel(at: package) }
+    }
+
+    @Test("an Apple-compiled .mlmodelc and a compiled directory of another version are rejected")
+    func foreignCompiled() throws {
+        let scratch = try TemporaryDirectory()
+        let apple = scratch.url.appendingPathComponent("Apple.mlmodelc")
+        try FileManager.default.createDirectory(at: apple, withIntermediateDirectories: true)
+        expectModelError(.io, containing: ["Apple.mlmodelc", "compileModel"]) { _ = try MLModel(contentsOf: apple) }
+
+        let compiled = try MLModel.compileModel(at: DigitsDemo.packageURL)
+        let moved = scratch.url.appendingPathComponent("Old.mlmodelc")
+        try FileManager.default.moveItem(at: compiled, to: moved)
+        let marker = moved.appendingPathComponent("tessera-compiled-model.json")
+        let text = try String(contentsOf: marker, encoding: .utf8).replacingOccurrences(
+            of: "\"version\" : 1", with: "\"version\" : 99")
+        try text.write(to: marker, atomically: true, encoding: .utf8)
+        expectModelError(.io, containing: ["version 99", "recompile"]) { _ = try MLModel(contentsOf: moved) }
+    }
+}
+
+@Suite("API: completion handlers and cancellation")
+struct APICompletionHandlerTests {
+    @Test("compile and load with completion handlers")
+    func completionHandlers() async throws {
+        let compiled: URL = try await withCheckedThrowingContinuation { continuation in
+            MLModel.compileModel(at: DigitsDemo.packageURL) { continuation.resume(with: $0) }
+        }
+        defer { try? FileManager.default.removeItem(at: compiled.deletingLastPathComponent()) }
+        let model: MLModel = try await withCheckedThrowingContinuation { continuation in
+            MLModel.load(contentsOf: compiled) { continuation.resume(with: $0) }
+        }
+        #expect(model.modelDescription.predictedFeatureName == "classLabel")
+        let failure: Result<MLModel, any Error> = await withCheckedContinuation { continuation in
+            MLModel.load(contentsOf: URL(fileURLWithPath: "/nonexistent.mlpackage")) {
+                continuation.resume(returning: $0)
+            }
+        }
+        #expect(throws: MLModelError.self) { try failure.get() }
+    }
+
+    @Test("a cancelled task's prediction throws .predictionCancelled")
+    func cancellation() async throws {
+        let model = try MLModel(contentsOf: DigitsDemo.packageURL)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await model.prediction(from: DigitsDemo.input(DigitsDemo.samples.samples[0]))
+                .featureValue(for: "classLabel")?.stringValue
+        }
+        do {
+            _ = try await task.value
+            Issue.record("expected a cancellation error")
+        } catch let error as MLModelError {
+            #expect(error.code == .predictionCancelled)
+        }
+    }
+}
