@@ -588,6 +588,11 @@ def indexing_cases():
         expected[b, :n] = x[b, :n][::-1]
     save_case("reverse_sequence", {"x": x, "lengths": lengths},
               lambda x, lengths: mb.reverse_sequence(x=x, lengths=lengths, seq_axis=1, batch_axis=0), expected)
+    order = np.argsort(-x, axis=1, kind="stable")[:, :2]
+    save_case("topk", {"x": x}, lambda x: mb.topk(x=x, k=2, axis=1),
+              [np.take_along_axis(x, order, axis=1), order.astype(np.float32)])
+    save_case("argsort_ascending", {"x": x}, lambda x: mb.cast(x=mb.argsort(x=x, axis=-1, ascending=True), dtype="fp32"),
+              np.argsort(x, axis=-1, kind="stable").astype(np.float32))
     table = rand(10, 6)
     tokens = np.array([[3, 7, 0, 9]], np.int32)
     save_case("gather_embedding", {"ids": tokens}, lambda ids: mb.gather(x=table, indices=ids, axis=0), table[tokens])

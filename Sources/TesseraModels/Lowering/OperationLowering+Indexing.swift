@@ -123,6 +123,32 @@ extension OperationLowering {
             guard batchDims >= 0 else { throw lowering.invalid("batch_dims must be non-negative") }
             return { args in [try gatherND(args[x], args[indices], batchDims: batchDims)] }
         },
+        "topk": { lowering in
+            let x = try lowering.tensor("x")
+            let k = try lowering.int("k") ?? 1
+            let axis = try lowering.int("axis") ?? -1
+            let ascending = try lowering.bool("ascending") ?? false
+            let outputs = lowering.operation.outputs.count
+            return { args in
+                // Indices of the k best along the axis (sorted, stable), then their values.
+                let v = args[x]
+                let a = try v.axis(axis)
+                try require(k >= 0 && k <= v.shape[a], "k = \(k) does not fit axis \(a) of \(v.shape)")
+                let indices = MLTensor(.argsort(axis: a, descending: !ascending, count: k), [v])
+                let values = MLTensor(.gatherElements(axis: a), [v, indices])
+                return outputs == 1 ? [values] : [values, indices]
+            }
+        },
+        "argsort": { lowering in
+            let x = try lowering.tensor("x")
+            let axis = try lowering.int("axis") ?? -1
+            let ascending = try lowering.bool("ascending") ?? false
+            return { args in
+                let v = args[x]
+                let a = try v.axis(axis)
+                return [MLTensor(.argsort(axis: a, descending: !ascending, count: v.shape[a]), [v])]
+            }
+        },
         "classify": { lowering in
             let probabilities = try lowering.tensor("probabilities")
             return { args in
