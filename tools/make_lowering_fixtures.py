@@ -593,6 +593,13 @@ def indexing_cases():
               [np.take_along_axis(x, order, axis=1), order.astype(np.float32)])
     save_case("argsort_ascending", {"x": x}, lambda x: mb.cast(x=mb.argsort(x=x, axis=-1, ascending=True), dtype="fp32"),
               np.argsort(x, axis=-1, kind="stable").astype(np.float32))
+    where = np.array([[[1], [0], [2], [1]], [[0], [3], [3], [2]], [[4], [4], [0], [1]]], np.int32)  # distinct per line
+    new = rand(3, 4, 1)
+    scattered = x.copy()
+    np.put_along_axis(scattered, where, new, axis=2)
+    save_case("scatter_along_axis_update", {"x": x, "indices": where, "updates": new},
+              lambda x, indices, updates: mb.scatter_along_axis(data=x, indices=indices, updates=updates, axis=2,
+                                                                mode="update"), scattered)
     table = rand(10, 6)
     tokens = np.array([[3, 7, 0, 9]], np.int32)
     save_case("gather_embedding", {"ids": tokens}, lambda ids: mb.gather(x=table, indices=ids, axis=0), table[tokens])

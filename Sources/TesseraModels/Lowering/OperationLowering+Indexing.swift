@@ -149,6 +149,25 @@ extension OperationLowering {
                 return [MLTensor(.argsort(axis: a, descending: !ascending, count: v.shape[a]), [v])]
             }
         },
+        "scatter_along_axis": { lowering in
+            let data = try lowering.tensor("data")
+            let indices = try lowering.tensor("indices")
+            let updates = try lowering.tensor("updates")
+            let axis = try lowering.int("axis") ?? 0
+            let mode = try lowering.string("mode") ?? "add"
+            guard mode == "update" else { throw lowering.unsupported("scatter_along_axis with mode '\(mode)'") }
+            return { args in
+                // Replacement at data[p with p[axis] = indices[p]] on the graph's scatter op.
+                let (d, i) = (args[data], args[indices])
+                let a = try d.axis(axis)
+                let u = args[updates].converted(to: d.kernelType)
+                try require(
+                    i.rank == d.rank && u.shape == i.shape
+                        && (0..<d.rank).allSatisfy { $0 == a || i.shape[$0] <= d.shape[$0] },
+                    "indices \(i.shape) and updates \(u.shape) do not fit data \(d.shape) along axis \(a)")
+                return [MLTensor(.scatter(axis: a), [d, try clampedIndices(i, size: d.shape[a]), u])]
+            }
+        },
         "classify": { lowering in
             let probabilities = try lowering.tensor("probabilities")
             return { args in
