@@ -93,7 +93,7 @@ let package = Package(
         // MLModel API (feature values and providers, descriptions, predictions).
         .target(
             name: "TesseraModels",
-            dependencies: ["TesseraProtobuf", "TesseraTensor", "TesseraMultiArray"],
+            dependencies: ["TesseraProtobuf", "TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

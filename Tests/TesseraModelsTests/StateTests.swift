@@ -338,13 +338,12 @@ struct StatePlumbingTests {
     }
 }
 
-/// End-to-end stateful predictions on the coremltools accumulator. The placeholder
-/// `LoweredFunction` does not run `read_state`/`write_state`, so the model does not load
-/// yet; these run once the MIL lowering lands (it must implement the convention at the top
-/// of `Sources/TesseraModels/State/MLState.swift`).
+/// End-to-end stateful predictions on the coremltools accumulator, through the MIL lowering's
+/// `read_state`/`write_state` (the convention at the top of
+/// `Sources/TesseraModels/State/MLState.swift`).
 @Suite("State: stateful predictions")
 struct StatefulPredictionTests {
-    @Test("three successive predictions accumulate as NumPy does", .disabled("needs the MIL lowering"))
+    @Test("three successive predictions accumulate as NumPy does")
     func accumulates() throws {
         let model = try MLModel(contentsOf: AccumulatorFixture.url)
         let state = model.makeState()
@@ -357,7 +356,7 @@ struct StatefulPredictionTests {
         }
     }
 
-    @Test("async and tensor predictions update the state the same way", .disabled("needs the MIL lowering"))
+    @Test("async and tensor predictions update the state the same way")
     func accumulatesAsync() async throws {
         let model = try await MLModel.load(contentsOf: AccumulatorFixture.url)
         let state = model.makeState()
@@ -377,7 +376,7 @@ struct StatefulPredictionTests {
         #expect(AccumulatorFixture.values(of: state) == steps[1].acc)
     }
 
-    @Test("a stateless prediction on a stateful model says to use a state", .disabled("needs the MIL lowering"))
+    @Test("a stateless prediction on a stateful model says to use a state")
     func statelessCallRefused() throws {
         let model = try MLModel(contentsOf: AccumulatorFixture.url)
         let step = AccumulatorFixture.fixture.steps[0]
@@ -386,7 +385,7 @@ struct StatefulPredictionTests {
         }
     }
 
-    @Test("8 concurrent predictions on one state are serialized", .disabled("needs the MIL lowering"))
+    @Test("8 concurrent predictions on one state are serialized")
     func concurrentOnOneState() async throws {
         let model = try MLModel(contentsOf: AccumulatorFixture.url)
         let state = model.makeState()

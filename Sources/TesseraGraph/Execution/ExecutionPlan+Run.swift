@@ -283,6 +283,29 @@ extension ExecutionPlan {
         case .tile(let multiples):
             CopyKernels.tile(
                 from: x.pointer, layout: x.layout, multiples: multiples, elementSize: x.type.byteCount, to: out.pointer)
+        case .conv2d(let parameters):
+            let input = x.compacted()
+            let weight = inputs[1].compacted()
+            let bias = inputs.count > 2 ? inputs[2].compacted() : nil
+            ConvolutionKernels.conv2d(
+                input: input.pointer.assumingMemoryBound(to: Float.self), inputShape: input.layout.shape,
+                weights: weight.pointer.assumingMemoryBound(to: Float.self), weightShape: weight.layout.shape,
+                bias: bias?.pointer.assumingMemoryBound(to: Float.self),
+                output: out.pointer.assumingMemoryBound(to: Float.self), parameters: parameters)
+            withExtendedLifetime((input, weight, bias)) {}
+        case .maxPool2d(let parameters):
+            let input = x.compacted()
+            PoolingKernels.maxPool2d(
+                input: input.pointer.assumingMemoryBound(to: Float.self), inputShape: input.layout.shape,
+                output: out.pointer.assumingMemoryBound(to: Float.self), parameters: parameters)
+            withExtendedLifetime(input) {}
+        case .averagePool2d(let parameters, let countIncludePad):
+            let input = x.compacted()
+            PoolingKernels.averagePool2d(
+                input: input.pointer.assumingMemoryBound(to: Float.self), inputShape: input.layout.shape,
+                output: out.pointer.assumingMemoryBound(to: Float.self), parameters: parameters,
+                countIncludePad: countIncludePad)
+            withExtendedLifetime(input) {}
         case .argsort(let axis, let descending, let k):
             SortKernels.argsort(
                 input: x.pointer, layout: x.layout, type: x.type, axis: axis, descending: descending, count: k,

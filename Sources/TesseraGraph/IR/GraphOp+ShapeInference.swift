@@ -167,6 +167,28 @@ extension GraphOp {
                 multiples.count == inputs[0].shape.count && multiples.allSatisfy { $0 >= 0 },
                 "[tile] multiples \(multiples) must be non-negative, one per axis of \(inputs[0].shape)")
             return (zip(inputs[0].shape, multiples).map { $0 * $1 }, inputs[0].type)
+        case .conv2d(let parameters):
+            kernelPrecondition(
+                inputs.count == 2 || inputs.count == 3, "[conv2d] takes 2 or 3 inputs, got \(inputs.count)")
+            kernelPrecondition(
+                inputs.allSatisfy { $0.type == .float32 },
+                "[conv2d] needs float32 tensors, got \(inputs.map { "\($0.type)" })")
+            let shape = parameters.outputShape(inputShape: inputs[0].shape, weightShape: inputs[1].shape)
+            if inputs.count == 3 {
+                kernelPrecondition(
+                    inputs[2].shape == [shape[1]],
+                    "[conv2d] bias \(inputs[2].shape) must have one value per output channel (\(shape[1]))")
+            }
+            return (shape, .float32)
+        case .maxPool2d(let parameters), .averagePool2d(let parameters, _):
+            expectInputs(1)
+            kernelPrecondition(inputs[0].type == .float32, "[\(self)] needs a float32 tensor, got \(inputs[0].type)")
+            if case .averagePool2d = self {
+                kernelPrecondition(
+                    parameters.dilationHeight == 1 && parameters.dilationWidth == 1,
+                    "[averagePool2d] dilation is not supported: \(parameters)")
+            }
+            return (parameters.outputShape(inputShape: inputs[0].shape), .float32)
         case .argsort(let axis, _, let count):
             expectInputs(1)
             checkAxis(axis, inputs[0].shape.count)

@@ -42,6 +42,14 @@ public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
     case gather(axis: Int)
     /// Repetition of the whole tensor along each axis.
     case tile([Int])
+    /// 2-D convolution of a float32 NCHW input with an OIHW weight; inputs
+    /// `[x, weight]` or `[x, weight, bias]` (bias `[O]`).
+    case conv2d(Conv2DParameters)
+    /// 2-D max pooling of a float32 NCHW input.
+    case maxPool2d(Pool2DParameters)
+    /// 2-D average pooling of a float32 NCHW input; `countIncludePad` counts padding
+    /// positions in the divisor.
+    case averagePool2d(Pool2DParameters, countIncludePad: Bool)
     /// The int32 indices of the first `count` elements of each line along `axis` in sorted
     /// order (stable; NaN above every number); `count` equal to the axis size is `argsort`.
     case argsort(axis: Int, descending: Bool, count: Int)
@@ -96,6 +104,9 @@ public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
         case .pad: return "pad"
         case .gather(let axis): return "gather(\(axis))"
         case .tile(let m): return "tile\(m)"
+        case .conv2d: return "conv2d"
+        case .maxPool2d: return "maxPool2d"
+        case .averagePool2d: return "averagePool2d"
         case .argsort(let axis, let descending, let count):
             return "argsort(\(axis), \(descending ? "descending" : "ascending"), \(count))"
         case .gatherElements(let axis): return "gatherElements(\(axis))"

@@ -1,149 +1,334 @@
-// PLACEHOLDER — replaced by the lowering branch at merge.
-//
-// This file exists so the MLModel API (Sources/TesseraModels/API) can run models before the
-// MIL → graph lowering lands. It keeps exactly the interface the two branches agreed on and
-// implements a tiny subset of MIL (const, linear, relu, add, mul, softmax, identity, and
-// classify as a pass-through of its probabilities) by walking the program. Nothing else may
-// live in this file and nothing outside it may use members beyond the agreed signature: the
-// lead takes the lowering branch's version of this file at merge.
-
-import Foundation
+import TesseraGraph
+import TesseraKernels
 import TesseraTensor
 
-/// One function of an ML program, ready to run as tensor-graph operations.
+/// One MIL function lowered to a tensor graph, ready to run many times (Sendable, immutable).
+///
+/// Lowering happens once, at load: every operation is checked against the ops Tessera
+/// supports, its constant parameters (`axes`, `strides`, `pad_type`, …) are decoded and
+/// resolved, and its weights become tensor constants in the type Tessera computes in
+/// (Float16 and Int8/UInt8 blobs are converted to Float32 here, once). What is left for each
+/// prediction is building the graph nodes from the input tensors, which costs microseconds;
+/// the executor caches the plan by graph structure, so repeated predictions of one shape
+/// reuse it.
+///
+/// Floating-point values are computed in Float32 whatever the model's precision (a `cast`
+/// to fp16 keeps Float32); integers in Int32; outputs are converted to their declared
+/// types at the end. A `classify` op passes its probabilities through; see ``classifier``.
 ///
 /// ```swift
+/// let package = try CoreMLPackage(contentsOf: url)
 /// let function = try LoweredFunction(package: package, functionName: "main")
-/// let outputs = try function.run(["x": MLTensor(shape: [1, 8], scalars: values)])
+/// let outputs = try function.run(["x": MLTensor(shape: [1, 8], scalars: x, scalarType: Float.self)])
+/// MLTensor.materialize(Array(outputs.values))
 /// ```
 package struct LoweredFunction: Sendable {
-    /// The function's inputs, in order, with their MIL types.
+    /// The function's input names in declaration order, and their MIL types (states, iOS 18,
+    /// included: `run` takes each state's current value as an input under its name and
+    /// returns the value it wrote under the same name).
     package let inputs: [(name: String, type: MILValueType)]
-    /// The values the function returns, in order.
+    /// The function's output names in order.
     package let outputNames: [String]
-    /// The labels of the function's `classify` op, if any (string labels only).
-    package let classLabels: [String]?
+    /// For a classifier (a function ending in `classify`), its labels and output names.
+    package let classifier: LoweredClassifier?
+    /// The model file's name, for messages.
+    let file: String
+    let steps: [LoweredStep]
+    let slotCount: Int
+    let constantTensors: [(slot: Int, tensor: MLTensor)]
+    let inputSlots: [Int]
+    /// Per output: the slot, and the scalar type the result is converted to (`nil` to keep it).
+    let outputSlots: [(slot: Int, type: KernelScalarType?)]
+    /// Per state the function writes: its name, the slot of its final value and its scalar type.
+    let stateOutputs: [(name: String, slot: Int, type: KernelScalarType?)]
 
-    private let operations: [MILOperation]
-    private let constants: [String: MLTensor]
-    private let literals: [String: MILValue]
-
-    /// Lowers `functionName` of the package's ML program.
+    /// A classifier's labels as strings (integer labels printed in decimal), or `nil` when the
+    /// function has no `classify` op.
     ///
-    /// - Throws: an error naming the op and the model when the function uses an op this
-    ///   placeholder does not run, or when the package is not an ML program.
-    package init(package corePackage: CoreMLPackage, functionName: String) throws {
-        let program = try corePackage.model.requireMLProgram(file: corePackage.modelDisplayName)
-        let function = try program.function(named: functionName)
-        let block = try function.block()
-        let supported: Set<String> = ["const", "linear", "relu", "add", "mul", "softmax", "identity", "classify"]
-        var constants: [String: MLTensor] = [:]
-        var literals: [String: MILValue] = [:]
-        var labels: [String]?
-        for operation in block.operations {
-            guard supported.contains(operation.type) else {
-                throw ModelFormatError(
-                    .unsupportedModelType, file: corePackage.modelDisplayName,
-                    "operation \"\(operation.name ?? "?")\" is a \(operation.type), which Tessera does not run yet")
-            }
-            if operation.type == "const", let value = operation.attributes["val"], let output = operation.outputs.first
-            {
-                literals[output.name] = value
-                if let tensor = try Self.tensor(value, package: corePackage) { constants[output.name] = tensor }
-            }
-            if operation.type == "classify", case .value(let value)? = operation.inputs["classes"]?.bindings.first,
-                case .strings(let strings)? = CoreMLSpec.ClassLabels(value)
-            {
-                labels = strings
-            }
-        }
-        self.inputs = function.inputs.map { (name: $0.name, type: $0.type) }
-        self.outputNames = block.outputs
-        self.classLabels = labels
-        self.operations = block.operations
-        self.constants = constants
-        self.literals = literals
+    /// For a classifier, ``run(_:)`` returns under ``LoweredClassifier/probabilitiesOutput``
+    /// the class probabilities as a 1-D Float32 tensor in label order, and under
+    /// ``LoweredClassifier/labelOutput`` a rank-0 Int32 tensor holding the index of the most
+    /// probable label; the API layer turns them into Core ML's `classLabel` and probability
+    /// dictionary.
+    package var classLabels: [String]? { classifier?.labelStrings }
+
+    /// The MIL op types Tessera lowers (besides `const`).
+    package static var supportedOperationTypes: Set<String> {
+        Set(OperationLowering.handlers.keys).union(LoweringContext.constexprTypes).union(["write_state"])
     }
 
-    /// Builds the function's graph on `inputs` and returns its outputs (lazy tensors; the
-    /// caller materializes them). A `classify` op returns its probabilities under its second
-    /// output's name.
-    package func run(_ inputs: [String: MLTensor]) throws -> [String: MLTensor] {
-        var values = constants
-        for (name, tensor) in inputs { values[name] = tensor }
-        func argument(_ operation: MILOperation, _ name: String) throws -> MLTensor? {
-            guard let binding = operation.inputs[name]?.bindings.first else { return nil }
-            switch binding {
-            case .name(let variable):
-                guard let tensor = values[variable] else {
-                    throw ModelFormatError(.invalidSpecification, "\(operation.type): no value for \"\(variable)\"")
-                }
-                return tensor
-            case .value(let value): return try Self.tensor(value, package: nil)
-            }
+    /// Lowers `functionName` (usually "main") of the package's ML program once.
+    ///
+    /// - Throws: ``ModelFormatError`` when the model is not an ML program, the function does
+    ///   not exist, a parameter is malformed, or an operation is not supported; an unsupported
+    ///   op fails with a message naming the op type and the model, e.g.
+    ///   `model.mlmodel: operation 'e' (op type 'einsum') is not supported by Tessera`.
+    package init(package: CoreMLPackage, functionName: String) throws {
+        let file = package.modelDisplayName
+        let program = try package.model.requireMLProgram(file: file)
+        let function: MILFunction
+        let block: MILBlock
+        do {
+            function = try program.function(named: functionName)
+            block = try function.block()
+        } catch var error as ModelFormatError {
+            if error.file.isEmpty { error.file = file }
+            throw error
         }
-        func required(_ operation: MILOperation, _ name: String) throws -> MLTensor {
-            guard let tensor = try argument(operation, name) else {
-                throw ModelFormatError(.invalidSpecification, "\(operation.type) has no argument \"\(name)\"")
-            }
-            return tensor
-        }
-        for operation in operations {
-            let result: MLTensor
-            switch operation.type {
-            case "const": continue
-            case "linear":
-                let x = try required(operation, "x")
-                var y = x.matmul(try required(operation, "weight").transposed())
-                if let bias = try argument(operation, "bias") { y = y + bias }
-                result = y
-            case "relu": result = pointwiseMax(try required(operation, "x"), MLTensor(Float(0)))
-            case "add": result = try required(operation, "x") + required(operation, "y")
-            case "mul": result = try required(operation, "x") * required(operation, "y")
-            case "identity": result = try required(operation, "x")
-            case "softmax": result = try required(operation, "x").softmax(alongAxis: axis(operation))
-            case "classify":
-                if operation.outputs.count >= 2 {
-                    values[operation.outputs[1].name] = try required(operation, "probabilities")
-                }
+        let context = LoweringContext(package: package)
+        var inputs: [(name: String, type: MILValueType)] = []
+        var inputSlots: [Int] = []
+        for input in function.inputs {
+            if case .state(let wrapped) = input.type, let tensorType = wrapped.tensorType {
+                inputs.append((input.name, input.type))
+                let slot = context.define(input.name, type: input.type)
+                inputSlots.append(slot)
+                context.declareState(input.name, slot: slot, type: tensorType)
                 continue
-            default:
-                throw ModelFormatError(.unsupportedModelType, "\(operation.type) is not supported")
             }
-            if let output = operation.outputs.first { values[output.name] = result }
+            guard input.type.tensorType != nil else {
+                throw ModelFormatError(
+                    .unsupportedModelType, file: file,
+                    "input '\(input.name)' is \(input.type); Tessera runs functions whose inputs are tensors "
+                        + "or states wrapping tensors")
+            }
+            inputs.append((input.name, input.type))
+            inputSlots.append(context.define(input.name, type: input.type))
+        }
+
+        var steps: [LoweredStep] = []
+        var classifier: LoweredClassifier?
+        for operation in block.operations {
+            let name = operation.name ?? operation.outputs.first?.name ?? "?"
+            if operation.type == "const" {
+                guard let output = operation.outputs.first, let value = operation.attributes["val"] else {
+                    throw ModelFormatError(
+                        .invalidSpecification, file: file, "const '\(name)' has no output or no 'val' attribute")
+                }
+                context.defineConstant(
+                    output.name, try MILConstant(value, in: package, what: "const '\(name)'"), type: output.type)
+                continue
+            }
+            if LoweringContext.constexprTypes.contains(operation.type), let output = operation.outputs.first {
+                context.defineConstant(output.name, try context.evaluateConstexpr(operation), type: output.type)
+                continue
+            }
+            if operation.type == "write_state" {
+                guard case .name(let state)? = operation.inputs["input"]?.bindings.first,
+                    context.stateSlots[state] != nil, let data = operation.inputs["data"]?.bindings.first
+                else {
+                    throw ModelFormatError(
+                        .invalidSpecification, file: file, "write_state '\(name)' does not name a state and a value")
+                }
+                let slot: Int?
+                switch data {
+                case .name(let value): slot = try context.slot(for: value)
+                case .value(let value):
+                    slot = try context.literalSlot(MILConstant(value, in: package, what: "data of '\(name)'"))
+                }
+                guard let slot else {
+                    throw ModelFormatError(
+                        .invalidSpecification, file: file, "write_state '\(name)' writes an undefined value")
+                }
+                context.writeState(state, slot: slot)
+                continue
+            }
+            guard let handler = OperationLowering.handlers[operation.type], operation.blocks.isEmpty else {
+                throw ModelFormatError(
+                    .unsupportedModelType, file: file,
+                    "operation '\(name)' (op type '\(operation.type)') is not supported by Tessera")
+            }
+            var lowering = OperationLowering(operation: operation, context: context)
+            let compute = try handler(&lowering)
+            if operation.type == "classify" {
+                classifier = try LoweredClassifier(operation, lowering: lowering)
+            }
+            let results = operation.outputs.map { context.define($0.name, type: $0.type) }
+            if operation.type == "coreml_update_state",
+                case .name(let state)? = operation.inputs["state"]?.bindings.first,
+                let result = results.first
+            {
+                context.writeState(state, slot: result)
+            }
+            steps.append(
+                LoweredStep(
+                    type: operation.type, name: name, operands: lowering.operands, results: results,
+                    declaredShapes: operation.outputs.map { LoweredFunction.checkableShape($0.type) }, compute: compute)
+            )
+        }
+
+        var outputSlots: [(slot: Int, type: KernelScalarType?)] = []
+        for output in block.outputs {
+            guard let slot = try context.slot(for: output) else {
+                throw ModelFormatError(
+                    .invalidSpecification, file: file, "the function's output '\(output)' is never defined")
+            }
+            let dataType = context.types[output]?.tensorType?.dataType
+            outputSlots.append((slot, dataType.flatMap(LoweredFunction.outputType)))
+        }
+        self.stateOutputs = context.writtenStates.map { state in
+            (
+                state, context.stateSlots[state]!,
+                context.stateTypes[state].flatMap { LoweredFunction.outputType($0.dataType) }
+            )
+        }
+        self.inputs = inputs
+        self.inputSlots = inputSlots
+        self.outputNames = block.outputs
+        self.outputSlots = outputSlots
+        self.classifier = classifier
+        self.file = file
+        self.steps = steps
+        self.slotCount = context.slotCount
+        self.constantTensors = context.constantTensors
+    }
+
+    /// Builds the graph for one prediction on `inputs` and returns the output tensors by name.
+    ///
+    /// The tensors are lazy; materialize them together (`MLTensor.materialize(_:)`) so the
+    /// whole prediction runs as one plan. (The one exception: a reshape target or slice bound
+    /// computed at run time is read while building, which runs the small shape expression
+    /// behind it on the calling thread.) Float inputs of any float type are converted to
+    /// Float32, integer inputs to Int32.
+    ///
+    /// - Throws: ``LoweringError`` when an input is missing, has the wrong rank, a dimension
+    ///   other than a fixed declared one, or a type that cannot be converted; or when an
+    ///   operation's operands do not fit it. Never traps on such input.
+    package func run(_ inputs: [String: MLTensor]) throws -> [String: MLTensor] {
+        var values = [MLTensor?](repeating: nil, count: slotCount)
+        for (slot, tensor) in constantTensors { values[slot] = tensor }
+        for (index, input) in self.inputs.enumerated() {
+            guard let tensor = inputs[input.name] else {
+                throw LoweringError(
+                    .missingInput, file: file, "the input '\(input.name)' (\(input.type)) was not given")
+            }
+            values[inputSlots[index]] = try bind(tensor, to: input.name, type: input.type)
+        }
+        for step in steps {
+            let operands = step.operands.map { values[$0]! }
+            let results: [MLTensor]
+            do {
+                results = try step.compute(operands)
+            } catch let error as OperandError {
+                throw LoweringError(
+                    .shapeMismatch, file: file,
+                    "operation '\(step.name)' (op type '\(step.type)'): \(error.message) "
+                        + "(operands \(operands.map { "\($0.shape)" }.joined(separator: ", ")))")
+            }
+            guard results.count == step.results.count else {
+                throw LoweringError(
+                    .shapeMismatch, file: file,
+                    "operation '\(step.name)' (op type '\(step.type)') produced \(results.count) values "
+                        + "for \(step.results.count) outputs")
+            }
+            for (index, result) in results.enumerated() {
+                // Memory is allocated only when the graph runs, where a refusal traps; a model
+                // whose parameters ask for absurd sizes must fail here instead.
+                guard result.scalarCount <= LoweredFunction.maximumElementCount else {
+                    throw LoweringError(
+                        .shapeMismatch, file: file,
+                        "operation '\(step.name)' (op type '\(step.type)') would produce \(result.shape) "
+                            + "(\(result.scalarCount) elements, more than Tessera allocates for one value)")
+                }
+                if let declared = step.declaredShapes[index], step.type != "classify" {
+                    let fits =
+                        declared.count == result.rank
+                        && zip(declared, result.shape).allSatisfy { $0.0 == nil || $0.0 == $0.1 }
+                    guard fits else {
+                        throw LoweringError(
+                            .shapeMismatch, file: file,
+                            "operation '\(step.name)' (op type '\(step.type)') computed shape \(result.shape) "
+                                + "where the model declares \(declared.map { $0.map(String.init) ?? "?" })")
+                    }
+                }
+                values[step.results[index]] = result
+            }
         }
         var outputs: [String: MLTensor] = [:]
-        for name in outputNames { outputs[name] = values[name] }
+        for (index, name) in outputNames.enumerated() {
+            let (slot, type) = outputSlots[index]
+            var tensor = values[slot]!
+            if let type, tensor.kernelType != type, classifier?.labelOutput != name {
+                tensor = MLTensor(.cast(type), [tensor])
+            }
+            outputs[name] = tensor
+        }
+        for (name, slot, type) in stateOutputs {
+            let value = values[slot]!
+            outputs[name] = type.map { value.converted(to: $0) } ?? value
+        }
         return outputs
     }
 
-    /// A softmax's axis: a literal or a const's value; −1 when absent.
-    private func axis(_ operation: MILOperation) -> Int {
-        guard let binding = operation.inputs["axis"]?.bindings.first else { return -1 }
-        let value: MILValue? =
-            switch binding {
-            case .name(let name): literals[name]
-            case .value(let value): value
+    /// Checks an input against its declared type and converts it to its compute type.
+    private func bind(_ tensor: MLTensor, to name: String, type declaredType: MILValueType) throws -> MLTensor {
+        var type = declaredType
+        if case .state(let wrapped) = declaredType { type = wrapped }
+        guard let declared = type.tensorType else {
+            throw LoweringError(.invalidInput, file: file, "input '\(name)' is \(type), not a tensor")
+        }
+        if let shape = LoweredFunction.checkableShape(type) {
+            guard tensor.rank == shape.count else {
+                throw LoweringError(
+                    .invalidInput, file: file,
+                    "input '\(name)' has rank \(tensor.rank) (\(tensor.shape)) but the function declares \(declared)")
             }
-        if case .ints(let ints)? = value?.tensor, let first = ints.first { return Int(first) }
-        return -1
+            for (size, declaredSize) in zip(tensor.shape, shape) where declaredSize != nil && declaredSize != size {
+                throw LoweringError(
+                    .invalidInput, file: file,
+                    "input '\(name)' has shape \(tensor.shape) but the function declares \(declared)")
+            }
+        }
+        guard let target = LoweredFunction.computeType(declared.dataType) else {
+            throw LoweringError(
+                .invalidInput, file: file, "input '\(name)' is declared \(declared), a type Tessera cannot compute in")
+        }
+        return tensor.kernelType == target ? tensor : MLTensor(.cast(target), [tensor])
     }
 
-    /// A literal as a tensor (Float32 for floating-point data, Int32 for integers); `nil` for
-    /// strings and other non-numeric literals.
-    private static func tensor(_ value: MILValue, package corePackage: CoreMLPackage?) throws -> MLTensor? {
-        guard let type = value.type?.tensorType, let shape = type.shape else { return nil }
-        switch value.storage {
-        case .blobFile(let reference):
-            guard let corePackage else { return nil }
-            let (file, blob) = try corePackage.blob(for: reference, type: type)
-            return MLTensor(shape: shape, scalars: try file.floatValues(of: blob))
-        case .immediate(.tensor(.floats(let floats))):
-            return MLTensor(shape: shape, scalars: floats)
-        case .immediate(.tensor(.ints(let ints))):
-            return MLTensor(shape: shape, scalars: ints, scalarType: Int32.self)
-        default:
-            return nil
+    /// The most elements one value may have (2³¹ − 1: 8 GiB of Float32).
+    static let maximumElementCount = Int(Int32.max)
+
+    /// A declared tensor shape with `nil` for unknown dimensions, or `nil` when the type is
+    /// not a tensor of known rank (then nothing is checked).
+    static func checkableShape(_ type: MILValueType) -> [Int?]? {
+        guard let tensor = type.tensorType, tensor.rank >= 0, tensor.dimensions.count == tensor.rank else { return nil }
+        var shape: [Int?] = []
+        for dimension in tensor.dimensions {
+            switch dimension {
+            case .constant(let size): shape.append(size)
+            case .unknown(let variadic):
+                if variadic { return nil }
+                shape.append(nil)
+            }
+        }
+        return shape
+    }
+
+    /// The type Tessera computes values of a MIL data type in.
+    static func computeType(_ type: MILDataType) -> KernelScalarType? {
+        switch type {
+        case .float16, .float32, .float64, .bfloat16: .float32
+        case .int8, .int16, .int32, .int64, .uint8, .uint16, .uint32, .uint64: .int32
+        case .bool: .bool
+        default: nil
+        }
+    }
+
+    /// The scalar type an output of a MIL data type is delivered in.
+    static func outputType(_ type: MILDataType) -> KernelScalarType? {
+        switch type {
+        case .float16: .float16
+        case .float32, .bfloat16: .float32
+        case .float64: .float64
+        case .int8: .int8
+        case .uint8: .uint8
+        case .int16: .int16
+        case .uint16: .uint16
+        case .int32, .int64, .uint64: .int32
+        case .uint32: .uint32
+        case .bool: .bool
+        default: nil
         }
     }
 }

@@ -1,0 +1,26 @@
+import TesseraTensor
+
+/// Builds one operation's result tensors from its operand tensors (in the order the
+/// operation's lowering asked for them). Parameters were resolved at load and are captured.
+///
+/// Throws ``OperandError`` when the operands' shapes do not fit; never traps on shapes it
+/// has checked.
+typealias LoweredCompute = @Sendable ([MLTensor]) throws -> [MLTensor]
+
+/// One MIL operation after lowering: where its operands and results live in the run's value
+/// table, and the closure that builds its graph nodes.
+struct LoweredStep: Sendable {
+    /// The MIL op type (`conv`, `linear`, …), for error messages.
+    var type: String
+    /// The operation's `name` attribute (or its first output's name).
+    var name: String
+    /// Value-table slots of the operands, in the order `compute` expects them.
+    var operands: [Int]
+    /// Value-table slots the results go to, one per MIL output.
+    var results: [Int]
+    /// For each result, the declared dimensions (`nil` where unknown), used to check the
+    /// lowering's shapes against the file's; `nil` for results that are not tensors.
+    var declaredShapes: [[Int?]?]
+    /// The node builder.
+    var compute: LoweredCompute
+}

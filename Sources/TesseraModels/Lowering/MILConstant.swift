@@ -1,0 +1,161 @@
+import TesseraGraph
+import TesseraKernels
+import TesseraTensor
+
+/// A constant of a MIL program decoded once at load: a weight, or a parameter such as
+/// `axes`, `pad_type` or `strides`.
+///
+/// Elements are kept in the type Tessera computes in: every floating-point type as `Float`,
+/// every integer type as `Int32` (64-bit values are clamped), booleans and strings as such.
+struct MILConstant: Sendable {
+    /// The decoded elements.
+    enum Elements: Sendable {
+        case floats([Float])
+        case ints([Int32])
+        case bools([Bool])
+        case strings([String])
+    }
+
+    /// The shape (`[]` for a scalar).
+    var shape: [Int]
+    /// The declared element type.
+    var dataType: MILDataType
+    /// The elements, row-major.
+    var elements: Elements
+
+    /// The number of elements.
+    var count: Int {
+        switch elements {
+        case .floats(let v): v.count
+        case .ints(let v): v.count
+        case .bools(let v): v.count
+        case .strings(let v): v.count
+        }
+    }
+
+    /// The elements as integers (floats truncated, booleans 0 or 1), or `nil` for strings.
+    var integers: [Int]? {
+        switch elements {
+        case .floats(let v): v.allSatisfy { $0.isFinite && Swift.abs($0) < 1e15 } ? v.map { Int($0) } : nil
+        case .ints(let v): v.map(Int.init)
+        case .bools(let v): v.map { $0 ? 1 : 0 }
+        case .strings: nil
+        }
+    }
+
+    /// The elements as `Double`s, or `nil` for strings.
+    var doubles: [Double]? {
+        switch elements {
+        case .floats(let v): v.map(Double.init)
+        case .ints(let v): v.map(Double.init)
+        case .bools(let v): v.map { $0 ? 1 : 0 }
+        case .strings: nil
+        }
+    }
+
+    /// The elements as booleans (non-zero is true), or `nil` for strings.
+    var booleans: [Bool]? {
+        switch elements {
+        case .bools(let v): v
+        default: doubles?.map { $0 != 0 }
+        }
+    }
+
+    /// The strings, or `nil` when the constant holds numbers.
+    var strings: [String]? {
+        if case .strings(let v) = elements { return v }
+        return nil
+    }
+
+    /// The constant as a tensor of the compute type for its elements (float32, int32 or bool).
+    ///
+    /// - Throws: ``OperandError`` for string constants, which have no tensor form.
+    func tensor() throws -> MLTensor {
+        switch elements {
+        case .floats(let v): return MLTensor(shape: shape, scalars: v, scalarType: Float.self)
+        case .ints(let v): return MLTensor(shape: shape, scalars: v, scalarType: Int32.self)
+        case .bools(let v): return MLTensor(shape: shape, scalars: v, scalarType: Bool.self)
+        case .strings: throw OperandError("a string constant cannot be a tensor operand")
+        }
+    }
+}
+
+extension MILConstant {
+    /// Decodes a MIL value: an immediate tensor or a blob in one of the package's weight files.
+    ///
+    /// - Throws: ``ModelFormatError`` when the value has no tensor type with a known shape,
+    ///   when its data does not match the shape, or when its type is one Tessera does not read.
+    init(_ value: MILValue, in package: CoreMLPackage, what: String) throws {
+        let file = package.modelDisplayName
+        guard let type = value.type?.tensorType, let shape = type.shape, let count = type.elementCount else {
+            throw ModelFormatError(
+                .invalidSpecification, file: file, "\(what) has no tensor type with a known shape")
+        }
+        self.shape = shape
+        dataType = type.dataType
+        func mismatch(_ stored: Int) -> ModelFormatError {
+            ModelFormatError(
+                .invalidSpecification, file: file, "\(what) is \(type) (\(count) elements) but stores \(stored)")
+        }
+        switch value.storage {
+        case .blobFile(let reference):
+            let (weights, blob) = try package.blob(for: reference, type: type)
+            let floats = try weights.floatValues(of: blob)
+            guard floats.count == count else { throw mismatch(floats.count) }
+            switch type.dataType {
+            case .float16, .float32: elements = .floats(floats)
+            default: elements = .ints(floats.map { Int32($0) })
+            }
+        case .immediate(.tensor(let storage)):
+            elements = try MILConstant.elements(of: storage, type: type, file: file, what: what)
+            guard self.count == count else { throw mismatch(self.count) }
+        case .immediate, .none:
+            throw ModelFormatError(.invalidSpecification, file: file, "\(what) is not a tensor value")
+        }
+    }
+
+    /// The elements of an immediate tensor in the field coremltools chose for `type`.
+    private static func elements(
+        of storage: MILTensorStorage, type: MILTensorType, file: String, what: String
+    ) throws -> Elements {
+        let isFloat = [.float16, .float32, .float64, .bfloat16].contains(type.dataType)
+        switch storage {
+        case .floats(let v): return isFloat ? .floats(v) : .ints(v.map { Int32($0) })
+        case .doubles(let v): return isFloat ? .floats(v.map { Float($0) }) : .ints(v.map { Int32($0) })
+        case .ints(let v):
+            if type.dataType == .bool { return .bools(v.map { $0 != 0 }) }
+            return isFloat ? .floats(v.map { Float($0) }) : .ints(v)
+        case .longInts(let v):
+            let clamped = v.map { Int32(clamping: $0) }
+            return isFloat ? .floats(v.map { Float($0) }) : .ints(clamped)
+        case .bools(let v): return .bools(v)
+        case .strings(let v): return .strings(v)
+        case .empty: return isFloat ? .floats([]) : .ints([])
+        case .bytes(let bytes):
+            switch type.dataType {
+            case .float16:
+                guard bytes.count % 2 == 0 else { break }
+                return .floats(
+                    stride(from: 0, to: bytes.count, by: 2).map {
+                        Float(Float16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8))
+                    })
+            case .int8: return .ints(bytes.map { Int32(Int8(bitPattern: $0)) })
+            case .uint8: return .ints(bytes.map { Int32($0) })
+            case .bool: return .bools(bytes.map { $0 != 0 })
+            case .uint32:
+                guard bytes.count % 4 == 0 else { break }
+                return .ints(
+                    stride(from: 0, to: bytes.count, by: 4).map { i in
+                        let v =
+                            UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2]) << 16
+                            | UInt32(bytes[i + 3]) << 24
+                        return Int32(clamping: v)
+                    })
+            default: break
+            }
+            throw ModelFormatError(
+                .unsupportedModelType, file: file,
+                "\(what) stores \(type.dataType) data as raw bytes, which Tessera does not read")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import TesseraTensor
+import Testing
+import _TesseraTestSupport
+
+@testable import TesseraModels
+
+/// Bad models fail the load, bad inputs fail the prediction; neither traps.
+@Suite("Lowering errors")
+struct LoweringErrorTests {
+    @Test("an unsupported op fails the load, naming the op type and the model")
+    func unsupportedOperation() throws {
+        let fixture = try #require(LoweringFixture.named("unsupported_einsum"))
+        let package = try fixture.package()
+        #expect {
+            try LoweredFunction(package: package, functionName: "main")
+        } throws: { error in
+            guard let error = error as? ModelFormatError else { return false }
+            return error.kind == .unsupportedModelType && error.file == "model.mlmodel"
+                && error.description.contains("(op type 'einsum') is not supported by Tessera")
+        }
+    }
+
+    @Test("a value too large to allocate fails the prediction, not the process")
+    func oversizedValue() throws {
+        let fixture = try #require(LoweringFixture.named("invalid_oversized_tile"))
+        let function = try LoweredFunction(package: try fixture.package(), functionName: "main")
+        #expect {
+            try function.run(try fixture.inputTensors())
+        } throws: { error in
+            (error as? LoweringError)?.kind == .shapeMismatch && "\(error)".contains("'tile'")
+        }
+    }
+
+    @Test("an unknown function name fails the load")
+    func unknownFunction() throws {
+        let package = try #require(LoweringFixture.named("relu")).package()
+        #expect(throws: ModelFormatError.self) { try LoweredFunction(package: package, functionName: "other") }
+    }
+
+    @Test("a missing input throws")
+    func missingInput() throws {
+        let fixture = try #require(LoweringFixture.named("add"))
+        let function = try LoweredFunction(package: try fixture.package(), functionName: "main")
+        var inputs = try fixture.inputTensors()
+        inputs["y"] = nil
+        #expect {
+            try function.run(inputs)
+        } throws: { error in
+            (error as? LoweringError)?.kind == .missingInput && "\(error)".contains("'y'")
+        }
+    }
+
+    @Test("an input of the wrong rank or size throws")
+    func wrongShape() throws {
+        let fixture = try #require(LoweringFixture.named("conv_valid"))
+        let function = try LoweredFunction(package: try fixture.package(), functionName: "main")
+        for shape in [[4, 7, 6], [1, 4, 7, 5], [1, 1, 4, 7, 6]] {
+            let x = MLTensor(repeating: 0, shape: shape)
+            #expect {
+                try function.run(["x": x])
+            } throws: { error in
+                (error as? LoweringError)?.kind == .invalidInput
+            }
+        }
+    }
+
+    @Test("an input of another numeric type is converted")
+    func convertedInput() throws {
+        let fixture = try #require(LoweringFixture.named("relu"))
+        let function = try LoweredFunction(package: try fixture.package(), functionName: "main")
+        let x = MLTensor(shape: [2, 3, 4], scalars: (0..<24).map { Float16(Float($0) - 12) }, scalarType: Float16.self)
+        let y = try #require(try function.run(["x": x]).values.first)
+        #expect(y.scalars(of: Float.self) == (0..<24).map { Swift.max(Float($0) - 12, 0) })
+    }
+
+    @Test("a Float16 model takes and returns Float16 tensors")
+    func float16Outputs() throws {
+        let fixture = try #require(LoweringFixture.named("float16_io"))
+        let function = try LoweredFunction(package: try fixture.package(), functionName: "main")
+        #expect(function.inputs[0].type.tensorType?.dataType == .float16)
+        let outputs = try function.run(try fixture.inputTensors())
+        let y = try #require(outputs[fixture.outputs[0]])
+        #expect(y.scalarType is Float16.Type)
+    }
+
+    @Test("reports inputs and outputs in declaration order")
+    func signature() throws {
+        let fixture = try #require(LoweringFixture.named("transformer_block"))
+        let function = try LoweredFunction(package: try fixture.package(), functionName: "main")
+        #expect(function.inputs.map(\.name) == ["x", "mask"])
+        #expect(function.inputs[0].type.tensorType?.shape == [1, 6, 16])
+        #expect(function.outputNames == fixture.outputs)
+        #expect(function.classifier == nil)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import TesseraTensor
+import Testing
+import _TesseraTestSupport
+
+@testable import TesseraModels
+
+/// One case written by `tools/make_lowering_fixtures.py`: a MIL program, its inputs and the
+/// NumPy-computed outputs, in `Tests/Fixtures/lowering/<name>/`.
+struct LoweringFixture: Decodable, Sendable, CustomTestStringConvertible {
+    var name: String
+    var inputs: [String]
+    var outputs: [String]
+    var rtol: Double
+    var atol: Double
+    /// The MIL op types in the saved program (without `const`).
+    var ops: [String]
+    /// The class labels, for the classifier case.
+    var labels: [String]?
+
+    var testDescription: String { name }
+
+    /// Every case in `cases.json`.
+    static let all: [LoweringFixture] = {
+        do {
+            let data = try Data(contentsOf: Fixtures.url("lowering/cases.json"))
+            return try JSONDecoder().decode([LoweringFixture].self, from: data)
+        } catch {
+            Issue.record("cannot read lowering/cases.json: \(error)")
+            return []
+        }
+    }()
+
+    /// The cases a supported model should pass.
+    static let supported = all.filter { !$0.name.hasPrefix("unsupported_") && !$0.name.hasPrefix("invalid_") }
+
+    /// The case named `name`.
+    static func named(_ name: String) -> LoweringFixture? { all.first { $0.name == name } }
+
+    /// The case's package.
+    func package() throws -> CoreMLPackage {
+        try CoreMLPackage(contentsOf: Fixtures.url("lowering/\(name)/model.mlpackage"))
+    }
+
+    /// The case's inputs as tensors (int32 `.npy` files as Int32 tensors, the rest as Float).
+    func inputTensors() throws -> [String: MLTensor] {
+        var tensors: [String: MLTensor] = [:]
+        for input in inputs {
+            let array = try Fixtures.npy("lowering/\(name)/\(input).npy")
+            tensors[input] =
+                array.dtype == "<i4"
+                ? MLTensor(shape: array.shape, scalars: array.ints.map { Int32($0) }, scalarType: Int32.self)
+                : MLTensor(shape: array.shape, scalars: array.floats, scalarType: Float.self)
+        }
+        return tensors
+    }
+
+    /// The expected value of output `index`.
+    func expected(_ index: Int) throws -> NPYArray {
+        try Fixtures.npy("lowering/\(name)/expected_\(index).npy")
+    }
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Harvests coremltools' own MIL op unit tests into lowering fixtures (model + inputs + expected).
+
+coremltools ships its op tests inside the wheel (`coremltools/converters/mil/mil/ops/tests/`).
+On Linux they only convert (prediction needs macOS), but each test hands its model, inputs and
+hand-written or NumPy/torch-computed expected outputs to `compare_backend`. This script runs
+the tests under pytest with `compare_backend` replaced by a recorder that saves, per call with
+an ML-program fp32 model:
+
+    <out>/<n>/model.mlpackage, input_<i>.npy, expected_<i>.npy, case.json
+    (case.json: test id, input and output names, atol, rtol, the program's op types)
+
+Usage (from the repository root; needs `pip install pytest scipy` in the venv, and torch for
+the test files that import it):
+
+    INCLUDE_MIL_FP32_UNIT_TESTS=1 tools/.venv-coreml/bin/python tools/harvest_coremltools_op_tests.py \
+        OUT_DIR [pytest selection args...]
+
+The output is large (thousands of packages), so it is not committed; the Swift test
+`LoweringHarvestTests` runs whatever it finds in `Tests/Fixtures/harvested/` (gitignored) and
+prints the pass rate per op.
+"""
+
+import itertools
+import json
+import os
+import sys
+
+import numpy as np
+
+OUT = None
+COUNTER = itertools.count()
+
+
+def record(mlmodel, input_key_values, expected_outputs, dtype="fp32", atol=1e-04, rtol=1e-05,
+           also_compare_shapes=True, state=None, allow_mismatch_ratio=0.0):
+    """Stands in for `compare_backend`: saves fp32 ML-program cases, predicts nothing."""
+    if dtype != "fp32" or state is not None or expected_outputs is None:
+        return None
+    spec = mlmodel.get_spec()
+    if spec.WhichOneof("Type") != "mlProgram":
+        return None
+    if not all(isinstance(v, np.ndarray) or np.isscalar(v) for v in expected_outputs.values()):
+        return None
+    directory = os.path.join(OUT, f"{next(COUNTER):05d}")
+    os.makedirs(directory)
+    mlmodel.save(os.path.join(directory, "model.mlpackage"))
+    inputs = list(input_key_values.keys())
+    for i, name in enumerate(inputs):
+        value = np.asarray(input_key_values[name])
+        if value.dtype in (np.float64, np.float16):
+            value = value.astype(np.float32)
+        elif value.dtype.kind in "iu":
+            value = value.astype(np.int32)
+        elif value.dtype == np.bool_:
+            value = value.astype(np.int32)
+        np.save(os.path.join(directory, f"input_{i}.npy"), np.array(value, order="C"))
+    outputs = list(expected_outputs.keys())
+    for i, name in enumerate(outputs):
+        np.save(os.path.join(directory, f"expected_{i}.npy"),
+                np.array(expected_outputs[name], dtype=np.float32, order="C"))
+    function = spec.mlProgram.functions["main"]
+    ops = sorted({op.type for op in function.block_specializations[function.opset].operations} - {"const"})
+    with open(os.path.join(directory, "case.json"), "w") as f:
+        json.dump(dict(test=os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0], inputs=inputs,
+                       outputs=outputs, atol=float(atol), rtol=float(rtol), ops=ops), f)
+    return None
+
+
+class Recorder:
+    """A pytest plugin that installs `record` before the test modules import `compare_backend`."""
+
+    def pytest_configure(self, config):
+        import coremltools.converters.mil.testing_utils as testing_utils
+        testing_utils.compare_backend = record
+        import coremltools.converters.mil.mil.ops.tests.testing_utils as op_testing_utils
+        op_testing_utils.compare_backend = record
+
+
+def main():
+    global OUT
+    OUT = os.path.abspath(sys.argv[1])
+    os.makedirs(OUT, exist_ok=True)
+    import pytest
+    sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", *sys.argv[2:]], plugins=[Recorder()]))
+
+
+if __name__ == "__main__":
+    main()
