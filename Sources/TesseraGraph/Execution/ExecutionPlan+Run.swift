@@ -172,9 +172,12 @@ extension ExecutionPlan {
         return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
     }
 
-    /// Runs `program` over chunks of leading-axis rows of `producerShape` (about 16K elements
-    /// each, so the scratch block stays in the core's cache), in parallel, and hands each chunk
-    /// to `consume` with its shape and first row before the next chunk overwrites it.
+    /// Runs `program` over chunks of leading-axis rows of `producerShape` (about 64K elements,
+    /// 256 KB of `Float`, each: the scratch block stays in the core's L2 cache, and each chunk's
+    /// setup — planning the program, planning the reduction — is paid a quarter as often as with
+    /// 16K-element chunks, which made T3's fused variance 70 µs instead of 43), in parallel, and
+    /// hands each chunk to `consume` with its shape and first row before the next chunk
+    /// overwrites it.
     private func runInChunks(
         _ program: FusedProgram, producerShape: [Int], scratchType: KernelScalarType, leaves: [TensorValue],
         consume: (_ scratch: UnsafeMutableRawPointer, _ shape: [Int], _ start: Int) -> Void
@@ -182,7 +185,7 @@ extension ExecutionPlan {
         let leading = producerShape[0]
         let sliceCount = producerShape.dropFirst().reduce(1, *)
         guard leading > 0 else { return }
-        let rowsPerChunk = Swift.max(1, 16_384 / Swift.max(1, sliceCount))
+        let rowsPerChunk = Swift.max(1, 65_536 / Swift.max(1, sliceCount))
         let chunks = (leading + rowsPerChunk - 1) / rowsPerChunk
         let broadcastLeaves = leaves.map { $0.with(layout: $0.layout.broadcast(to: producerShape)) }
         let cost = ParallelCost(nanosecondsPerItem: Double(rowsPerChunk * sliceCount) * 0.5)
