@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTensor
 import Testing
 import _TesseraTestSupport
 
@@ -366,6 +367,31 @@ struct ConstexprMalformedTests {
         operation.outputs[0].type = .tensor(MILTensorType(dataType: .float32, rank: 1, dimensions: [.constant(4)]))
         #expect(throws: ModelFormatError.self) {
             try ConstexprDecompression.decode(operation, in: package, known: ["palette": lut])
+        }
+    }
+}
+
+@Suite("Compressed models through the lowering")
+struct CompressedModelLoweringTests {
+    @Test(
+        "every compressed fixture model lowers and runs, its weights decompressed at load",
+        arguments: CompressionFixtures.names)
+    func lowersAndRuns(_ name: String) throws {
+        let package = try CoreMLPackage(contentsOf: Fixtures.url("compression/\(name).mlpackage"))
+        let function = try LoweredFunction(package: package, functionName: "main")
+        var inputs: [String: MLTensor] = [:]
+        for input in function.inputs {
+            guard let shape = input.type.tensorType?.shape else {
+                Issue.record("input \(input.name) of \(name) has no fixed shape")
+                return
+            }
+            inputs[input.name] = MLTensor(repeating: 1, shape: shape)
+        }
+        let outputs = try function.run(inputs)
+        #expect(outputs.count == function.outputNames.count)
+        for output in outputs.values {
+            let values = output.cast(to: Float.self).scalars(of: Float.self)
+            #expect(values.allSatisfy { $0.isFinite })
         }
     }
 }

@@ -54,7 +54,7 @@ package struct LoweredFunction: Sendable {
 
     /// The MIL op types Tessera lowers (besides `const`).
     package static var supportedOperationTypes: Set<String> {
-        Set(OperationLowering.handlers.keys).union(LoweringContext.constexprTypes).union(["write_state"])
+        Set(OperationLowering.handlers.keys).union(ConstexprDecompression.opTypes).union(["write_state"])
     }
 
     /// Lowers `functionName` (usually "main") of the package's ML program once.
@@ -98,6 +98,8 @@ package struct LoweredFunction: Sendable {
 
         var steps: [LoweredStep] = []
         var classifier: LoweredClassifier?
+        // Decompressed constexpr results by name: iOS 18 constexpr ops can read earlier ones.
+        var decompressed: [String: DenseConstant] = [:]
         for operation in block.operations {
             let name = operation.name ?? operation.outputs.first?.name ?? "?"
             if operation.type == "const" {
@@ -109,8 +111,13 @@ package struct LoweredFunction: Sendable {
                     output.name, try MILConstant(value, in: package, what: "const '\(name)'"), type: output.type)
                 continue
             }
-            if LoweringContext.constexprTypes.contains(operation.type), let output = operation.outputs.first {
-                context.defineConstant(output.name, try context.evaluateConstexpr(operation), type: output.type)
+            if ConstexprDecompression.handles(operation.type), let output = operation.outputs.first {
+                // Compressed weights are decoded once, at load, into plain Float32 constants.
+                let dense = try ConstexprDecompression.decode(operation, in: package, known: decompressed)
+                decompressed[output.name] = dense
+                context.defineConstant(
+                    output.name, MILConstant(shape: dense.shape, dataType: .float32, elements: .floats(dense.values)),
+                    type: output.type)
                 continue
             }
             if operation.type == "write_state" {
