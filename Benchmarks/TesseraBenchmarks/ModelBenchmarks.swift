@@ -36,8 +36,56 @@ func runModelBenchmarks(modelsDirectory: URL) {
             let want = MLShapedArray<Float>(converting: expected).scalars
             let error = zip(got, want).map { abs($0 - $1) }.max() ?? .nan
             report(name, timing, String(format: "load %.1f ms; max |Δ| vs PyTorch %.2g", loadMilliseconds, error))
+            if id == "m3" { runBatchAndConcurrency(model: model, provider: provider, single: timing.median) }
         } catch {
             print("\(name): \(error)")
         }
     }
+}
+
+/// M4 (batch throughput: `predictions(fromBatch:)` with 1, 8 and 32 inputs next to a loop of
+/// single predictions) and M5 (8 tasks predicting on one shared model), on M3's model.
+private func runBatchAndConcurrency(model: MLModel, provider: MLDictionaryFeatureProvider, single: Double) {
+    for size in [1, 8, 32] {
+        let batch = MLArrayBatchProvider(array: Array(repeating: provider, count: size))
+        let batched = measure(warmups: 1, iterations: 5) { _ = try? model.predictions(fromBatch: batch) }
+        let loop = measure(warmups: 1, iterations: 5) {
+            for _ in 0..<size { _ = try? model.prediction(from: provider) }
+        }
+        report(
+            "M4 batch of \(size)", batched,
+            String(
+                format: "%.3f ms per input; loop of singles %.3f ms per input", batched.median * 1e3 / Double(size),
+                loop.median * 1e3 / Double(size)))
+    }
+    // M5: 8 tasks × 8 predictions each on one model, next to the same 64 predictions serially.
+    let perTask = 8
+    // Feature providers are not Sendable (as on Apple's platforms): each thread gets its own.
+    let providers = ThreadProviders(
+        (0..<8).compactMap { _ in
+            try? MLDictionaryFeatureProvider(
+                dictionary: provider.dictionary.mapValues { MLFeatureValue(multiArray: $0.multiArrayValue!) })
+        })
+    let concurrent = measure(warmups: 1, iterations: 5) {
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for _ in 0..<perTask { _ = try? model.prediction(from: providers.value[thread]) }
+        }
+    }
+    let serial = measure(warmups: 1, iterations: 5) {
+        for _ in 0..<(8 * perTask) { _ = try? model.prediction(from: provider) }
+    }
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    report(
+        "M5 8 threads × \(perTask) predictions", concurrent,
+        String(
+            format: "%.3f ms per prediction; serial %.3f ms; peak RSS of the process %.0f MB",
+            concurrent.median * 1e3 / Double(8 * perTask), serial.median * 1e3 / Double(8 * perTask),
+            Double(usage.ru_maxrss) / 1024))
+}
+
+/// One feature provider per thread; each thread touches only its own.
+private struct ThreadProviders: @unchecked Sendable {
+    let value: [MLDictionaryFeatureProvider]
+    init(_ value: [MLDictionaryFeatureProvider]) { self.value = value }
 }
