@@ -11,6 +11,9 @@ struct MILConstant: Sendable {
     /// The decoded elements.
     enum Elements: Sendable {
         case floats([Float])
+        /// A Float32 weight adopted from the mapped weight file without a copy (see
+        /// `CoreMLPackage.mappedFloat32Tensor`); read as numbers only when a handler needs them.
+        case mappedFloats(MLTensor)
         case ints([Int32])
         case bools([Bool])
         case strings([String])
@@ -27,6 +30,7 @@ struct MILConstant: Sendable {
     var count: Int {
         switch elements {
         case .floats(let v): v.count
+        case .mappedFloats(let t): t.scalarCount
         case .ints(let v): v.count
         case .bools(let v): v.count
         case .strings(let v): v.count
@@ -37,6 +41,7 @@ struct MILConstant: Sendable {
     var integers: [Int]? {
         switch elements {
         case .floats(let v): v.allSatisfy { $0.isFinite && Swift.abs($0) < 1e15 } ? v.map { Int($0) } : nil
+        case .mappedFloats: MILConstant(shape: shape, dataType: dataType, elements: .floats(floatValues ?? [])).integers
         case .ints(let v): v.map(Int.init)
         case .bools(let v): v.map { $0 ? 1 : 0 }
         case .strings: nil
@@ -47,6 +52,7 @@ struct MILConstant: Sendable {
     var doubles: [Double]? {
         switch elements {
         case .floats(let v): v.map(Double.init)
+        case .mappedFloats(let t): t.scalars(of: Float.self).map(Double.init)
         case .ints(let v): v.map(Double.init)
         case .bools(let v): v.map { $0 ? 1 : 0 }
         case .strings: nil
@@ -58,6 +64,15 @@ struct MILConstant: Sendable {
         switch elements {
         case .bools(let v): v
         default: doubles?.map { $0 != 0 }
+        }
+    }
+
+    /// The elements of a float constant (copied out of a mapped weight), or `nil` otherwise.
+    var floatValues: [Float]? {
+        switch elements {
+        case .floats(let v): v
+        case .mappedFloats(let t): t.scalars(of: Float.self)
+        default: nil
         }
     }
 
@@ -73,6 +88,7 @@ struct MILConstant: Sendable {
     func tensor() throws -> MLTensor {
         switch elements {
         case .floats(let v): return MLTensor(shape: shape, scalars: v, scalarType: Float.self)
+        case .mappedFloats(let t): return t
         case .ints(let v): return MLTensor(shape: shape, scalars: v, scalarType: Int32.self)
         case .bools(let v): return MLTensor(shape: shape, scalars: v, scalarType: Bool.self)
         case .strings: throw OperandError("a string constant cannot be a tensor operand")
@@ -99,6 +115,12 @@ extension MILConstant {
         }
         switch value.storage {
         case .blobFile(let reference):
+            // Float32 blobs (all float weights of a compiled model) are adopted in place.
+            if let mapped = try package.mappedFloat32Tensor(for: reference, type: type) {
+                guard mapped.scalarCount == count else { throw mismatch(mapped.scalarCount) }
+                elements = .mappedFloats(mapped)
+                return
+            }
             let (weights, blob) = try package.blob(for: reference, type: type)
             let floats = try weights.floatValues(of: blob)
             guard floats.count == count else { throw mismatch(floats.count) }

@@ -259,7 +259,7 @@ extension OperationLowering {
     /// `kH = 1`); `nil` when the weight is not a constant of that form.
     func packedTransposeWeight(groups: Int) -> MILConstant? {
         guard case .name(let name)? = operation.inputs["weight"]?.bindings.first,
-            let constant = context.constants[name], case .floats(let w) = constant.elements,
+            let constant = context.constants[name], let w = constant.floatValues,
             constant.shape.count == 3 || constant.shape.count == 4
         else { return nil }
         let shape = constant.shape
