@@ -13,9 +13,8 @@ public enum Float16Conversion {
     /// Converts `count` halves to floats.
     ///
     /// The loop is branch-free integer and float arithmetic that LLVM vectorises on the
-    /// baseline x86-64 target (the `SIMD16` form below is kept for block-wise use; on long
-    /// runs it measured ten times slower, its masked selects being split into scalar code).
-    /// Long runs are split across threads.
+    /// baseline x86-64 target (an earlier `SIMD16` form was ten times slower: Swift split its
+    /// masked selects into scalar code). Long runs are split across threads.
     ///
     /// ```swift
     /// Float16Conversion.widen(halves, into: floats, count: n)
@@ -85,46 +84,5 @@ public enum Float16Conversion {
             o = f >= half32Overflow ? large : o
             dst[i] = UInt16(truncatingIfNeeded: o | (sign >> 16))
         }
-    }
-
-    /// Sixteen half bit patterns to floats.
-    @inlinable
-    @inline(__always)
-    public static func widen(_ half: SIMD16<UInt16>) -> SIMD16<Float> {
-        let h = SIMD16<UInt32>(truncatingIfNeeded: half)
-        let sign = (h & 0x8000) &<< 16
-        let magnitude = h & 0x7FFF
-        // Shifting the exponent and mantissa into float position and multiplying by 2^112
-        // re-biases the exponent; subnormal halves become float subnormals times 2^112, which
-        // is exact.
-        let shifted = unsafeBitCast(magnitude &<< 13, to: SIMD16<Float>.self)
-        var bits = unsafeBitCast(shifted * Float(sign: .plus, exponent: 112, significand: 1), to: SIMD16<UInt32>.self)
-        bits.replace(with: (magnitude &<< 13) | 0x7F80_0000, where: magnitude .>= 0x7C00)
-        return unsafeBitCast(bits | sign, to: SIMD16<Float>.self)
-    }
-
-    /// Sixteen floats to half bit patterns, rounding to nearest even.
-    @inlinable
-    @inline(__always)
-    public static func narrow(_ value: SIMD16<Float>) -> SIMD16<UInt16> {
-        var f = unsafeBitCast(value, to: SIMD16<UInt32>.self)
-        let sign = f & 0x8000_0000
-        f ^= sign
-        let float32Infinity: UInt32 = 255 << 23
-        let half32Overflow: UInt32 = (127 + 16) << 23
-        let denormalMagic: UInt32 = ((127 - 15) + (23 - 10) + 1) << 23
-        // Normal halves: re-bias the exponent and round the 13 dropped mantissa bits to even.
-        let mantissaOdd = (f &>> 13) & 1
-        var normal = f &+ (UInt32(bitPattern: (15 - 127) << 23) &+ 0xFFF)
-        normal = (normal &+ mantissaOdd) &>> 13
-        // Subnormal halves: let a float addition do the rounding.
-        let subnormalSum = unsafeBitCast(f, to: SIMD16<Float>.self) + Float(bitPattern: denormalMagic)
-        let subnormal = unsafeBitCast(subnormalSum, to: SIMD16<UInt32>.self) &- denormalMagic
-        var out = normal
-        out.replace(with: subnormal, where: f .< (113 << 23))
-        out.replace(with: 0x7C00, where: f .>= half32Overflow)
-        out.replace(with: 0x7E00, where: f .> float32Infinity)
-        out |= sign &>> 16
-        return SIMD16<UInt16>(truncatingIfNeeded: out)
     }
 }

@@ -155,54 +155,29 @@ public enum SortKernels {
         for i in stride(from: k / 2 - 1, through: 0, by: -1) { siftDown(i, k) }
         // A later element enters only if it ranks strictly before the root; a tie with the
         // root ranks after it (higher index), so ties keep the earlier element.
-        if descending {
-            var j = k
-            if T.self == Float.self && SIMDMath.hasAVX2FMA {
-                // Most elements lose to the root: jump to the next one that beats it (a value
-                // above the root, or a NaN while the root is a number; nothing beats a NaN).
-                let floats = UnsafeRawPointer(values).assumingMemoryBound(to: Float.self)
-                while j < n {
-                    let root = floats[Int(heap[0])]
-                    if root.isNaN { break }
-                    j = tessera_find_beyond_f32_avx2(1, floats, j, n, root)
-                    if j == n { break }
-                    heap[0] = Int32(j)
-                    siftDown(0, k)
-                    j += 1
-                }
-            }
+        var j = k
+        if T.self == Float.self && SIMDMath.hasAVX2FMA {
+            // Most elements lose to the root: jump to the next one that beats it (descending:
+            // a value above the root, or a NaN; ascending: a value below it). Once the root is
+            // NaN the plain loop below takes over.
+            let floats = UnsafeRawPointer(values).assumingMemoryBound(to: Float.self)
             while j < n {
-                let root = values[Int(heap[0])]
-                if T.sortsBelow(root, values[j]) {
-                    heap[0] = Int32(j)
-                    siftDown(0, k)
-                }
+                let root = floats[Int(heap[0])]
+                if root.isNaN { break }
+                j = tessera_find_beyond_f32_avx2(descending ? 1 : 0, floats, j, n, root)
+                if j == n { break }
+                heap[0] = Int32(j)
+                siftDown(0, k)
                 j += 1
             }
-        } else {
-            var j = k
-            if T.self == Float.self && SIMDMath.hasAVX2FMA {
-                // Jump to the next value below the root (while the root is a number: once it
-                // is NaN, every number beats it and the plain loop below takes over).
-                let floats = UnsafeRawPointer(values).assumingMemoryBound(to: Float.self)
-                while j < n {
-                    let root = floats[Int(heap[0])]
-                    if root.isNaN { break }
-                    j = tessera_find_beyond_f32_avx2(0, floats, j, n, root)
-                    if j == n { break }
-                    heap[0] = Int32(j)
-                    siftDown(0, k)
-                    j += 1
-                }
+        }
+        while j < n {
+            let root = values[Int(heap[0])]
+            if descending ? T.sortsBelow(root, values[j]) : T.sortsBelow(values[j], root) {
+                heap[0] = Int32(j)
+                siftDown(0, k)
             }
-            while j < n {
-                let root = values[Int(heap[0])]
-                if T.sortsBelow(values[j], root) {
-                    heap[0] = Int32(j)
-                    siftDown(0, k)
-                }
-                j += 1
-            }
+            j += 1
         }
         var kept = UnsafeMutableBufferPointer(start: heap, count: k)
         kept.sort { a, b in

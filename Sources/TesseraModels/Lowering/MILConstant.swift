@@ -39,12 +39,15 @@ struct MILConstant: Sendable {
 
     /// The elements as integers (floats truncated, booleans 0 or 1), or `nil` for strings.
     var integers: [Int]? {
+        func truncated(_ v: [Float]) -> [Int]? {
+            v.allSatisfy { $0.isFinite && Swift.abs($0) < 1e15 } ? v.map { Int($0) } : nil
+        }
         switch elements {
-        case .floats(let v): v.allSatisfy { $0.isFinite && Swift.abs($0) < 1e15 } ? v.map { Int($0) } : nil
-        case .mappedFloats: MILConstant(shape: shape, dataType: dataType, elements: .floats(floatValues ?? [])).integers
-        case .ints(let v): v.map(Int.init)
-        case .bools(let v): v.map { $0 ? 1 : 0 }
-        case .strings: nil
+        case .floats(let v): return truncated(v)
+        case .mappedFloats(let t): return truncated(t.scalars(of: Float.self))
+        case .ints(let v): return v.map(Int.init)
+        case .bools(let v): return v.map { $0 ? 1 : 0 }
+        case .strings: return nil
         }
     }
 
