@@ -107,7 +107,8 @@ struct MLTensorArithmeticTests {
 
     @Test("a chain of element-wise operations with scalars runs as one fused group")
     func scalarChainFuses() {
-        let x = MLTensor(shape: [4, 5], scalars: (0..<20).map { Float($0) }, scalarType: Float.self)
+        // 20 × 20 elements: above `MLTensor.smallFoldingLimit`, so the ops are not folded as built.
+        let x = MLTensor(shape: [20, 20], scalars: (0..<400).map { Float($0) }, scalarType: Float.self)
         let y = ((x * 0.5 - 1) / 3).clamped(to: 0...1)
         let stats = MLTensor.materialize([y])
         #expect(stats.fusedGroups == 1)

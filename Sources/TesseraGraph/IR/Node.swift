@@ -23,6 +23,10 @@ public final class Node: Sendable {
     /// The result's scalar type.
     public let type: KernelScalarType
     let state: Mutex<State>
+    /// The value of a node made with its elements (``init(value:)``): immutable, so it is
+    /// read without the lock, and such a node's `state` stays an empty `.pending` that is never
+    /// touched. Leaves are most nodes of small-tensor code (build-time folded ops make them).
+    package let leafValue: TensorValue?
     /// Which collection last visited this node (`epoch`) and the entry it got (`index`);
     /// written only under the executor's lock, so relaxed atomics suffice. A dictionary from
     /// node identity to index cost more than the rest of collecting a small graph.
@@ -38,6 +42,7 @@ public final class Node: Sendable {
         self.shape = shape
         self.type = type
         state = Mutex(.pending(inputs))
+        leafValue = nil
     }
 
     /// A node whose value exists already.
@@ -52,12 +57,14 @@ public final class Node: Sendable {
         op = .constant
         shape = value.layout.shape
         type = value.type
-        state = Mutex(.materialized(value))
+        state = Mutex(.pending([]))
+        leafValue = value
     }
 
     /// The node's elements, or `nil` while it is pending.
     public var value: TensorValue? {
-        state.withLock { state in
+        if let leafValue { return leafValue }
+        return state.withLock { state in
             if case .materialized(let value) = state { return value }
             return nil
         }
@@ -65,7 +72,8 @@ public final class Node: Sendable {
 
     /// The value of a materialized node, or the inputs of a pending one, in one look.
     var contents: (value: TensorValue?, inputs: [Node]) {
-        state.withLock { state in
+        if let leafValue { return (leafValue, []) }
+        return state.withLock { state in
             switch state {
             case .materialized(let value): return (value, [])
             case .pending(let inputs): return (nil, inputs)
@@ -86,6 +94,7 @@ public final class Node: Sendable {
 
     /// Records the node's elements and drops its inputs.
     func materialize(_ value: TensorValue) {
+        if leafValue != nil { return }
         var dropped: [Node] = state.withLock { state in
             if case .pending(let inputs) = state {
                 state = .materialized(value)
@@ -97,6 +106,7 @@ public final class Node: Sendable {
     }
 
     deinit {
+        if leafValue != nil { return }
         var inputs: [Node] = state.withLock { state in
             if case .pending(let inputs) = state {
                 state = .pending([])

@@ -12,6 +12,8 @@ public final class TensorStorage: @unchecked Sendable {
     public let byteCount: Int
     private let buffer: AlignedBuffer?
     private let release: (@Sendable () -> Void)?
+    /// Whether `pointer` was allocated by this storage (``init(unpooledByteCount:)``).
+    private let ownsMemory: Bool
 
     /// Storage backed by a pool (or unpooled) buffer.
     public init(buffer: AlignedBuffer) {
@@ -19,6 +21,21 @@ public final class TensorStorage: @unchecked Sendable {
         byteCount = buffer.byteCount
         self.buffer = buffer
         release = nil
+        ownsMemory = false
+    }
+
+    /// Storage with its own memory from `malloc` (16-byte aligned, enough for every SIMD
+    /// type Swift has; the vector kernels load unaligned), outside the pool: one allocation
+    /// for the memory and one for this object, for small values made often (build-time
+    /// folded ops), where the pool's bookkeeping or a cache-line-aligned allocation would cost
+    /// more than the arithmetic.
+    public init(unpooledByteCount byteCount: Int) {
+        kernelPrecondition(byteCount >= 0, "[MLTensor] negative byte count \(byteCount)")
+        pointer = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(byteCount, 1), alignment: 16)
+        self.byteCount = byteCount
+        buffer = nil
+        release = nil
+        ownsMemory = true
     }
 
     /// Storage that adopts outside memory; `release` runs when the storage is freed.
@@ -27,6 +44,7 @@ public final class TensorStorage: @unchecked Sendable {
         self.byteCount = byteCount
         buffer = nil
         self.release = release
+        ownsMemory = false
     }
 
     /// Allocates `count` elements of `type` from the shared pool.
@@ -41,7 +59,10 @@ public final class TensorStorage: @unchecked Sendable {
         }
     }
 
-    deinit { release?() }
+    deinit {
+        if ownsMemory { pointer.deallocate() }
+        release?()
+    }
 }
 
 /// A tensor's elements in memory: storage plus a strided layout into it.

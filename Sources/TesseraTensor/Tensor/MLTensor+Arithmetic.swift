@@ -36,6 +36,7 @@ extension MLTensor {
             }
         }
         if let same = MLTensor.identityResult(op, lhs, rhs) { return same }
+        if let folded = MLTensor.foldedBinary(op, lhs, rhs) { return folded }
         return MLTensor(.binary(op), lhs, rhs)
     }
 
@@ -79,7 +80,7 @@ extension MLTensor {
 
     /// `op(self)`, element by element.
     package func unary(_ op: UnaryOp) -> MLTensor {
-        MLTensor(.unary(op), [self])
+        foldedUnary(op) ?? MLTensor(.unary(op), [self])
     }
 }
 

@@ -1,0 +1,131 @@
+import TesseraGraph
+import TesseraKernels
+import Testing
+
+@testable import TesseraTensor
+
+/// Build-time folding of small `Float` element-wise ops (`MLTensor+SmallFolding.swift`): a
+/// folded op must give, bit for bit, what the same op computes inside a fused program.
+@Suite("Small element-wise ops fold when built")
+struct MLTensorSmallFoldingTests {
+    /// Values that exercise every branch of the kernels: signed zeros, infinities, NaN, a
+    /// subnormal, exact halves for rounding, and ordinary numbers of both signs.
+    static let specials: [Float] = [
+        0, -0.0, 1, -1, 0.5, -0.5, 1.5, -2.5, .infinity, -.infinity, .nan, 1e-40, 3.75, -7.25, 100, 0.001,
+    ]
+
+    /// 16 values: the specials, then a deterministic spread.
+    static func values(_ seed: Int) -> [Float] {
+        var state = UInt64(seed) &* 0x9E37_79B9_7F4A_7C15 | 1
+        return specials.map { value in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let noise = Float(Int64(bitPattern: state >> 11) % 2000) / 250
+            return seed == 0 ? value : noise
+        }
+    }
+
+    /// `tensor`'s elements as bit patterns.
+    static func bits(_ tensor: MLTensor) -> [UInt32] {
+        tensor.shapedArray(of: Float.self).scalars.map(\.bitPattern)
+    }
+
+    /// Above the folding limit, so the op stays in the graph and runs as a fused program.
+    static let lazyCount = MLTensor.smallFoldingLimit * 2
+
+    /// `values` repeated to `lazyCount` elements, then sliced back after the op: the first 16
+    /// results of the fused program.
+    static func viaGraph(_ values: [Float], _ body: (MLTensor) -> MLTensor) -> [UInt32] {
+        let repeated = (0..<lazyCount).map { values[$0 % values.count] }
+        let result = body(MLTensor(shape: [lazyCount], scalars: repeated, scalarType: Float.self))
+        #expect(result.node.leafValue == nil, "an op over \(lazyCount) elements must not fold")
+        return Array(bits(result).prefix(values.count))
+    }
+
+    @Test("a chain on a materialized tensor is computed as it is built: nothing is left to run")
+    func chainFolds() {
+        var x = MLTensor(shape: [16], scalars: Self.values(1), scalarType: Float.self)
+        for _ in 0..<10 { x = x * 1.0001 + 0.0001 }
+        #expect(x.node.leafValue != nil)
+        let statistics = MLTensor.materialize([x])
+        #expect(statistics.steps == 0)
+        let expected = Self.values(1).map { value in
+            var v = value
+            for _ in 0..<10 { v = v * 1.0001 + 0.0001 }
+            return v.bitPattern
+        }
+        #expect(Self.bits(x) == expected)
+    }
+
+    @Test(
+        "every float binary op folds to the fused program's bits",
+        arguments: BinaryOp.allCases.filter { !$0.producesBool })
+    func binaryMatchesFused(_ op: BinaryOp) {
+        for (lhsSeed, rhsSeed) in [(0, 1), (1, 0), (2, 3), (0, 0)] {
+            let a = Self.values(lhsSeed)
+            let b = Self.values(rhsSeed)
+            let folded = MLTensor(shape: [16], scalars: a, scalarType: Float.self)
+                .binary(op, MLTensor(shape: [16], scalars: b, scalarType: Float.self))
+            #expect(folded.node.leafValue != nil, "\(op) on 16 materialized floats folds")
+            let repeatedB = (0..<Self.lazyCount).map { b[$0 % b.count] }
+            let lazy = Self.viaGraph(a) {
+                $0.binary(op, MLTensor(shape: [Self.lazyCount], scalars: repeatedB, scalarType: Float.self))
+            }
+            #expect(Self.bits(folded) == lazy, "\(op) seeds \(lhsSeed), \(rhsSeed)")
+        }
+    }
+
+    @Test(
+        "a scalar operand on either side folds to the fused program's bits",
+        arguments: [BinaryOp.sub, .div, .pow, .max])
+    func scalarOperand(_ op: BinaryOp) {
+        let a = Self.values(0)
+        for scalar: Float in [2.5, -0.0, .nan] {
+            let tensor = MLTensor(shape: [16], scalars: a, scalarType: Float.self)
+            let constant = MLTensor(shape: [], scalars: [scalar], scalarType: Float.self)
+            let right = tensor.binary(op, constant)
+            let left = constant.binary(op, tensor)
+            #expect(right.node.leafValue != nil && left.node.leafValue != nil)
+            #expect(Self.bits(right) == Self.viaGraph(a) { $0.binary(op, constant) }, "x \(op) \(scalar)")
+            #expect(Self.bits(left) == Self.viaGraph(a) { constant.binary(op, $0) }, "\(scalar) \(op) x")
+        }
+    }
+
+    @Test("every unary op folds to the fused program's bits", arguments: UnaryOp.allCases)
+    func unaryMatchesFused(_ op: UnaryOp) {
+        for seed in [0, 4] {
+            let a = Self.values(seed)
+            let folded = MLTensor(shape: [16], scalars: a, scalarType: Float.self).unary(op)
+            #expect(folded.node.leafValue != nil)
+            #expect(Self.bits(folded) == Self.viaGraph(a) { $0.unary(op) }, "\(op) seed \(seed)")
+        }
+    }
+
+    @Test("ops stay in the graph when an operand is pending, large, not Float, or needs a real broadcast")
+    func whatDoesNotFold() {
+        let x = MLTensor(shape: [4, 4], scalars: Self.values(2), scalarType: Float.self)
+        let pending = MLTensor(.unary(.neg), [x])
+        #expect((pending + x).node.leafValue == nil)
+        #expect((x + MLTensor(shape: [4], scalars: [1, 2, 3, 4], scalarType: Float.self)).node.leafValue == nil)
+        let ints = MLTensor(shape: [4], scalars: [1, 2, 3, 4] as [Int32], scalarType: Int32.self)
+        #expect((ints + ints).node.leafValue == nil)
+        #expect((x .< x).node.leafValue == nil)
+        let large = MLTensor(repeating: 1, shape: [MLTensor.smallFoldingLimit + 1], scalarType: Float.self)
+        #expect((large * 2).node.leafValue == nil)
+        // The results agree with the folded ones all the same.
+        #expect(
+            (pending + x).shapedArray(of: Float.self) == (x.materialized().unary(.neg) + x).shapedArray(of: Float.self))
+    }
+
+    @Test("a one-element operand of any rank broadcasts; the result keeps the larger shape")
+    func oneElementBroadcast() {
+        let x = MLTensor(shape: [2, 8], scalars: Self.values(3), scalarType: Float.self)
+        let one = MLTensor(shape: [1, 1], scalars: [0.5], scalarType: Float.self)
+        let y = x * one
+        #expect(y.node.leafValue != nil)
+        #expect(y.shape == [2, 8])
+        #expect(y.shapedArray(of: Float.self).scalars == Self.values(3).map { $0 * 0.5 })
+        let z = one - x
+        #expect(z.shape == [2, 8])
+        #expect(z.shapedArray(of: Float.self).scalars == Self.values(3).map { 0.5 - $0 })
+    }
+}
