@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TesseraGraph
 import TesseraKernels
 import Testing
@@ -123,6 +124,40 @@ struct GraphConcurrencyTests {
         for (k, values) in results {
             let expected: [Float] = (0..<1000).map { (i: Int) -> Float in Float((i + 1) * (i + 1)) * Float(k) }
             #expect(values == expected)
+        }
+    }
+
+    @Test("threads materializing consumers of one pending subgraph at once run in parallel and agree")
+    func concurrentRunsOfSharedPendingGraphs() {
+        // Plans run outside the executor's lock: a shared pending node may be computed by
+        // several threads, or materialized by one while another is collecting it.
+        let a = constant((0..<(32 * 48)).map { Float($0 % 17) / 8 - 1 }, [32, 48])
+        let b = constant((0..<(48 * 16)).map { Float($0 % 13) / 6 - 1 }, [48, 16])
+        func consumer(_ shared: Node, _ k: Int) -> Node {
+            let scaled = Node(.binary(.mul), inputs: [shared, constant([Float(k + 1)], [])])
+            return k % 2 == 0
+                ? Node(.reduce(.sum, axes: [1]), inputs: [scaled]) : Node(.softmax(axis: 1), inputs: [scaled])
+        }
+        func sharedGraph() -> Node {
+            Node(.unary(.tanh), inputs: [Node(.matmul, inputs: [a, b])])
+        }
+        // Serial reference values, one per consumer kind.
+        let reference = (0..<8).map { k -> [Float] in
+            let y = consumer(sharedGraph(), k)
+            GraphExecutor.materialize([y])
+            return floats(y)
+        }
+        let results = Mutex<[[Float]?]>(Array(repeating: nil, count: 8))
+        for _ in 0..<50 {
+            let shared = sharedGraph()
+            let consumers = (0..<8).map { consumer(shared, $0) }
+            DispatchQueue.concurrentPerform(iterations: 8) { k in
+                GraphExecutor.materialize([consumers[k]])
+                let values = floats(consumers[k])
+                results.withLock { $0[k] = values }
+            }
+            let round = results.withLock { $0 }
+            for k in 0..<8 { #expect(round[k] == reference[k], "consumer \(k)") }
         }
     }
 }

@@ -29,10 +29,13 @@ public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
 /// Runs graphs: collects what a request needs, finds or compiles a plan, executes it on the
 /// kernel layer and records each requested node's value.
 ///
-/// Materializations run one at a time (a process-wide lock), each using every core through
-/// the kernels' `parallelFor` and OpenBLAS; two requests that share a subgraph therefore
-/// agree: whichever runs first computes it, the second finds it materialized. Plans are cached
-/// by graph structure and shapes (up to ``planCacheCapacity`` of them).
+/// Collecting a request's graph and finding its plan take a process-wide lock (collection
+/// marks nodes); running the plan does not, so materializations from several threads compute
+/// at once, each kernel also using every core through `parallelFor` and OpenBLAS. Two
+/// requests that share a pending subgraph may both compute it; the values are the same
+/// (the same plan steps on the same inputs), and the first to finish is recorded. Plans are
+/// cached by graph structure and shapes (up to ``planCacheCapacity`` of them) and are
+/// immutable, so concurrent runs share them.
 public enum GraphExecutor {
     struct State {
         var plans: [GraphSnapshot.Key: ExecutionPlan] = [:]
@@ -57,7 +60,10 @@ public enum GraphExecutor {
     @discardableResult
     public static func materialize(_ nodes: [Node]) -> PlanStatistics {
         if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
-        return state.withLock { state in
+        // Collecting (which marks nodes with the epoch) and finding or compiling the plan
+        // happen under the lock; running the plan does not, so requests from several
+        // threads compute at the same time.
+        let (snapshot, plan, cacheHit) = state.withLock { state in
             state.epoch += 1
             if state.plans.count >= planCacheCapacity || state.opCodes.count >= opCodeCapacity {
                 state.plans.removeAll(keepingCapacity: true)
@@ -66,26 +72,23 @@ public enum GraphExecutor {
             let snapshot = GraphSnapshot(
                 requested: nodes, epoch: state.epoch, codes: &state.opCodes, sizeHint: state.snapshotSize)
             state.snapshotSize = (Swift.max(16, snapshot.nodes.count), Swift.max(128, snapshot.key.words.count))
-            var statistics = PlanStatistics()
-            let plan: ExecutionPlan
-            if let cached = state.plans[snapshot.key] {
-                plan = cached
-                statistics.planCacheHit = true
-            } else {
-                plan = ExecutionPlan(entries: snapshot.entries(epoch: state.epoch), outputs: snapshot.outputs)
-                state.plans[snapshot.key] = plan
-            }
-            let (values, peak, inPlace) = plan.run(leafValues: snapshot.leafValues)
-            for (i, value) in values { snapshot.nodes[i].materialize(value) }
-            statistics.steps = plan.steps.count
-            statistics.kernels = plan.steps.filter { if case .view = $0 { return false } else { return true } }.count
-            statistics.fusedGroups = plan.fusedGroups
-            statistics.fusedNodes = plan.fusedNodes
-            statistics.peakBytes = peak
-            statistics.inPlaceSteps = inPlace
-            state.last = statistics
-            return statistics
+            if let cached = state.plans[snapshot.key] { return (snapshot, cached, true) }
+            let plan = ExecutionPlan(entries: snapshot.entries(), outputs: snapshot.outputs)
+            state.plans[snapshot.key] = plan
+            return (snapshot, plan, false)
         }
+        let (values, peak, inPlace) = plan.run(leafValues: snapshot.leafValues)
+        for (i, value) in values { snapshot.nodes[i].materialize(value) }
+        var statistics = PlanStatistics()
+        statistics.planCacheHit = cacheHit
+        statistics.steps = plan.steps.count
+        statistics.kernels = plan.steps.filter { if case .view = $0 { return false } else { return true } }.count
+        statistics.fusedGroups = plan.fusedGroups
+        statistics.fusedNodes = plan.fusedNodes
+        statistics.peakBytes = peak
+        statistics.inPlaceSteps = inPlace
+        state.withLock { $0.last = statistics }
+        return statistics
     }
 
     /// Materializes `nodes` without blocking the caller's thread: the work runs on a Dispatch

@@ -34,6 +34,10 @@ struct GraphSnapshot {
     var key: Key
     /// The entries that already have their elements, with their values (bound as plan inputs).
     var leafValues: [(entry: Int, value: TensorValue)]
+    /// For each entry, where its input count sits in `key.words` (its input entries follow),
+    /// or -1 for a leaf: the inputs as collected, which another thread's materialization may
+    /// since have dropped from the node.
+    var inputPositions: [Int]
 
     /// Collects the graph below `requested`; `epoch` must differ from every earlier
     /// collection's (the executor counts them under its lock).
@@ -46,6 +50,8 @@ struct GraphSnapshot {
         var leafValues: [(entry: Int, value: TensorValue)] = []
         var words: [Int] = []
         words.reserveCapacity(sizeHint.words)
+        var inputPositions: [Int] = []
+        inputPositions.reserveCapacity(sizeHint.nodes)
         var digest = KeyDigest()
         func index(of node: Node) -> Int? {
             node.visitEpoch.load(ordering: .relaxed) == epoch ? node.visitIndex.load(ordering: .relaxed) : nil
@@ -57,9 +63,11 @@ struct GraphSnapshot {
             let start = words.count
             if let inputs {
                 node.op.encode(into: &words, codes: &codes)
+                inputPositions.append(words.count)
                 words.append(inputs.count)
                 for input in inputs { words.append(index(of: input)!) }
             } else {
+                inputPositions.append(-1)
                 words.append(GraphOp.constantCode)
             }
             words.append(Int(node.type.rawValue))
@@ -106,23 +114,21 @@ struct GraphSnapshot {
         self.nodes = nodes
         self.outputs = outputs
         self.leafValues = leafValues
+        self.inputPositions = inputPositions
         key = Key(words: words, digest: digest.value)
     }
 
-    /// The entries, for compiling a plan (only on a cache miss). Valid while the collection's
-    /// epoch is the latest, which the executor's lock guarantees.
-    func entries(epoch: UInt64) -> [Entry] {
-        var isLeaf = [Bool](repeating: false, count: nodes.count)
-        for leaf in leafValues { isLeaf[leaf.entry] = true }
-        return nodes.indices.map { i in
+    /// The entries, for compiling a plan (only on a cache miss), from the inputs recorded
+    /// while collecting.
+    func entries() -> [Entry] {
+        nodes.indices.map { i in
             let node = nodes[i]
-            if isLeaf[i] { return Entry(op: .constant, shape: node.shape, type: node.type, inputs: []) }
-            let inputs = node.inputs.map { input in
-                kernelPrecondition(
-                    input.visitEpoch.load(ordering: .relaxed) == epoch, "[plan] input outside the snapshot")
-                return input.visitIndex.load(ordering: .relaxed)
-            }
-            return Entry(op: node.op, shape: node.shape, type: node.type, inputs: inputs)
+            let position = inputPositions[i]
+            if position < 0 { return Entry(op: .constant, shape: node.shape, type: node.type, inputs: []) }
+            let count = key.words[position]
+            return Entry(
+                op: node.op, shape: node.shape, type: node.type,
+                inputs: Array(key.words[(position + 1)..<(position + 1 + count)]))
         }
     }
 }
