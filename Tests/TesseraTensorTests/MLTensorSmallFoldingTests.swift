@@ -116,6 +116,19 @@ struct MLTensorSmallFoldingTests {
             (pending + x).shapedArray(of: Float.self) == (x.materialized().unary(.neg) + x).shapedArray(of: Float.self))
     }
 
+    @Test("a tensor the executor materialized folds like a leaf, and a transposed view does not")
+    func executorMaterializedOperand() {
+        let x = MLTensor(shape: [4, 4], scalars: Self.values(5), scalarType: Float.self)
+        let computed = MLTensor(.unary(.neg), [x]).materialized()
+        #expect(computed.node.leafValue == nil && computed.node.value != nil)
+        let y = computed * 2
+        #expect(y.node.leafValue != nil)
+        #expect(y.shapedArray(of: Float.self).scalars == Self.values(5).map { -$0 * 2 })
+        let transposed = x.transposed().materialized()
+        let z = transposed + 1
+        #expect(z.shapedArray(of: Float.self) == (x.transposed() + 1).shapedArray(of: Float.self))
+    }
+
     @Test("a one-element operand of any rank broadcasts; the result keeps the larger shape")
     func oneElementBroadcast() {
         let x = MLTensor(shape: [2, 8], scalars: Self.values(3), scalarType: Float.self)

@@ -27,6 +27,10 @@ public final class Node: Sendable {
     /// read without the lock, and such a node's `state` stays an empty `.pending` that is never
     /// touched. Leaves are most nodes of small-tensor code (build-time folded ops make them).
     package let leafValue: TensorValue?
+    /// For a leaf whose elements are row-major without gaps (or a single element), the address
+    /// of its first element; `nil` otherwise. Kept beside `leafValue` so hot paths read the
+    /// address without copying the value (and touching three reference counts).
+    nonisolated(unsafe) package let leafElements: UnsafeRawPointer?
     /// Which collection last visited this node (`epoch`) and the entry it got (`index`);
     /// written only under the executor's lock, so relaxed atomics suffice. A dictionary from
     /// node identity to index cost more than the rest of collecting a small graph.
@@ -43,6 +47,7 @@ public final class Node: Sendable {
         self.type = type
         state = Mutex(.pending(inputs))
         leafValue = nil
+        leafElements = nil
     }
 
     /// A node whose value exists already.
@@ -59,6 +64,9 @@ public final class Node: Sendable {
         type = value.type
         state = Mutex(.pending([]))
         leafValue = value
+        leafElements =
+            value.layout.count == 1 || value.layout.isContiguous
+            ? value.pointer + value.layout.offset * value.type.byteCount : nil
     }
 
     /// The node's elements, or `nil` while it is pending.

@@ -39,8 +39,11 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Row-major strides for `shape`: the last dimension has stride 1.
+    ///
+    /// Rank 0 and rank 1 share one array each (small-tensor code makes many such layouts).
     @inlinable
     public static func contiguousStrides(for shape: [Int]) -> [Int] {
+        if shape.count <= 1 { return shape.isEmpty ? [] : unitStrides }
         var strides = [Int](repeating: 1, count: shape.count)
         var running = 1
         for axis in stride(from: shape.count - 1, through: 0, by: -1) {
@@ -49,6 +52,9 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
         }
         return strides
     }
+
+    /// `[1]`, shared by every rank-1 contiguous layout.
+    @usableFromInline static let unitStrides = [1]
 
     /// The number of dimensions.
     @inlinable public var rank: Int { shape.count }

@@ -44,21 +44,17 @@ extension MLTensor {
         } else {
             return nil
         }
-        guard let a = lhs.node.leafValue ?? lhs.node.value, let b = rhs.node.leafValue ?? rhs.node.value,
-            let aStart = a.compactStart(count: lhsCount), let bStart = b.compactStart(count: rhsCount)
+        guard let (aStart, aValue) = compactElements(lhs.node, count: lhsCount),
+            let (bStart, bValue) = compactElements(rhs.node, count: rhsCount)
         else { return nil }
         let count = Swift.max(lhsCount, rhsCount)
         let storage = TensorStorage(unpooledByteCount: count * MemoryLayout<Float>.stride)
         ElementwiseKernels.smallBinary(
-            op, lhs: aStart, lhsIsScalar: lhsCount == 1 && count > 1, rhs: bStart,
-            rhsIsScalar: rhsCount == 1 && count > 1,
+            op, lhs: aStart.assumingMemoryBound(to: Float.self), lhsIsScalar: lhsCount == 1 && count > 1,
+            rhs: bStart.assumingMemoryBound(to: Float.self), rhsIsScalar: rhsCount == 1 && count > 1,
             output: storage.pointer.assumingMemoryBound(to: Float.self), count: count)
-        // A compact operand of the result's shape lends its layout (no new strides array).
-        let layout =
-            a.isCompact && a.layout.shape == shape
-            ? a.layout : b.isCompact && b.layout.shape == shape ? b.layout : StridedLayout(contiguous: shape)
-        return withExtendedLifetime((a, b)) {
-            MLTensor(value: TensorValue(storage: storage, layout: layout, type: .float32))
+        return withExtendedLifetime((lhs, rhs, aValue, bValue)) {
+            MLTensor(value: TensorValue(storage: storage, layout: StridedLayout(contiguous: shape), type: .float32))
         }
     }
 
@@ -67,24 +63,27 @@ extension MLTensor {
     func foldedUnary(_ op: UnaryOp) -> MLTensor? {
         guard kernelType == .float32 else { return nil }
         let count = scalarCount
-        guard count > 0, count <= MLTensor.smallFoldingLimit, let value = node.leafValue ?? node.value,
-            let start = value.compactStart(count: count)
+        guard count > 0, count <= MLTensor.smallFoldingLimit,
+            let (start, value) = MLTensor.compactElements(node, count: count)
         else { return nil }
         let storage = TensorStorage(unpooledByteCount: count * MemoryLayout<Float>.stride)
         ElementwiseKernels.smallUnary(
-            op, input: start, output: storage.pointer.assumingMemoryBound(to: Float.self), count: count)
-        let layout = value.isCompact ? value.layout : StridedLayout(contiguous: shape)
-        return withExtendedLifetime(value) {
-            MLTensor(value: TensorValue(storage: storage, layout: layout, type: .float32))
+            op, input: start.assumingMemoryBound(to: Float.self),
+            output: storage.pointer.assumingMemoryBound(to: Float.self), count: count)
+        return withExtendedLifetime((self, value)) {
+            MLTensor(value: TensorValue(storage: storage, layout: StridedLayout(contiguous: shape), type: .float32))
         }
     }
-}
 
-extension TensorValue {
-    /// The first of `count` row-major `Float` elements with no gaps (any layout of one
-    /// element qualifies), or `nil` for another layout.
-    fileprivate func compactStart(count: Int) -> UnsafePointer<Float>? {
-        guard count == 1 || layout.isContiguous else { return nil }
-        return (pointer + layout.offset * MemoryLayout<Float>.stride).assumingMemoryBound(to: Float.self)
+    /// The address of a materialized node's first element when its elements are row-major
+    /// without gaps (or it has one element), with the value that keeps them alive for a node
+    /// materialized by the executor (`nil` for a leaf, which keeps its own); `nil` for a
+    /// pending node or another layout.
+    static func compactElements(_ node: Node, count: Int) -> (UnsafeRawPointer, TensorValue?)? {
+        if let leaf = node.leafElements { return (leaf, nil) }
+        guard node.leafValue == nil, let value = node.value, count == 1 || value.layout.isContiguous else {
+            return nil
+        }
+        return (value.pointer + value.layout.offset * value.type.byteCount, value)
     }
 }
