@@ -11,7 +11,7 @@ struct MLTensorSmallFoldingTests {
     /// Values that exercise every branch of the kernels: signed zeros, infinities, NaN, a
     /// subnormal, exact halves for rounding, and ordinary numbers of both signs.
     static let specials: [Float] = [
-        0, -0.0, 1, -1, 0.5, -0.5, 1.5, -2.5, .infinity, -.infinity, .nan, 1e-40, 3.75, -7.25, 100, 0.001,
+        0, -0.0, 1, -1, 0.5, -0.5, 1.5, -2.5, .infinity, -.infinity, .nan, Float(bitPattern: 0x0001_2345), 3.75, -7.25, 100, 0.001,
     ]
 
     /// 16 values: the specials, then a deterministic spread.
