@@ -278,7 +278,9 @@ struct BatchStepShapes {
     /// A target read from batch data (not from shapes) would make the verdict depend on values,
     /// so only `reshape_like`'s reference tensors, whose shapes alone are read, may be batched.
     private func reshapeAxis() -> Int? {
-        guard let a = axis(0), step.type == "reshape_like" || !kinds.dropFirst().contains(where: { $0 != .independent && $0 != .shapeOnly })
+        guard let a = axis(0),
+            step.type == "reshape_like"
+                || !kinds.dropFirst().contains(where: { $0 != .independent && $0 != .shapeOnly })
         else { return nil }
         let (itemResult, batchResult) = resultShapes()
         guard itemResult.count == batchResult.count,
