@@ -434,11 +434,35 @@ def batch_enumerated():
     BATCH_EXPECTED["batch_enumerated"] = cases
 
 
+def batch_regroup():
+    """A reshape to a constant leading size ([4, -1]) regroups an item's elements: alone, a
+    [2, 8] item becomes [4, 4], but two stacked items would become [4, 8], so a softmax over the
+    last axis would see other elements. Shapes alone do not reveal it; the batch must loop."""
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=(get_new_symbol(), 8))], opset_version=ct.target.iOS16)
+    def prog(x):
+        s = mb.softmax(x=mb.reshape(x=x, shape=[4, -1]), axis=-1)
+        return mb.reshape(x=s, shape=[-1, 8], name="y")
+
+    model = ct.convert(
+        prog, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS16,
+        compute_precision=ct.precision.FLOAT32,
+        inputs=[ct.TensorType(name="x", shape=ct.Shape(shape=(ct.RangeDim(1, 64, default=2), 8)))])
+    save("batch_regroup", model)
+
+    cases = []
+    for _ in range(2):
+        x = rng.standard_normal((2, 8)).astype(np.float32)
+        cases.append(batch_case({"x": x}, {"y": softmax_np(x.reshape(4, -1)).reshape(-1, 8)}))
+    BATCH_EXPECTED["batch_regroup"] = cases
+
+
 def batch_fixtures():
     batch_mlp()
     batch_cnn()
     batch_mixing()
     batch_enumerated()
+    batch_regroup()
     with open(os.path.join(OUT, "batch_expected.json"), "w") as f:
         json.dump(BATCH_EXPECTED, f, indent=1)
         f.write("\n")

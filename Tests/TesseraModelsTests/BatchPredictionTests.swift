@@ -145,6 +145,16 @@ struct BatchPredictionTests {
         #expect(model.batchedExecutionCount == 0)
     }
 
+    @Test("a reshape to a constant leading size regroups an item's elements, so its batch runs as a loop")
+    func regroupingReshapeLoops() throws {
+        // Alone, [2, 8] → [4, 4] → softmax over 4 → [2, 8]; stacked, [4, 8] → [4, 8] → softmax
+        // over 8: every shape is consistent, but the rows mix halves of two items' rows.
+        let model = try MLModel(contentsOf: modelFixture("batch_regroup.mlpackage"))
+        try Self.expectMatchesNumPy(model, try BatchExpected.cases("batch_regroup", [0, 1]))
+        try Self.expectMatchesSingles(model, try Self.items(model: "batch_regroup", count: 3, rows: 2, seed: 11))
+        #expect(model.batchedExecutionCount == 0)
+    }
+
     @Test("an enumerated batch dimension runs as one execution only when the stacked shape is listed")
     func enumeratedShapes() throws {
         let model = try MLModel(contentsOf: modelFixture("batch_enumerated.mlpackage"))
