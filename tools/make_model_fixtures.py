@@ -436,12 +436,14 @@ def batch_enumerated():
 
 def batch_regroup():
     """A reshape to a constant leading size ([4, -1]) regroups an item's elements: alone, a
-    [2, 8] item becomes [4, 4], but two stacked items would become [4, 8], so a softmax over the
-    last axis would see other elements. Shapes alone do not reveal it; the batch must loop."""
+    [2, 8] item becomes [4, 4], but two stacked items would become [4, 8] (the batch seemingly on
+    axis 1), so a softmax over axis 0 would mix items. Every shape is consistent; only the
+    reshape rule (the dimensions before the batch axis must hold as many elements as before)
+    refuses, so the batch must loop."""
 
     @mb.program(input_specs=[mb.TensorSpec(shape=(get_new_symbol(), 8))], opset_version=ct.target.iOS16)
     def prog(x):
-        s = mb.softmax(x=mb.reshape(x=x, shape=[4, -1]), axis=-1)
+        s = mb.softmax(x=mb.reshape(x=x, shape=[4, -1]), axis=0)
         return mb.reshape(x=s, shape=[-1, 8], name="y")
 
     model = ct.convert(
@@ -453,7 +455,7 @@ def batch_regroup():
     cases = []
     for _ in range(2):
         x = rng.standard_normal((2, 8)).astype(np.float32)
-        cases.append(batch_case({"x": x}, {"y": softmax_np(x.reshape(4, -1)).reshape(-1, 8)}))
+        cases.append(batch_case({"x": x}, {"y": softmax_np(x.reshape(4, -1), axis=0).reshape(-1, 8)}))
     BATCH_EXPECTED["batch_regroup"] = cases
 
 

@@ -147,8 +147,8 @@ struct BatchPredictionTests {
 
     @Test("a reshape to a constant leading size regroups an item's elements, so its batch runs as a loop")
     func regroupingReshapeLoops() throws {
-        // Alone, [2, 8] → [4, 4] → softmax over 4 → [2, 8]; stacked, [4, 8] → [4, 8] → softmax
-        // over 8: every shape is consistent, but the rows mix halves of two items' rows.
+        // Alone, [2, 8] → [4, 4] → softmax over axis 0 → [2, 8]; stacked, [4, 8] → [4, 8], where
+        // the batch looks like axis 1 and a softmax over axis 0 would mix the two items.
         let model = try MLModel(contentsOf: modelFixture("batch_regroup.mlpackage"))
         try Self.expectMatchesNumPy(model, try BatchExpected.cases("batch_regroup", [0, 1]))
         try Self.expectMatchesSingles(model, try Self.items(model: "batch_regroup", count: 3, rows: 2, seed: 11))
