@@ -459,12 +459,54 @@ def batch_regroup():
     BATCH_EXPECTED["batch_regroup"] = cases
 
 
+def batch_attention():
+    """Self-attention over a RangeDim(1, 16) batch axis, written as converters emit it: a fused
+    qkv linear, a reshape to heads, a transpose that moves the batch to axis 1, q and v picked
+    with slice_by_index (squeezing axis 0) and k with gather, matmul with transpose_y, softmax,
+    matmul, transpose back, reshape and a concat with the input along the last axis."""
+    w = rng.standard_normal((24, 8)).astype(np.float32)
+    b = rng.standard_normal(24).astype(np.float32)
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=(get_new_symbol(), 4, 8))], opset_version=ct.target.iOS16)
+    def prog(x):
+        qkv = mb.reshape(x=mb.linear(x=x, weight=w, bias=b), shape=[-1, 4, 3, 2, 4])
+        qkv = mb.transpose(x=qkv, perm=[2, 0, 3, 1, 4])
+        pick = lambda i: mb.slice_by_index(x=qkv, begin=[i, 0, 0, 0, 0], end=[i + 1, 0, 0, 0, 0],
+                                           end_mask=[False, True, True, True, True],
+                                           squeeze_mask=[True, False, False, False, False])
+        q, v = pick(0), pick(2)
+        k = mb.gather(x=qkv, indices=np.int32(1), axis=0)
+        scores = mb.mul(x=mb.matmul(x=q, y=k, transpose_y=True), y=np.float32(0.5))
+        y = mb.matmul(x=mb.softmax(x=scores, axis=-1), y=v)
+        y = mb.reshape(x=mb.transpose(x=y, perm=[0, 2, 1, 3]), shape=[-1, 4, 8])
+        return mb.concat(values=[y, x], axis=-1, name="y")
+
+    model = ct.convert(
+        prog, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS16,
+        compute_precision=ct.precision.FLOAT32,
+        inputs=[ct.TensorType(name="x", shape=ct.Shape(shape=(ct.RangeDim(1, 16, default=1), 4, 8)))])
+    save("batch_attention", model, weights={"weight": w})
+
+    def reference(x):
+        qkv = (x @ w.T + b).reshape(-1, 4, 3, 2, 4).transpose(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        y = softmax_np(q @ k.transpose(0, 1, 3, 2) * 0.5) @ v
+        return {"y": np.concatenate([y.transpose(0, 2, 1, 3).reshape(-1, 4, 8), x], axis=-1)}
+
+    cases = []
+    for _ in range(3):
+        x = rng.standard_normal((2, 4, 8)).astype(np.float32)
+        cases.append(batch_case({"x": x}, reference(x)))
+    BATCH_EXPECTED["batch_attention"] = cases
+
+
 def batch_fixtures():
     batch_mlp()
     batch_cnn()
     batch_mixing()
     batch_enumerated()
     batch_regroup()
+    batch_attention()
     with open(os.path.join(OUT, "batch_expected.json"), "w") as f:
         json.dump(BATCH_EXPECTED, f, indent=1)
         f.write("\n")
