@@ -279,6 +279,239 @@ def neural_network():
     ct.models.MLModel(builder.spec).save(path)
 
 
+# Batch fixtures (issue 7, "Batches"): models whose dimension 0 is flexible, so a batch of
+# predictions can run as one execution, and a NumPy reference for a few items of each.
+BATCH_EXPECTED = {}
+
+
+def layer_norm_np(x, gamma, beta, eps=1e-5):
+    mean = x.mean(axis=-1, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps) * gamma + beta
+
+
+def softmax_np(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def batch_case(inputs, outputs):
+    arrays = lambda d: {k: {"shape": list(np.shape(v)), "values": [float(x) for x in np.ravel(v)]}
+                        for k, v in d.items()}
+    return {"inputs": arrays(inputs), "outputs": arrays(outputs)}
+
+
+def batch_mlp():
+    """Two inputs with a RangeDim(1, 64) batch axis: linear, relu, layer_norm, a reshape that
+    keeps dimension 0, softmax over the last axis, transpose, a reduction over a non-batch axis
+    and an element-wise add of the second input."""
+    w1 = rng.standard_normal((16, 8)).astype(np.float32)
+    b1 = rng.standard_normal(16).astype(np.float32)
+    gamma = rng.standard_normal(16).astype(np.float32)
+    beta = rng.standard_normal(16).astype(np.float32)
+    w2 = rng.standard_normal((3, 16)).astype(np.float32)
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=(get_new_symbol(), 8)),
+                             mb.TensorSpec(shape=(get_new_symbol(), 4))], opset_version=ct.target.iOS16)
+    def prog(x, z):
+        h = mb.layer_norm(x=mb.relu(x=mb.linear(x=x, weight=w1, bias=b1)), axes=[-1], gamma=gamma, beta=beta)
+        s = mb.softmax(x=mb.reshape(x=h, shape=[-1, 4, 4]), axis=-1)
+        t = mb.reduce_sum(x=mb.transpose(x=s, perm=[0, 2, 1]), axes=[2], keep_dims=False)
+        y = mb.add(x=t, y=z, name="y")
+        logits = mb.linear(x=mb.reshape(x=s, shape=[-1, 16]), weight=w2, name="logits")
+        return y, logits
+
+    model = ct.convert(
+        prog, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS16,
+        compute_precision=ct.precision.FLOAT32,
+        inputs=[ct.TensorType(name="x", shape=ct.Shape(shape=(ct.RangeDim(1, 64, default=1), 8))),
+                ct.TensorType(name="z", shape=ct.Shape(shape=(ct.RangeDim(1, 64, default=1), 4)))])
+    save("batch_mlp", model, weights={"w1": w1})
+
+    def reference(x, z):
+        h = layer_norm_np(np.maximum(x @ w1.T + b1, 0), gamma, beta)
+        s = softmax_np(h.reshape(-1, 4, 4))
+        return {"y": s.transpose(0, 2, 1).sum(axis=2) + z, "logits": s.reshape(-1, 16) @ w2.T}
+
+    cases = []
+    for rows in (1, 1, 3):
+        x = rng.standard_normal((rows, 8)).astype(np.float32)
+        z = rng.standard_normal((rows, 4)).astype(np.float32)
+        cases.append(batch_case({"x": x, "z": z}, reference(x, z)))
+    BATCH_EXPECTED["batch_mlp"] = cases
+
+
+def conv2d_np(x, w, b):
+    n, c, h, wd = x.shape
+    o, _, kh, kw = w.shape
+    out = np.zeros((n, o, h - kh + 1, wd - kw + 1), dtype=np.float64)
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, :, i:i + h - kh + 1, j:j + wd - kw + 1]
+            out += np.einsum("nchw,oc->nohw", patch, w[:, :, i, j])
+    return out + b.reshape(1, -1, 1, 1)
+
+
+def batch_cnn():
+    """An image input with a RangeDim(1, 16) batch axis: conv, relu, max_pool, a flatten that
+    keeps dimension 0, linear and softmax."""
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    b = rng.standard_normal(4).astype(np.float32)
+    w2 = rng.standard_normal((5, 36)).astype(np.float32)
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=(get_new_symbol(), 3, 8, 8))], opset_version=ct.target.iOS16)
+    def prog(image):
+        y = mb.relu(x=mb.conv(x=image, weight=w, bias=b, pad_type="valid"))
+        y = mb.max_pool(x=y, kernel_sizes=[2, 2], strides=[2, 2], pad_type="valid")
+        y = mb.reshape(x=y, shape=[-1, 36])
+        return mb.softmax(x=mb.linear(x=y, weight=w2), axis=-1, name="probabilities")
+
+    model = ct.convert(
+        prog, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS16,
+        compute_precision=ct.precision.FLOAT32,
+        inputs=[ct.TensorType(name="image", shape=ct.Shape(shape=(ct.RangeDim(1, 16, default=1), 3, 8, 8)))])
+    save("batch_cnn", model, weights={"weight": w})
+
+    def reference(image):
+        y = np.maximum(conv2d_np(image.astype(np.float64), w, b), 0)
+        n = y.shape[0]
+        y = y.reshape(n, 4, 3, 2, 3, 2).max(axis=(3, 5)).reshape(n, 36)
+        return {"probabilities": softmax_np(y @ w2.T)}
+
+    cases = []
+    for rows in (1, 2):
+        image = rng.standard_normal((rows, 3, 8, 8)).astype(np.float32)
+        cases.append(batch_case({"image": image}, reference(image)))
+    BATCH_EXPECTED["batch_cnn"] = cases
+
+
+def batch_mixing():
+    """Dimension 0 is flexible, but the program mixes across it (softmax over axis 0, a mean
+    over axis 0 subtracted back), so a batch must not run as one execution."""
+    w = rng.standard_normal((6, 8)).astype(np.float32)
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=(get_new_symbol(), 8))], opset_version=ct.target.iOS16)
+    def prog(x):
+        p = mb.softmax(x=mb.linear(x=x, weight=w), axis=0, name="p")
+        c = mb.sub(x=x, y=mb.reduce_mean(x=x, axes=[0], keep_dims=True), name="centered")
+        return p, c
+
+    model = ct.convert(
+        prog, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS16,
+        compute_precision=ct.precision.FLOAT32,
+        inputs=[ct.TensorType(name="x", shape=ct.Shape(shape=(ct.RangeDim(1, 64, default=2), 8)))])
+    save("batch_mixing", model, weights={"weight": w})
+
+    cases = []
+    for rows in (2, 3, 2):
+        x = rng.standard_normal((rows, 8)).astype(np.float32)
+        cases.append(batch_case({"x": x}, {"p": softmax_np(x @ w.T, axis=0),
+                                           "centered": x - x.mean(axis=0, keepdims=True)}))
+    BATCH_EXPECTED["batch_mixing"] = cases
+
+
+def batch_enumerated():
+    """Dimension 0 is one of an enumerated list (1, 2, 4, 8): a batch runs as one execution
+    only when the stacked shape is in the list."""
+    w = rng.standard_normal((5, 8)).astype(np.float32)
+    b = rng.standard_normal(5).astype(np.float32)
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=(get_new_symbol(), 8))], opset_version=ct.target.iOS16)
+    def prog(x):
+        return mb.relu(x=mb.linear(x=x, weight=w, bias=b), name="y")
+
+    model = ct.convert(
+        prog, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS16,
+        compute_precision=ct.precision.FLOAT32,
+        inputs=[ct.TensorType(name="x", shape=ct.EnumeratedShapes(shapes=[(1, 8), (2, 8), (4, 8), (8, 8)],
+                                                                   default=(1, 8)))])
+    save("batch_enumerated", model, weights={"weight": w})
+
+    cases = []
+    for rows in (1, 1, 1, 2):
+        x = rng.standard_normal((rows, 8)).astype(np.float32)
+        cases.append(batch_case({"x": x}, {"y": np.maximum(x @ w.T + b, 0)}))
+    BATCH_EXPECTED["batch_enumerated"] = cases
+
+
+def batch_regroup():
+    """A reshape to a constant leading size ([4, -1]) regroups an item's elements: alone, a
+    [2, 8] item becomes [4, 4], but two stacked items would become [4, 8] (the batch seemingly on
+    axis 1), so a softmax over axis 0 would mix items. Every shape is consistent; only the
+    reshape rule (the dimensions before the batch axis must hold as many elements as before)
+    refuses, so the batch must loop."""
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=(get_new_symbol(), 8))], opset_version=ct.target.iOS16)
+    def prog(x):
+        s = mb.softmax(x=mb.reshape(x=x, shape=[4, -1]), axis=0)
+        return mb.reshape(x=s, shape=[-1, 8], name="y")
+
+    model = ct.convert(
+        prog, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS16,
+        compute_precision=ct.precision.FLOAT32,
+        inputs=[ct.TensorType(name="x", shape=ct.Shape(shape=(ct.RangeDim(1, 64, default=2), 8)))])
+    save("batch_regroup", model)
+
+    cases = []
+    for _ in range(2):
+        x = rng.standard_normal((2, 8)).astype(np.float32)
+        cases.append(batch_case({"x": x}, {"y": softmax_np(x.reshape(4, -1), axis=0).reshape(-1, 8)}))
+    BATCH_EXPECTED["batch_regroup"] = cases
+
+
+def batch_attention():
+    """Self-attention over a RangeDim(1, 16) batch axis, written as converters emit it: a fused
+    qkv linear, a reshape to heads, a transpose that moves the batch to axis 1, q and v picked
+    with slice_by_index (squeezing axis 0) and k with gather, matmul with transpose_y, softmax,
+    matmul, transpose back, reshape and a concat with the input along the last axis."""
+    w = rng.standard_normal((24, 8)).astype(np.float32)
+    b = rng.standard_normal(24).astype(np.float32)
+
+    @mb.program(input_specs=[mb.TensorSpec(shape=(get_new_symbol(), 4, 8))], opset_version=ct.target.iOS16)
+    def prog(x):
+        qkv = mb.reshape(x=mb.linear(x=x, weight=w, bias=b), shape=[-1, 4, 3, 2, 4])
+        qkv = mb.transpose(x=qkv, perm=[2, 0, 3, 1, 4])
+        pick = lambda i: mb.slice_by_index(x=qkv, begin=[i, 0, 0, 0, 0], end=[i + 1, 0, 0, 0, 0],
+                                           end_mask=[False, True, True, True, True],
+                                           squeeze_mask=[True, False, False, False, False])
+        q, v = pick(0), pick(2)
+        k = mb.gather(x=qkv, indices=np.int32(1), axis=0)
+        scores = mb.mul(x=mb.matmul(x=q, y=k, transpose_y=True), y=np.float32(0.5))
+        y = mb.matmul(x=mb.softmax(x=scores, axis=-1), y=v)
+        y = mb.reshape(x=mb.transpose(x=y, perm=[0, 2, 1, 3]), shape=[-1, 4, 8])
+        return mb.concat(values=[y, x], axis=-1, name="y")
+
+    model = ct.convert(
+        prog, convert_to="mlprogram", minimum_deployment_target=ct.target.iOS16,
+        compute_precision=ct.precision.FLOAT32,
+        inputs=[ct.TensorType(name="x", shape=ct.Shape(shape=(ct.RangeDim(1, 16, default=1), 4, 8)))])
+    save("batch_attention", model, weights={"weight": w})
+
+    def reference(x):
+        qkv = (x @ w.T + b).reshape(-1, 4, 3, 2, 4).transpose(2, 0, 3, 1, 4)
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        y = softmax_np(q @ k.transpose(0, 1, 3, 2) * 0.5) @ v
+        return {"y": np.concatenate([y.transpose(0, 2, 1, 3).reshape(-1, 4, 8), x], axis=-1)}
+
+    cases = []
+    for _ in range(3):
+        x = rng.standard_normal((2, 4, 8)).astype(np.float32)
+        cases.append(batch_case({"x": x}, reference(x)))
+    BATCH_EXPECTED["batch_attention"] = cases
+
+
+def batch_fixtures():
+    batch_mlp()
+    batch_cnn()
+    batch_mixing()
+    batch_enumerated()
+    batch_regroup()
+    batch_attention()
+    with open(os.path.join(OUT, "batch_expected.json"), "w") as f:
+        json.dump(BATCH_EXPECTED, f, indent=1)
+        f.write("\n")
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     linear_relu_softmax()
@@ -288,6 +521,7 @@ def main():
     classifier()
     quantized()
     neural_network()
+    batch_fixtures()
 
 
 if __name__ == "__main__":

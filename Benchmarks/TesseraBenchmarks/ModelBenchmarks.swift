@@ -6,7 +6,8 @@ import TesseraTensor
 /// M1 (MobileNetV2) and M3 (one transformer encoder layer): single-prediction latency through
 /// `MLModel`, on the `.mlpackage` files `Benchmarks/peers/model_workloads.py --make-models DIR`
 /// writes, with the same input PyTorch and ONNX Runtime are timed on. Also reports the largest
-/// difference from PyTorch's output.
+/// difference from PyTorch's output. Then M4 (batches) on M3's model (fixed batch: a loop) and on
+/// `m4.mlpackage` (M3's layer with a flexible batch axis: one execution), and M5.
 func runModelBenchmarks(modelsDirectory: URL) {
     print("\n## Model workloads (float32; MLModel.prediction(from:), one input)")
     for (id, name) in [("m1", "M1 MobileNetV2"), ("m3", "M3 transformer layer")] {
@@ -41,10 +42,60 @@ func runModelBenchmarks(modelsDirectory: URL) {
             print("\(name): \(error)")
         }
     }
+    runFlexibleBatch(modelsDirectory: modelsDirectory)
+}
+
+/// M4 on `m4.mlpackage` (dimension 0 a RangeDim(1, 64)): `predictions(fromBatch:)` with 1, 8 and
+/// 32 inputs, which runs a batch as one execution, next to a loop of single predictions; says
+/// whether the batch did run as one and the largest difference from PyTorch's output.
+private func runFlexibleBatch(modelsDirectory: URL) {
+    let name = "M4 flexible-batch transformer layer"
+    let package = modelsDirectory.appendingPathComponent("m4.mlpackage")
+    guard FileManager.default.fileExists(atPath: package.path) else {
+        print("\(name): no \(package.path); make it with Benchmarks/peers/model_workloads.py --make-models")
+        return
+    }
+    do {
+        let model = try MLModel(contentsOf: package)
+        let input = try NumPyFile.read(modelsDirectory.appendingPathComponent("m4_input.npy"))
+        let expected = MLShapedArray<Float>(
+            converting: try NumPyFile.read(modelsDirectory.appendingPathComponent("m4_expected.npy"))
+        ).scalars
+        let provider = try MLDictionaryFeatureProvider(dictionary: ["input": MLFeatureValue(multiArray: input)])
+        for size in [1, 8, 32] {
+            let batch = MLArrayBatchProvider(array: Array(repeating: provider, count: size))
+            let before = model.batchedExecutionCount
+            var outputs: (any MLBatchProvider)?
+            let batched = measure(warmups: 1, iterations: 5) { outputs = try? model.predictions(fromBatch: batch) }
+            let oneExecution = model.batchedExecutionCount > before
+            let loop = measure(warmups: 1, iterations: 5) {
+                for _ in 0..<size { _ = try? model.prediction(from: provider) }
+            }
+            var error: Float = 0
+            for index in 0..<(outputs?.count ?? 0) {
+                guard let array = outputs?.features(at: index).featureValue(for: "output")?.multiArrayValue else {
+                    continue
+                }
+                let got = MLShapedArray<Float>(converting: array).scalars
+                error = max(error, zip(got, expected).map { abs($0 - $1) }.max() ?? .nan)
+            }
+            report(
+                "M4 flexible batch of \(size)", batched,
+                String(format: "%.3f ms per input", batched.median * 1e3 / Double(size))
+                    + (oneExecution ? " (one execution)" : " (a loop)")
+                    + String(
+                        format: "; loop of singles %.3f ms per input; max |Δ| vs PyTorch %.2g",
+                        loop.median * 1e3 / Double(size), error))
+        }
+    } catch {
+        print("\(name): \(error)")
+    }
 }
 
 /// M4 (batch throughput: `predictions(fromBatch:)` with 1, 8 and 32 inputs next to a loop of
-/// single predictions) and M5 (8 tasks predicting on one shared model), on M3's model.
+/// single predictions) and M5 (8 tasks predicting on one shared model), on M3's model. Its
+/// batch dimension is fixed at 1, so these batches run as a loop; `runFlexibleBatch` times
+/// batches that run as one execution.
 private func runBatchAndConcurrency(model: MLModel, provider: MLDictionaryFeatureProvider, single: Double) {
     for size in [1, 8, 32] {
         let batch = MLArrayBatchProvider(array: Array(repeating: provider, count: size))
@@ -53,7 +104,7 @@ private func runBatchAndConcurrency(model: MLModel, provider: MLDictionaryFeatur
             for _ in 0..<size { _ = try? model.prediction(from: provider) }
         }
         report(
-            "M4 batch of \(size)", batched,
+            "M4 on M3 (fixed: loop) batch of \(size)", batched,
             String(
                 format: "%.3f ms per input; loop of singles %.3f ms per input", batched.median * 1e3 / Double(size),
                 loop.median * 1e3 / Double(size)))

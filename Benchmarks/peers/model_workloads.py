@@ -1,5 +1,5 @@
-"""Model workloads M1 (MobileNetV2) and M3 (one transformer encoder layer): make the models,
-then time PyTorch eager and ONNX Runtime on them; Tessera times the same .mlpackage files
+"""Model workloads M1 (MobileNetV2), M3 (one transformer encoder layer) and M4 (batches of M3's
+layer with a flexible batch axis): make the models, then time PyTorch eager and ONNX Runtime on them; Tessera times the same .mlpackage files
 through its MLModel API (`TesseraBenchmarks models --models-dir DIR`).
 
 Protocol (Docs: /work/shared/reference/workloads.md):
@@ -8,10 +8,13 @@ Protocol (Docs: /work/shared/reference/workloads.md):
   * M3: one transformer encoder layer, d_model 256, 4 heads, feed-forward 1024, post-norm
     (what torch.nn.TransformerEncoderLayer computes, written with plain ops because
     coremltools 9 cannot convert the traced fused layer), input [1,128,256];
-  * float32, 2 threads, 5 warm-ups, median of >= 30 single predictions.
+  * M4: M3's layer with batch-agnostic reshapes, converted with dimension 0 a RangeDim(1, 64)
+    (ONNX: a dynamic batch axis); input [1,128,256] per item, batches of 1, 8 and 32 items
+    run as one [B,128,256] call next to a loop of B single calls;
+  * float32, 2 threads, 5 warm-ups, median of >= 30 single predictions (M4: >= 5 per batch).
 
 Usage:
-  python model_workloads.py --make-models DIR      # DIR/{m1,m3}.{mlpackage,onnx}, inputs/outputs .npy
+  python model_workloads.py --make-models DIR      # DIR/{m1,m3,m4}.{mlpackage,onnx}, inputs/outputs .npy
   python model_workloads.py --models-dir DIR --json peers-models.json
 """
 
@@ -88,10 +91,11 @@ def _mobilenet_v2():
     return model
 
 
-def _transformer_layer():
+def _transformer_layer(batch_agnostic=False):
     """One post-norm transformer encoder layer (as torch.nn.TransformerEncoderLayer computes
     it: self-attention, residual, layer norm, ReLU feed-forward, residual, layer norm), written
-    with plain ops so that every converter takes the same graph."""
+    with plain ops so that every converter takes the same graph. `batch_agnostic` reshapes with
+    -1 for the batch (M4), so the converted model accepts any batch size."""
     import torch
     from torch import nn
 
@@ -110,10 +114,11 @@ def _transformer_layer():
 
         def forward(self, x):
             t, d, h = self.tokens, self.d_model, self.heads
-            qkv = self.qkv(x).reshape(1, t, 3, h, d // h).permute(2, 0, 3, 1, 4)
+            n = -1 if batch_agnostic else 1
+            qkv = self.qkv(x).reshape(n, t, 3, h, d // h).permute(2, 0, 3, 1, 4)
             q, k, v = qkv[0], qkv[1], qkv[2]
             attention = torch.softmax((q @ k.transpose(-1, -2)) * self.scale, dim=-1)
-            y = (attention @ v).transpose(1, 2).reshape(1, t, d)
+            y = (attention @ v).transpose(1, 2).reshape(n, t, d)
             x = self.norm1(x + self.out(y))
             return self.norm2(x + self.ff2(torch.relu(self.ff1(x))))
 
@@ -151,6 +156,41 @@ def make_models(directory: Path) -> None:
             dynamo=False,
         )
         print(f"made {name}", file=sys.stderr)
+    _make_m4(directory)
+
+
+M4_BATCHES = (1, 8, 32)
+
+
+def _make_m4(directory: Path) -> None:
+    """M4: M3's layer with its weights, batch-agnostic, dimension 0 a RangeDim(1, 64)."""
+    import torch
+    import coremltools as ct
+
+    model = _transformer_layer(batch_agnostic=True)
+    model.load_state_dict(torch.load(directory / "m3.pt"))
+    torch.manual_seed(4)
+    example = torch.randn(1, 128, 256)
+    with torch.no_grad():
+        expected = model(example)
+        traced = torch.jit.trace(model, torch.randn(2, 128, 256))
+    torch.save(model.state_dict(), directory / "m4.pt")
+    np.save(directory / "m4_input.npy", example.numpy())
+    np.save(directory / "m4_expected.npy", expected.numpy())
+    mlmodel = ct.convert(
+        traced,
+        inputs=[ct.TensorType(name="input", shape=ct.Shape(shape=(ct.RangeDim(1, 64, default=1), 128, 256)))],
+        outputs=[ct.TensorType(name="output")],
+        convert_to="mlprogram",
+        compute_precision=ct.precision.FLOAT32,
+        minimum_deployment_target=ct.target.iOS16,
+    )
+    mlmodel.save(str(directory / "m4.mlpackage"))
+    torch.onnx.export(
+        model, (example,), str(directory / "m4.onnx"), input_names=["input"], output_names=["output"],
+        dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}}, dynamo=False,
+    )
+    print("made m4", file=sys.stderr)
 
 
 def _time(fn, runs: int, warmups: int = 5) -> dict:
@@ -193,7 +233,28 @@ def run_peers(directory: Path, runs: int) -> dict:
         result["onnxruntime"][name] = {**timing, "max_abs_error": check}
         print(f"{name}: torch {result['torch'][name]['median_ms']:.2f} ms, "
               f"onnxruntime {result['onnxruntime'][name]['median_ms']:.2f} ms", file=sys.stderr)
+    result["onnxruntime"]["m4"] = _run_m4_onnxruntime(directory, options, ort)
     return result
+
+
+def _run_m4_onnxruntime(directory: Path, options, ort) -> dict:
+    """M4 on ONNX Runtime: a [B,128,256] batch in one run next to B single runs."""
+    x = np.load(directory / "m4_input.npy")
+    expected = np.load(directory / "m4_expected.npy")
+    session = ort.InferenceSession(str(directory / "m4.onnx"), options, providers=["CPUExecutionProvider"])
+    figures = {}
+    for size in M4_BATCHES:
+        batch = np.concatenate([x] * size, axis=0)
+        batched = _time(lambda: session.run(None, {"input": batch}), 5, warmups=1)
+        loop = _time(lambda: [session.run(None, {"input": x}) for _ in range(size)], 5, warmups=1)
+        check = float(np.max(np.abs(session.run(None, {"input": batch})[0] - np.concatenate([expected] * size))))
+        figures[f"batch{size}"] = {
+            "batched_ms_per_input": batched["median_ms"] / size, "loop_ms_per_input": loop["median_ms"] / size,
+            "max_abs_error": check,
+        }
+        print(f"m4 batch of {size}: onnxruntime {batched['median_ms'] / size:.3f} ms per input batched, "
+              f"{loop['median_ms'] / size:.3f} ms per input looped", file=sys.stderr)
+    return figures
 
 
 def main() -> None:

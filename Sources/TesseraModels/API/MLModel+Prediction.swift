@@ -60,13 +60,34 @@ extension MLModel {
     /// let outputs = try model.predictions(fromBatch: MLArrayBatchProvider(array: inputs))
     /// ```
     ///
-    /// - Throws: ``MLModelError``; the message starts with the index of the failing input.
-    ///   No outputs are returned when any input fails.
+    /// Every input is checked before anything runs. Then the batch runs as **one execution**
+    /// (the items concatenated along axis 0, one graph, the outputs split back) when all of
+    /// this holds, and otherwise as a loop of single predictions, with the same results
+    /// either way (up to float rounding: a matrix product may sum in another order when it
+    /// has more rows):
+    ///
+    /// - the batch has two inputs or more, and the model is stateless, not a classifier, and
+    ///   has only multi-array outputs;
+    /// - every item gives each input the same shape, of rank 1 or more, and that shape with
+    ///   dimension 0 multiplied by the batch count is allowed by the model: the program leaves
+    ///   dimension 0 open and the description has a size range containing the new size, or an
+    ///   enumerated shape equal to the concatenated one;
+    /// - the program keeps items apart along axis 0: each operation's batch rule (element-wise,
+    ///   reductions and softmax over other axes, `linear`/`matmul` over leading axes,
+    ///   convolution and pooling, reshapes that keep each item contiguous, …) accepts where the
+    ///   batch axis is, and every output carries it on axis 0. An operation that mixes items
+    ///   (a softmax or reduction over axis 0) or is not known to keep them apart makes the batch
+    ///   run as a loop. The verdict is remembered per item shapes and count.
+    ///
+    /// - Throws: ``MLModelError``; the message starts with the index of the failing input
+    ///   ("batch input 2: …"). No outputs are returned when any input fails.
     public func predictions(fromBatch inputBatch: any MLBatchProvider) throws -> any MLBatchProvider {
         try predictions(from: inputBatch, options: MLPredictionOptions())
     }
 
     /// Predicts the outputs for each input of a batch, with options (which Tessera ignores).
+    ///
+    /// Runs as one execution or as a loop as ``predictions(fromBatch:)`` describes.
     ///
     /// ```swift
     /// let outputs = try model.predictions(from: batch, options: MLPredictionOptions())
@@ -74,16 +95,7 @@ extension MLModel {
     public func predictions(from inputBatch: any MLBatchProvider, options: MLPredictionOptions) throws
         -> any MLBatchProvider
     {
-        var outputs: [any MLFeatureProvider] = []
-        outputs.reserveCapacity(inputBatch.count)
-        for index in 0..<inputBatch.count {
-            do {
-                outputs.append(try prediction(from: inputBatch.features(at: index), options: options))
-            } catch let error as MLModelError {
-                throw MLModelError(error.code, "batch input \(index): \(error.message)", underlyingError: error)
-            }
-        }
-        return MLArrayBatchProvider(array: outputs)
+        MLArrayBatchProvider(array: try batchOutputs(inputBatch))
     }
 
     /// Predicts multi-array outputs from tensors, as Core ML's tensor prediction does.

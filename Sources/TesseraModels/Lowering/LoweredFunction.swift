@@ -41,6 +41,9 @@ package struct LoweredFunction: Sendable {
     let outputSlots: [(slot: Int, type: KernelScalarType?)]
     /// Per state the function writes: its name, the slot of its final value and its scalar type.
     let stateOutputs: [(name: String, slot: Int, type: KernelScalarType?)]
+    /// Whether batches of given item shapes run as one execution, learned on first use, and
+    /// how many batched executions ran (shared by copies of the function).
+    let batchVerdicts = BatchVerdicts()
 
     /// A classifier's labels as strings (integer labels printed in decimal), or `nil` when the
     /// function has no `classify` op.
@@ -160,7 +163,8 @@ package struct LoweredFunction: Sendable {
             steps.append(
                 LoweredStep(
                     type: operation.type, name: name, operands: lowering.operands, results: results,
-                    declaredShapes: operation.outputs.map { LoweredFunction.checkableShape($0.type) }, compute: compute)
+                    declaredShapes: operation.outputs.map { LoweredFunction.checkableShape($0.type) },
+                    batchRule: BatchRule.make(for: lowering), compute: compute)
             )
         }
 
@@ -202,6 +206,13 @@ package struct LoweredFunction: Sendable {
     ///   other than a fixed declared one, or a type that cannot be converted; or when an
     ///   operation's operands do not fit it. Never traps on such input.
     package func run(_ inputs: [String: MLTensor]) throws -> [String: MLTensor] {
+        try outputs(from: evaluate(inputs))
+    }
+
+    /// Builds the graph for `inputs` and returns the whole value table (every slot filled).
+    ///
+    /// - Throws: as ``run(_:)`` does.
+    func evaluate(_ inputs: [String: MLTensor]) throws -> [MLTensor?] {
         var values = [MLTensor?](repeating: nil, count: slotCount)
         for (slot, tensor) in constantTensors { values[slot] = tensor }
         for (index, input) in self.inputs.enumerated() {
@@ -251,6 +262,12 @@ package struct LoweredFunction: Sendable {
                 values[step.results[index]] = result
             }
         }
+        return values
+    }
+
+    /// The outputs (and written states) from a value table ``evaluate(_:)`` filled, cast to
+    /// their declared types.
+    func outputs(from values: [MLTensor?]) -> [String: MLTensor] {
         var outputs: [String: MLTensor] = [:]
         for (index, name) in outputNames.enumerated() {
             let (slot, type) = outputSlots[index]

@@ -21,6 +21,8 @@ struct LoweredStep: Sendable {
     /// For each result, the declared dimensions (`nil` where unknown), used to check the
     /// lowering's shapes against the file's; `nil` for results that are not tensors.
     var declaredShapes: [[Int?]?]
+    /// How the operation treats a batch axis, decided at load (see ``BatchRule``).
+    var batchRule: BatchRule
     /// The node builder.
     var compute: LoweredCompute
 }
