@@ -44,18 +44,36 @@ extension MLTensor {
         } else {
             return nil
         }
-        guard let (aStart, aValue) = compactElements(lhs.node, count: lhsCount),
-            let (bStart, bValue) = compactElements(rhs.node, count: rhsCount)
-        else { return nil }
         let count = Swift.max(lhsCount, rhsCount)
+        // The operands are parameters, alive for the whole call, and so are their nodes'
+        // elements: a leaf's address is read without copying its value.
+        if let a = lhs.node.leafElements, let b = rhs.node.leafElements {
+            return folded(op, a, lhsCount == 1 && count > 1, b, rhsCount == 1 && count > 1, count, shape)
+        }
+        guard let a = compactValue(lhs.node, count: lhsCount), let b = compactValue(rhs.node, count: rhsCount) else {
+            return nil
+        }
+        return withExtendedLifetime(a) {
+            withExtendedLifetime(b) {
+                folded(
+                    op, a.firstElement, lhsCount == 1 && count > 1, b.firstElement, rhsCount == 1 && count > 1, count,
+                    shape)
+            }
+        }
+    }
+
+    /// A new leaf holding `op` applied to `count` elements from `lhs` and `rhs` (a scalar
+    /// operand supplies its one element to every position).
+    private static func folded(
+        _ op: BinaryOp, _ lhs: UnsafeRawPointer, _ lhsIsScalar: Bool, _ rhs: UnsafeRawPointer, _ rhsIsScalar: Bool,
+        _ count: Int, _ shape: [Int]
+    ) -> MLTensor {
         let storage = TensorStorage(unpooledByteCount: count * MemoryLayout<Float>.stride)
         ElementwiseKernels.smallBinary(
-            op, lhs: aStart.assumingMemoryBound(to: Float.self), lhsIsScalar: lhsCount == 1 && count > 1,
-            rhs: bStart.assumingMemoryBound(to: Float.self), rhsIsScalar: rhsCount == 1 && count > 1,
+            op, lhs: lhs.assumingMemoryBound(to: Float.self), lhsIsScalar: lhsIsScalar,
+            rhs: rhs.assumingMemoryBound(to: Float.self), rhsIsScalar: rhsIsScalar,
             output: storage.pointer.assumingMemoryBound(to: Float.self), count: count)
-        return withExtendedLifetime((lhs, rhs, aValue, bValue)) {
-            MLTensor(value: TensorValue(storage: storage, layout: StridedLayout(contiguous: shape), type: .float32))
-        }
+        return MLTensor(value: TensorValue(storage: storage, layout: StridedLayout(contiguous: shape), type: .float32))
     }
 
     /// `op(self)` computed now, or `nil` when it must go into the graph (see
@@ -63,27 +81,29 @@ extension MLTensor {
     func foldedUnary(_ op: UnaryOp) -> MLTensor? {
         guard kernelType == .float32 else { return nil }
         let count = scalarCount
-        guard count > 0, count <= MLTensor.smallFoldingLimit,
-            let (start, value) = MLTensor.compactElements(node, count: count)
-        else { return nil }
-        let storage = TensorStorage(unpooledByteCount: count * MemoryLayout<Float>.stride)
-        ElementwiseKernels.smallUnary(
-            op, input: start.assumingMemoryBound(to: Float.self),
-            output: storage.pointer.assumingMemoryBound(to: Float.self), count: count)
-        return withExtendedLifetime((self, value)) {
-            MLTensor(value: TensorValue(storage: storage, layout: StridedLayout(contiguous: shape), type: .float32))
+        guard count > 0, count <= MLTensor.smallFoldingLimit else { return nil }
+        func run(_ input: UnsafeRawPointer) -> MLTensor {
+            let storage = TensorStorage(unpooledByteCount: count * MemoryLayout<Float>.stride)
+            ElementwiseKernels.smallUnary(
+                op, input: input.assumingMemoryBound(to: Float.self),
+                output: storage.pointer.assumingMemoryBound(to: Float.self), count: count)
+            return MLTensor(
+                value: TensorValue(storage: storage, layout: StridedLayout(contiguous: shape), type: .float32))
         }
+        if let leaf = node.leafElements { return run(leaf) }
+        guard let value = MLTensor.compactValue(node, count: count) else { return nil }
+        return withExtendedLifetime(value) { run(value.firstElement) }
     }
 
-    /// The address of a materialized node's first element when its elements are row-major
-    /// without gaps (or it has one element), with the value that keeps them alive for a node
-    /// materialized by the executor (`nil` for a leaf, which keeps its own); `nil` for a
-    /// pending node or another layout.
-    static func compactElements(_ node: Node, count: Int) -> (UnsafeRawPointer, TensorValue?)? {
-        if let leaf = node.leafElements { return (leaf, nil) }
-        guard node.leafValue == nil, let value = node.value, count == 1 || value.layout.isContiguous else {
-            return nil
-        }
-        return (value.pointer + value.layout.offset * value.type.byteCount, value)
+    /// A materialized node's value when its elements are row-major without gaps (or it has
+    /// one element); `nil` for a pending node or another layout.
+    static func compactValue(_ node: Node, count: Int) -> TensorValue? {
+        guard let value = node.leafValue ?? node.value, count == 1 || value.layout.isContiguous else { return nil }
+        return value
     }
+}
+
+extension TensorValue {
+    /// The address of the element at the layout's offset.
+    fileprivate var firstElement: UnsafeRawPointer { pointer + layout.offset * type.byteCount }
 }
