@@ -69,6 +69,22 @@ public final class Node: Sendable {
             ? value.pointer + value.layout.offset * value.type.byteCount : nil
     }
 
+    /// A leaf over `storage` holding `count` elements of `type` row-major from its start, as
+    /// a kernel just wrote them: the layout needs no check (small-op folding makes thousands).
+    ///
+    /// - Precondition: `count` is `shape`'s element count and fits in `storage`.
+    package init(compactShape shape: [Int], count: Int, storage: TensorStorage, type: KernelScalarType) {
+        kernelPrecondition(
+            count * type.byteCount <= storage.byteCount,
+            "[MLTensor] \(count) elements of \(type) do not fit in \(storage.byteCount) bytes")
+        op = .constant
+        self.shape = shape
+        self.type = type
+        state = Mutex(.pending([]))
+        leafValue = TensorValue(storage: storage, layout: StridedLayout(contiguous: shape), type: type)
+        leafElements = UnsafeRawPointer(storage.pointer)
+    }
+
     /// The node's elements, or `nil` while it is pending.
     public var value: TensorValue? {
         if let leafValue { return leafValue }

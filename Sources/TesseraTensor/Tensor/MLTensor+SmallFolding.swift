@@ -73,7 +73,7 @@ extension MLTensor {
             op, lhs: lhs.assumingMemoryBound(to: Float.self), lhsIsScalar: lhsIsScalar,
             rhs: rhs.assumingMemoryBound(to: Float.self), rhsIsScalar: rhsIsScalar,
             output: storage.pointer.assumingMemoryBound(to: Float.self), count: count)
-        return MLTensor(value: TensorValue(storage: storage, layout: StridedLayout(contiguous: shape), type: .float32))
+        return MLTensor(node: Node(compactShape: shape, count: count, storage: storage, type: .float32))
     }
 
     /// `op(self)` computed now, or `nil` when it must go into the graph (see
@@ -87,8 +87,7 @@ extension MLTensor {
             ElementwiseKernels.smallUnary(
                 op, input: input.assumingMemoryBound(to: Float.self),
                 output: storage.pointer.assumingMemoryBound(to: Float.self), count: count)
-            return MLTensor(
-                value: TensorValue(storage: storage, layout: StridedLayout(contiguous: shape), type: .float32))
+            return MLTensor(node: Node(compactShape: shape, count: count, storage: storage, type: .float32))
         }
         if let leaf = node.leafElements { return run(leaf) }
         guard let value = MLTensor.compactValue(node, count: count) else { return nil }
