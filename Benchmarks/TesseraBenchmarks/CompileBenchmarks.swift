@@ -13,8 +13,17 @@ import TesseraTensor
 /// is open plus every weight as a tensor: converted and copied (`floatValues` →
 /// `MLTensor(shape:scalars:)`, what the lowering does today) for the package, adopted in
 /// place (`mappedFloat32Tensor`) for the compiled model.
-func runCompileBenchmarks(modelsDirectory: URL) {
+///
+/// Then the model workloads' packages (`m1`, `m3`, `m4`): compile time and `MLModel` load of
+/// the package against the compiled model.
+///
+/// - Returns: The figures for `--models-json`, per model: `compile_ms`, `package_ms` and
+///   `compiled_ms` (the `MLModel` loads) and, for `compile_fp32`/`compile_fp16`, `compiled_mb`,
+///   `open_*_ms` and `weights_*_ms`; a model whose package is missing has no entry.
+@discardableResult
+func runCompileBenchmarks(modelsDirectory: URL) -> [String: Any] {
     print("\n## Compiled cache (warm page cache; median of repeated loads)")
+    var figures: [String: Any] = [:]
     for name in ["compile_fp32", "compile_fp16"] {
         let package = modelsDirectory.appendingPathComponent("\(name).mlpackage")
         guard FileManager.default.fileExists(atPath: package.path) else {
@@ -53,6 +62,12 @@ func runCompileBenchmarks(modelsDirectory: URL) {
             report(
                 "\(name) weights adopted (compiled)", weightsCompiled,
                 String(format: "%.1f× faster", weightsPackage.median / weightsCompiled.median))
+            var entry: [String: Any] = [
+                "compile_ms": compileSeconds * 1e3, "compiled_mb": Double(compiledBytes) / 1e6,
+                "open_package_ms": openPackage.median * 1e3, "open_compiled_ms": openCompiled.median * 1e3,
+                "weights_package_ms": weightsPackage.median * 1e3, "weights_compiled_ms": weightsCompiled.median * 1e3,
+            ]
+            defer { figures[name] = entry }
 
             guard (try? MLModel(contentsOf: package)) != nil else {
                 print("\(name) load: MLModel cannot lower this model in this build (an op is not supported yet)")
@@ -64,9 +79,48 @@ func runCompileBenchmarks(modelsDirectory: URL) {
             report(
                 "\(name) MLModel load (compiled)", loadCompiled,
                 String(format: "%.1f× faster", loadPackage.median / loadCompiled.median))
+            entry["package_ms"] = loadPackage.median * 1e3
+            entry["compiled_ms"] = loadCompiled.median * 1e3
         } catch {
             print("\(name): \(error)")
         }
+    }
+    for name in ["m1", "m3", "m4"] {
+        if let entry = compareModelLoads(modelsDirectory.appendingPathComponent("\(name).mlpackage"), name: name) {
+            figures[name] = entry
+        }
+    }
+    return figures
+}
+
+/// `MLModel(contentsOf:)` of a package against the same model compiled first by
+/// `MLModel.compileModel(at:)`; prints both and returns `compile_ms`, `package_ms` and
+/// `compiled_ms`, or nil when the package is missing or does not load.
+private func compareModelLoads(_ package: URL, name: String) -> [String: Any]? {
+    guard FileManager.default.fileExists(atPath: package.path) else {
+        print("\(name): no \(package.path); make it with Benchmarks/peers/model_workloads.py --make-models")
+        return nil
+    }
+    do {
+        let compileStart = DispatchTime.now().uptimeNanoseconds
+        let compiled = try MLModel.compileModel(at: package)
+        let compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - compileStart) / 1e6
+        defer { try? FileManager.default.removeItem(at: compiled.deletingLastPathComponent()) }
+        _ = try MLModel(contentsOf: package)
+        _ = try MLModel(contentsOf: compiled)
+        let loadPackage = measure(warmups: 2, iterations: 15) { blackHole(try? MLModel(contentsOf: package)) }
+        let loadCompiled = measure(warmups: 2, iterations: 15) { blackHole(try? MLModel(contentsOf: compiled)) }
+        report("\(name) MLModel load (package)", loadPackage, String(format: "compile %.1f ms", compileMilliseconds))
+        report(
+            "\(name) MLModel load (compiled)", loadCompiled,
+            String(format: "%.1f× faster", loadPackage.median / loadCompiled.median))
+        return [
+            "compile_ms": compileMilliseconds, "package_ms": loadPackage.median * 1e3,
+            "compiled_ms": loadCompiled.median * 1e3,
+        ]
+    } catch {
+        print("\(name) load: \(error)")
+        return nil
     }
 }
 
