@@ -55,15 +55,16 @@ def load_average() -> float | None:
 def measured(label: str, command: list[str], idle_wait: float, max_load: float, env: dict | None = None) -> dict:
     """Wait for an idle machine, run `command` (its output goes to stderr) and say how busy
     other processes kept the machine meanwhile: {"other_cpu_load", "load_average"}."""
+    average = load_average()
     if idle_wait > 0:
         idle = wait_for_idle(max_load, idle_wait)
         if idle is not None and idle > max_load:
             print(f"warning: the machine did not become idle within {idle_wait:.0f} s "
                   f"(other processes use {idle:.0%} of the CPU); measuring {label} anyway", file=sys.stderr)
-    average = load_average()
-    if average is not None and average > 0.5 * (os.cpu_count() or 1):
+    elif average is not None and average > 0.5 * (os.cpu_count() or 1):
+        # Without the idle wait, the 1-minute load average (which lags) is all there is to go by.
         print(f"warning: load average {average} on {os.cpu_count()} cores before {label}; "
-              "its figures will be skewed", file=sys.stderr)
+              "its figures may be skewed", file=sys.stderr)
     print("running " + " ".join(command), file=sys.stderr, flush=True)
     before, start = cpu_seconds(), time.perf_counter()
     try:
@@ -184,7 +185,7 @@ def conditions_text(label: str, conditions: dict | None) -> str:
     if isinstance(other, (int, float)):
         parts.append(f"other processes {other:.0%} of the CPU")
     if isinstance(average, (int, float)):
-        parts.append(f"load average {average} before")
+        parts.append(f"1-minute load average {average} before the idle wait")
     return f"{label}: " + (", ".join(parts) if parts else "not recorded")
 
 
