@@ -74,25 +74,46 @@ def measured(label: str, command: list[str], idle_wait: float, max_load: float, 
     return {"other_cpu_load": other_load(before, cpu_seconds(), time.perf_counter() - start), "load_average": average}
 
 
-def run_tessera(binary: str, models_dir: str, out_path: str, idle_wait: float, max_load: float) -> dict:
+def least_disturbed(label: str, command: list[str], out_path: str, attempts: int, idle_wait: float,
+                    max_load: float, env: dict | None = None) -> dict:
+    """Run `command` (which writes out_path) up to `attempts` times, until other processes used
+    at most `max_load` of the CPU during a run; return the least disturbed run's JSON, with its
+    `conditions` (and `runs_made`, how many runs it took)."""
+    best = None
+    for attempt in range(1, max(attempts, 1) + 1):
+        conditions = measured(label, command, idle_wait, max_load, env)
+        document = load_json(out_path)
+        load = conditions.get("other_cpu_load")
+        if best is None or (load is not None and load < (best[1].get("other_cpu_load") or 1.0)):
+            best = (document, conditions)
+        if load is None or load <= max_load:
+            break
+        print(f"{label}: other processes used {load:.0%} of the CPU during the run; measuring again",
+              file=sys.stderr)
+    document, conditions = best
+    conditions["runs_made"] = attempt
+    document["conditions"] = conditions
+    with open(out_path, "w", encoding="utf-8") as f:  # the kept run, not the last one
+        json.dump(document, f, indent=2)
+    return document
+
+
+def run_tessera(binary: str, models_dir: str, out_path: str, attempts: int, idle_wait: float, max_load: float) -> dict:
     """Run `binary models compile --models-dir DIR --models-json out_path` and load its entry."""
     command = [binary, "models", "compile", "--models-dir", models_dir, "--models-json", out_path]
-    conditions = measured("Tessera", command, idle_wait, max_load)
-    entry = load_json(out_path).get("tessera", {})
-    entry.setdefault("conditions", conditions)
+    document = least_disturbed("Tessera", command, out_path, attempts, idle_wait, max_load)
+    entry = document.get("tessera", {})
+    entry["conditions"] = document["conditions"]
     return entry
 
 
-def run_peers(models_dir: str, out_path: str, runs: int, idle_wait: float, max_load: float) -> dict:
+def run_peers(models_dir: str, out_path: str, runs: int, attempts: int, idle_wait: float, max_load: float) -> dict:
     """Run model_workloads.py with this interpreter (2 threads) and load its JSON."""
     command = [sys.executable, os.path.join(HERE, "model_workloads.py"), "--models-dir", models_dir,
                "--json", out_path, "--runs", str(runs)]
     env = dict(os.environ, OMP_NUM_THREADS=str(THREADS), OPENBLAS_NUM_THREADS=str(THREADS),
                MKL_NUM_THREADS=str(THREADS))
-    conditions = measured("the peers", command, idle_wait, max_load, env)
-    document = load_json(out_path)
-    document.setdefault("conditions", conditions)
-    return document
+    return least_disturbed("the peers", command, out_path, attempts, idle_wait, max_load, env)
 
 
 def dig(document: dict | None, *keys):
@@ -186,6 +207,8 @@ def conditions_text(label: str, conditions: dict | None) -> str:
         parts.append(f"other processes {other:.0%} of the CPU")
     if isinstance(average, (int, float)):
         parts.append(f"1-minute load average {average} before the idle wait")
+    if conditions.get("runs_made", 1) > 1:
+        parts.append(f"least disturbed of {conditions['runs_made']} runs")
     return f"{label}: " + (", ".join(parts) if parts else "not recorded")
 
 
@@ -239,6 +262,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--models-dir", metavar="DIR", default=os.path.join(HERE, "models"),
                         help="where the models are (model_workloads.py --make-models, make_compile_model.py)")
     parser.add_argument("--runs", type=int, default=30, help="with --peers: timed runs per M1/M3 prediction")
+    parser.add_argument("--attempts", type=int, default=3,
+                        help="runs of a side disturbed by other processes (the least disturbed is kept)")
     parser.add_argument("--idle-wait", type=float, default=60.0,
                         help="seconds to wait for an idle machine before each side runs (0: do not wait)")
     parser.add_argument("--max-load", type=float, default=0.05,
@@ -255,14 +280,17 @@ def main(argv: list[str] | None = None) -> int:
     sources = {}
     if args.tessera_binary:
         tessera = run_tessera(args.tessera_binary, models_dir, os.path.join(args.out_dir, "tessera-models.json"),
-                              args.idle_wait, args.max_load)
+                              args.attempts, args.idle_wait, args.max_load)
         sources["tessera"] = f"{args.tessera_binary} models compile --models-dir {models_dir} (this run)"
     else:
-        tessera = load_json(args.tessera_json).get("tessera", {})
+        document = load_json(args.tessera_json)
+        tessera = document.get("tessera", {})
+        if document.get("conditions"):  # written by an earlier run of this script
+            tessera.setdefault("conditions", document["conditions"])
         sources["tessera"] = os.path.abspath(args.tessera_json)
     if args.peers:
         peers = run_peers(models_dir, os.path.join(args.out_dir, "peers-models.json"), args.runs,
-                          args.idle_wait, args.max_load)
+                          args.attempts, args.idle_wait, args.max_load)
         sources["peers"] = "model_workloads.py (this run)"
     else:
         peers = load_json(args.peers_json)
