@@ -94,8 +94,10 @@ func runCompileBenchmarks(modelsDirectory: URL) -> [String: Any] {
 }
 
 /// `MLModel(contentsOf:)` of a package against the same model compiled first by
-/// `MLModel.compileModel(at:)`; prints both and returns `compile_ms`, `package_ms` and
-/// `compiled_ms`, or nil when the package is missing or does not load.
+/// `MLModel.compileModel(at:)`, and the first prediction of a freshly loaded model (on
+/// `<name>_input.npy` next to the package, when present): work a load leaves for later shows
+/// there. Prints them and returns `compile_ms`, `package_ms`, `compiled_ms` and
+/// `first_prediction_ms` (medians), or nil when the package is missing or does not load.
 private func compareModelLoads(_ package: URL, name: String) -> [String: Any]? {
     guard FileManager.default.fileExists(atPath: package.path) else {
         print("\(name): no \(package.path); make it with Benchmarks/peers/model_workloads.py --make-models")
@@ -114,10 +116,29 @@ private func compareModelLoads(_ package: URL, name: String) -> [String: Any]? {
         report(
             "\(name) MLModel load (compiled)", loadCompiled,
             String(format: "%.1f× faster", loadPackage.median / loadCompiled.median))
-        return [
+        var figures: [String: Any] = [
             "compile_ms": compileMilliseconds, "package_ms": loadPackage.median * 1e3,
             "compiled_ms": loadCompiled.median * 1e3,
         ]
+        let inputFile = package.deletingLastPathComponent().appendingPathComponent("\(name)_input.npy")
+        if FileManager.default.fileExists(atPath: inputFile.path) {
+            let input = try NumPyFile.read(inputFile)
+            var samples: [Double] = []
+            for _ in 0..<5 {
+                let model = try MLModel(contentsOf: package)
+                let inputName = model.modelDescription.inputDescriptionsByName.keys.sorted()[0]
+                let provider = try MLDictionaryFeatureProvider(dictionary: [
+                    inputName: MLFeatureValue(multiArray: input)
+                ])
+                let start = DispatchTime.now().uptimeNanoseconds
+                blackHole(try model.prediction(from: provider))
+                samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            }
+            let first = Timing(samples: samples.sorted())
+            report("\(name) first prediction after load", first, "median of 5 fresh models")
+            figures["first_prediction_ms"] = first.median * 1e3
+        }
+        return figures
     } catch {
         print("\(name) load: \(error)")
         return nil

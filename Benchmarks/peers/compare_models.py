@@ -168,6 +168,13 @@ def rows(tessera: dict, peers: dict) -> list[dict]:
                 "onnxruntime": dig(ort, "session_creation", key, "median_ms"), "torch": None,
                 "note": f"compileModel {compile_ms:.0f} ms" if form == "compiled" and compile_ms else "",
             })
+    for key, name in LOAD_MODELS.items():
+        table.append({
+            "workload": f"{name}, first prediction of a fresh model", "unit": "ms",
+            "tessera": dig(compile_, key, "first_prediction_ms"),
+            "onnxruntime": dig(ort, "session_creation", key, "first_run_ms"), "torch": None,
+            "note": "median of 5 fresh loads",
+        })
     for key in ("compile_fp32", "compile_fp16"):
         entry = compile_.get(key) or {}
         size = dig(entry, "compiled_mb")
