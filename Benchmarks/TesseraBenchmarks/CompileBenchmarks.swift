@@ -29,7 +29,8 @@ func runCompileBenchmarks(modelsDirectory: URL) -> [String: Any] {
         guard FileManager.default.fileExists(atPath: package.path) else {
             print(
                 "\(name): no \(package.path); make it with "
-                    + "tools/.venv-mf/bin/python Benchmarks/peers/make_compile_model.py \(modelsDirectory.path)")
+                    + "Benchmarks/peers/.venv/bin/python Benchmarks/peers/make_compile_model.py \(modelsDirectory.path)"
+            )
             continue
         }
         do {
