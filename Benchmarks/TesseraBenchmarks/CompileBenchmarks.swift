@@ -14,12 +14,13 @@ import TesseraTensor
 /// `MLTensor(shape:scalars:)`, what the lowering does today) for the package, adopted in
 /// place (`mappedFloat32Tensor`) for the compiled model.
 ///
-/// Then the model workloads' packages (`m1`, `m3`, `m4`): compile time and `MLModel` load of
-/// the package against the compiled model.
+/// Then the model workloads' packages (`m1`, `m3`, `m4`): compile time, `MLModel` load of the
+/// package against the compiled model, and the first prediction of a freshly loaded model.
 ///
 /// - Returns: The figures for `--models-json`, per model: `compile_ms`, `package_ms` and
-///   `compiled_ms` (the `MLModel` loads) and, for `compile_fp32`/`compile_fp16`, `compiled_mb`,
-///   `open_*_ms` and `weights_*_ms`; a model whose package is missing has no entry.
+///   `compiled_ms` (the `MLModel` loads); for `compile_fp32`/`compile_fp16` also `compiled_mb`,
+///   `open_*_ms` and `weights_*_ms`; for `m1`/`m3`/`m4` also `first_prediction_ms`. A model
+///   whose package is missing has no entry.
 @discardableResult
 func runCompileBenchmarks(modelsDirectory: URL) -> [String: Any] {
     print("\n## Compiled cache (warm page cache; median of repeated loads)")
