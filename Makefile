@@ -25,7 +25,8 @@ bench: deps
 bench-peers: deps
 	bash Benchmarks/peers/run.sh
 
-# Tessera's model workloads next to ONNX Runtime and PyTorch (MODELS_DIR, RESULTS_DIR, PYTHON).
+# Tessera's model workloads next to ONNX Runtime and PyTorch, one table (env: MODELS_DIR,
+# RESULTS_DIR, PYTHON; ARGS go to compare_models.py, e.g. ARGS="--idle-wait 0").
 bench-models: deps
 	bash Benchmarks/peers/run_models.sh $(ARGS)
 
