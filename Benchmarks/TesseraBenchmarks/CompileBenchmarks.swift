@@ -13,14 +13,25 @@ import TesseraTensor
 /// is open plus every weight as a tensor: converted and copied (`floatValues` →
 /// `MLTensor(shape:scalars:)`, what the lowering does today) for the package, adopted in
 /// place (`mappedFloat32Tensor`) for the compiled model.
-func runCompileBenchmarks(modelsDirectory: URL) {
+///
+/// Then the model workloads' packages (`m1`, `m3`, `m4`): compile time, `MLModel` load of the
+/// package against the compiled model, and the first prediction of a freshly loaded model.
+///
+/// - Returns: The figures for `--models-json`, per model: `compile_ms`, `package_ms` and
+///   `compiled_ms` (the `MLModel` loads); for `compile_fp32`/`compile_fp16` also `compiled_mb`,
+///   `open_*_ms` and `weights_*_ms`; for `m1`/`m3`/`m4` also `first_prediction_ms`. A model
+///   whose package is missing has no entry.
+@discardableResult
+func runCompileBenchmarks(modelsDirectory: URL) -> [String: Any] {
     print("\n## Compiled cache (warm page cache; median of repeated loads)")
+    var figures: [String: Any] = [:]
     for name in ["compile_fp32", "compile_fp16"] {
         let package = modelsDirectory.appendingPathComponent("\(name).mlpackage")
         guard FileManager.default.fileExists(atPath: package.path) else {
             print(
                 "\(name): no \(package.path); make it with "
-                    + "tools/.venv-mf/bin/python Benchmarks/peers/make_compile_model.py \(modelsDirectory.path)")
+                    + "Benchmarks/peers/.venv/bin/python Benchmarks/peers/make_compile_model.py \(modelsDirectory.path)"
+            )
             continue
         }
         do {
@@ -53,6 +64,12 @@ func runCompileBenchmarks(modelsDirectory: URL) {
             report(
                 "\(name) weights adopted (compiled)", weightsCompiled,
                 String(format: "%.1f× faster", weightsPackage.median / weightsCompiled.median))
+            var entry: [String: Any] = [
+                "compile_ms": compileSeconds * 1e3, "compiled_mb": Double(compiledBytes) / 1e6,
+                "open_package_ms": openPackage.median * 1e3, "open_compiled_ms": openCompiled.median * 1e3,
+                "weights_package_ms": weightsPackage.median * 1e3, "weights_compiled_ms": weightsCompiled.median * 1e3,
+            ]
+            defer { figures[name] = entry }
 
             guard (try? MLModel(contentsOf: package)) != nil else {
                 print("\(name) load: MLModel cannot lower this model in this build (an op is not supported yet)")
@@ -64,9 +81,69 @@ func runCompileBenchmarks(modelsDirectory: URL) {
             report(
                 "\(name) MLModel load (compiled)", loadCompiled,
                 String(format: "%.1f× faster", loadPackage.median / loadCompiled.median))
+            entry["package_ms"] = loadPackage.median * 1e3
+            entry["compiled_ms"] = loadCompiled.median * 1e3
         } catch {
             print("\(name): \(error)")
         }
+    }
+    for name in ["m1", "m3", "m4"] {
+        if let entry = compareModelLoads(modelsDirectory.appendingPathComponent("\(name).mlpackage"), name: name) {
+            figures[name] = entry
+        }
+    }
+    return figures
+}
+
+/// `MLModel(contentsOf:)` of a package against the same model compiled first by
+/// `MLModel.compileModel(at:)`, and the first prediction of a freshly loaded model (on
+/// `<name>_input.npy` next to the package, when present): work a load leaves for later shows
+/// there. Prints them and returns `compile_ms`, `package_ms`, `compiled_ms` and
+/// `first_prediction_ms` (medians), or nil when the package is missing or does not load.
+private func compareModelLoads(_ package: URL, name: String) -> [String: Any]? {
+    guard FileManager.default.fileExists(atPath: package.path) else {
+        print("\(name): no \(package.path); make it with Benchmarks/peers/model_workloads.py --make-models")
+        return nil
+    }
+    do {
+        let compileStart = DispatchTime.now().uptimeNanoseconds
+        let compiled = try MLModel.compileModel(at: package)
+        let compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - compileStart) / 1e6
+        defer { try? FileManager.default.removeItem(at: compiled.deletingLastPathComponent()) }
+        _ = try MLModel(contentsOf: package)
+        _ = try MLModel(contentsOf: compiled)
+        let loadPackage = measure(warmups: 2, iterations: 15) { blackHole(try? MLModel(contentsOf: package)) }
+        let loadCompiled = measure(warmups: 2, iterations: 15) { blackHole(try? MLModel(contentsOf: compiled)) }
+        report("\(name) MLModel load (package)", loadPackage, String(format: "compile %.1f ms", compileMilliseconds))
+        report(
+            "\(name) MLModel load (compiled)", loadCompiled,
+            String(format: "%.1f× faster", loadPackage.median / loadCompiled.median))
+        var figures: [String: Any] = [
+            "compile_ms": compileMilliseconds, "package_ms": loadPackage.median * 1e3,
+            "compiled_ms": loadCompiled.median * 1e3,
+        ]
+        let inputFile = package.deletingLastPathComponent().appendingPathComponent("\(name)_input.npy")
+        if FileManager.default.fileExists(atPath: inputFile.path) {
+            let input = try NumPyFile.read(inputFile)
+            var samples: [Double] = []
+            for _ in 0..<5 {
+                let model = try MLModel(contentsOf: package)
+                let inputName = model.modelDescription.inputDescriptionsByName.keys.sorted()[0]
+                let provider = try MLDictionaryFeatureProvider(dictionary: [
+                    inputName: MLFeatureValue(multiArray: input)
+                ])
+                let start = DispatchTime.now().uptimeNanoseconds
+                blackHole(try model.prediction(from: provider))
+                samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            }
+            let first = Timing(samples: samples.sorted())
+            report("\(name) first prediction after load", first, "median of 5 fresh models")
+            figures["first_prediction_ms"] = first.median * 1e3
+        }
+        return figures
+    } catch {
+        print("\(name) load: \(error)")
+        return nil
     }
 }
 

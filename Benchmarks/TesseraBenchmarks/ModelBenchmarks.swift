@@ -1,4 +1,5 @@
 import Foundation
+import TesseraKernels
 import TesseraModels
 import TesseraMultiArray
 import TesseraTensor
@@ -8,8 +9,15 @@ import TesseraTensor
 /// writes, with the same input PyTorch and ONNX Runtime are timed on. Also reports the largest
 /// difference from PyTorch's output. Then M4 (batches) on M3's model (fixed batch: a loop) and on
 /// `m4.mlpackage` (M3's layer with a flexible batch axis: one execution), and M5.
-func runModelBenchmarks(modelsDirectory: URL) {
+///
+/// - Returns: The figures for `--models-json`: `m1`/`m3` (`median_ms`, `load_ms`,
+///   `max_abs_error`), `m4` and `m4_on_m3` (per `batchN`: `batched_ms_per_input`,
+///   `loop_ms_per_input`), `m5` (ms per prediction concurrent and serial, peak RSS); a model
+///   whose package is missing has no entry.
+@discardableResult
+func runModelBenchmarks(modelsDirectory: URL) -> [String: Any] {
     print("\n## Model workloads (float32; MLModel.prediction(from:), one input)")
+    var figures: [String: Any] = [:]
     for (id, name) in [("m1", "M1 MobileNetV2"), ("m3", "M3 transformer layer")] {
         let package = modelsDirectory.appendingPathComponent("\(id).mlpackage")
         guard FileManager.default.fileExists(atPath: package.path) else {
@@ -37,24 +45,58 @@ func runModelBenchmarks(modelsDirectory: URL) {
             let want = MLShapedArray<Float>(converting: expected).scalars
             let error = zip(got, want).map { abs($0 - $1) }.max() ?? .nan
             report(name, timing, String(format: "load %.1f ms; max |Δ| vs PyTorch %.2g", loadMilliseconds, error))
-            if id == "m3" { runBatchAndConcurrency(model: model, provider: provider, single: timing.median) }
+            figures[id] = [
+                "median_ms": timing.median * 1e3, "best_ms": timing.best * 1e3, "load_ms": loadMilliseconds,
+                "max_abs_error": jsonNumber(Double(error)),
+            ]
+            if id == "m3" {
+                let (batches, concurrency) = runBatchAndConcurrency(model: model, provider: provider)
+                figures["m4_on_m3"] = batches
+                figures["m5"] = concurrency
+            }
         } catch {
             print("\(name): \(error)")
         }
     }
-    runFlexibleBatch(modelsDirectory: modelsDirectory)
+    figures["m4"] = runFlexibleBatch(modelsDirectory: modelsDirectory)
+    return figures
+}
+
+/// A finite number as itself, anything else as JSON's `null` (JSONSerialization rejects NaN).
+func jsonNumber(_ value: Double) -> Any { value.isFinite ? value : NSNull() }
+
+/// Writes `{"tessera": {"version": ..., "models": {...}, "compile": {...}}}` for
+/// `Benchmarks/peers/compare_models.py`; an area that did not run is left out.
+func writeModelsJSON(models: [String: Any]?, compile: [String: Any]?, to path: String) {
+    var object: [String: Any] = [
+        "version": "0.1.0", "threads": KernelThreads.coreBudget, "blas_core": KernelThreads.blasCoreName,
+    ]
+    if let models { object["models"] = models }
+    if let compile { object["compile"] = compile }
+    do {
+        let data = try JSONSerialization.data(
+            withJSONObject: ["tessera": object], options: [.prettyPrinted, .sortedKeys])
+        try data.write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
+    } catch {
+        FileHandle.standardError.write(Data("could not write \(path): \(error)\n".utf8))
+    }
 }
 
 /// M4 on `m4.mlpackage` (dimension 0 a RangeDim(1, 64)): `predictions(fromBatch:)` with 1, 8 and
 /// 32 inputs, which runs a batch as one execution, next to a loop of single predictions; says
 /// whether the batch did run as one and the largest difference from PyTorch's output.
-private func runFlexibleBatch(modelsDirectory: URL) {
+///
+/// - Returns: Per `batchN`, ms per input batched and looped, whether the batch ran as one
+///   execution and the error; nil when the package is missing or does not load.
+private func runFlexibleBatch(modelsDirectory: URL) -> [String: Any]? {
     let name = "M4 flexible-batch transformer layer"
     let package = modelsDirectory.appendingPathComponent("m4.mlpackage")
     guard FileManager.default.fileExists(atPath: package.path) else {
         print("\(name): no \(package.path); make it with Benchmarks/peers/model_workloads.py --make-models")
-        return
+        return nil
     }
+    var figures: [String: Any] = [:]
     do {
         let model = try MLModel(contentsOf: package)
         let input = try NumPyFile.read(modelsDirectory.appendingPathComponent("m4_input.npy"))
@@ -86,17 +128,30 @@ private func runFlexibleBatch(modelsDirectory: URL) {
                     + String(
                         format: "; loop of singles %.3f ms per input; max |Δ| vs PyTorch %.2g",
                         loop.median * 1e3 / Double(size), error))
+            figures["batch\(size)"] = [
+                "batched_ms_per_input": batched.median * 1e3 / Double(size),
+                "loop_ms_per_input": loop.median * 1e3 / Double(size), "one_execution": oneExecution,
+                "max_abs_error": jsonNumber(Double(error)),
+            ]
         }
     } catch {
         print("\(name): \(error)")
+        return nil
     }
+    return figures
 }
 
 /// M4 (batch throughput: `predictions(fromBatch:)` with 1, 8 and 32 inputs next to a loop of
 /// single predictions) and M5 (8 tasks predicting on one shared model), on M3's model. Its
 /// batch dimension is fixed at 1, so these batches run as a loop; `runFlexibleBatch` times
 /// batches that run as one execution.
-private func runBatchAndConcurrency(model: MLModel, provider: MLDictionaryFeatureProvider, single: Double) {
+///
+/// - Returns: M4's figures per `batchN` (ms per input batched and looped) and M5's (ms per
+///   prediction concurrent and serial, the process's peak RSS in MB).
+private func runBatchAndConcurrency(
+    model: MLModel, provider: MLDictionaryFeatureProvider
+) -> (batches: [String: Any], concurrency: [String: Any]) {
+    var batches: [String: Any] = [:]
     for size in [1, 8, 32] {
         let batch = MLArrayBatchProvider(array: Array(repeating: provider, count: size))
         let batched = measure(warmups: 1, iterations: 5) { _ = try? model.predictions(fromBatch: batch) }
@@ -108,6 +163,10 @@ private func runBatchAndConcurrency(model: MLModel, provider: MLDictionaryFeatur
             String(
                 format: "%.3f ms per input; loop of singles %.3f ms per input", batched.median * 1e3 / Double(size),
                 loop.median * 1e3 / Double(size)))
+        batches["batch\(size)"] = [
+            "batched_ms_per_input": batched.median * 1e3 / Double(size),
+            "loop_ms_per_input": loop.median * 1e3 / Double(size),
+        ]
     }
     // M5: 8 tasks × 8 predictions each on one model, next to the same 64 predictions serially.
     let perTask = 8
@@ -133,6 +192,13 @@ private func runBatchAndConcurrency(model: MLModel, provider: MLDictionaryFeatur
             format: "%.3f ms per prediction; serial %.3f ms; peak RSS of the process %.0f MB",
             concurrent.median * 1e3 / Double(8 * perTask), serial.median * 1e3 / Double(8 * perTask),
             Double(usage.ru_maxrss) / 1024))
+    let concurrency: [String: Any] = [
+        "threads": 8, "predictions_per_thread": perTask,
+        "concurrent_ms_per_prediction": concurrent.median * 1e3 / Double(8 * perTask),
+        "serial_ms_per_prediction": serial.median * 1e3 / Double(8 * perTask),
+        "peak_rss_mb": Double(usage.ru_maxrss) / 1024,
+    ]
+    return (batches, concurrency)
 }
 
 /// One feature provider per thread; each thread touches only its own.

@@ -6,11 +6,18 @@ import TesseraKernels
 // multiarray, models, compile; t9parts times the pieces of T9), `--json PATH` to write the tensor
 // workloads' medians for Benchmarks/peers/compare.py, and `--models-dir DIR` for the model
 // workloads (made by Benchmarks/peers/model_workloads.py --make-models DIR) and the compile
-// workloads (made by Benchmarks/peers/make_compile_model.py DIR).
+// workloads (made by Benchmarks/peers/make_compile_model.py DIR). `--models-json PATH` writes the
+// figures of the models and compile areas (whichever ran) to one file for
+// Benchmarks/peers/compare_models.py; `--json` stays the tensor area's.
 var arguments = Array(CommandLine.arguments.dropFirst())
 var jsonPath: String?
 if let flag = arguments.firstIndex(of: "--json"), flag + 1 < arguments.count {
     jsonPath = arguments[flag + 1]
+    arguments.removeSubrange(flag...(flag + 1))
+}
+var modelsJSONPath: String?
+if let flag = arguments.firstIndex(of: "--models-json"), flag + 1 < arguments.count {
+    modelsJSONPath = arguments[flag + 1]
     arguments.removeSubrange(flag...(flag + 1))
 }
 var modelsDirectory: String?
@@ -34,9 +41,14 @@ if wants("reduction") { runReductionBenchmarks() }
 if wants("linalg") { runLinearAlgebraBenchmarks() }
 if wants("copy") { runCopyBenchmarks() }
 if wants("multiarray") { runMultiArrayBenchmarks() }
+var modelFigures: [String: Any]?
+var compileFigures: [String: Any]?
 if selected.contains("models") || modelsDirectory != nil {
-    runModelBenchmarks(modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))
+    modelFigures = runModelBenchmarks(
+        modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))
 }
 if selected.contains("compile") {
-    runCompileBenchmarks(modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))
+    compileFigures = runCompileBenchmarks(
+        modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))
 }
+if let modelsJSONPath { writeModelsJSON(models: modelFigures, compile: compileFigures, to: modelsJSONPath) }

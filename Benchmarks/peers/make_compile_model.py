@@ -2,7 +2,8 @@
 """Makes the models the `compile` benchmark loads: five 1408×1408 linear layers with ReLUs,
 built with coremltools' MIL builder, as `compile_fp32.mlpackage` (~40 MB of float32 weights)
 and `compile_fp16.mlpackage` (~20 MB of float16 weights, coremltools' default precision).
-Nothing is committed; the benchmark tells you to run this when the packages are missing:
+Nothing is committed; the benchmark tells you to run this when the packages are missing
+(`run_models.sh` does, with the peers' venv, which has coremltools and numpy), or:
 
     python3 -m venv tools/.venv-mf && tools/.venv-mf/bin/pip install coremltools numpy
     tools/.venv-mf/bin/python Benchmarks/peers/make_compile_model.py Benchmarks/peers/models

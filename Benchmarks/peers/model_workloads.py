@@ -11,11 +11,17 @@ Protocol (Docs: /work/shared/reference/workloads.md):
   * M4: M3's layer with batch-agnostic reshapes, converted with dimension 0 a RangeDim(1, 64)
     (ONNX: a dynamic batch axis); input [1,128,256] per item, batches of 1, 8 and 32 items
     run as one [B,128,256] call next to a loop of B single calls;
+  * M5 (ONNX Runtime): 8 Python threads each running 8 `session.run` on one shared M3 session
+    (ORT releases the GIL in run), next to the same 64 runs serially; ms per prediction;
+  * session creation (ONNX Runtime): median of 10 `ort.InferenceSession(...)` on m1, m3, m4,
+    next to Tessera's `MLModel(contentsOf:)` of the package and of the compiled model;
   * float32, 2 threads, 5 warm-ups, median of >= 30 single predictions (M4: >= 5 per batch).
 
 Usage:
   python model_workloads.py --make-models DIR      # DIR/{m1,m3,m4}.{mlpackage,onnx}, inputs/outputs .npy
   python model_workloads.py --models-dir DIR --json peers-models.json
+
+compare_models.py runs this and Tessera's `models compile` areas and prints one table.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ import json
 import os
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -233,8 +240,69 @@ def run_peers(directory: Path, runs: int) -> dict:
         result["onnxruntime"][name] = {**timing, "max_abs_error": check}
         print(f"{name}: torch {result['torch'][name]['median_ms']:.2f} ms, "
               f"onnxruntime {result['onnxruntime'][name]['median_ms']:.2f} ms", file=sys.stderr)
+        if name == "m3":
+            result["onnxruntime"]["m5"] = _run_m5_onnxruntime(session, feeds)
     result["onnxruntime"]["m4"] = _run_m4_onnxruntime(directory, options, ort)
+    result["onnxruntime"]["session_creation"] = {
+        name: _session_creation(directory / f"{name}.onnx", options, ort) for name in ("m1", "m3", "m4")
+    }
     return result
+
+
+M5_THREADS = 8
+M5_PER_THREAD = 8
+
+
+def _run_m5_onnxruntime(session, feeds: dict) -> dict:
+    """M5 on ONNX Runtime: 8 threads x 8 `session.run` on one shared session (ORT releases the
+    GIL while it runs), next to the same 64 runs on one thread; ms per prediction."""
+    total = M5_THREADS * M5_PER_THREAD
+
+    def concurrent():
+        def worker():
+            for _ in range(M5_PER_THREAD):
+                session.run(None, feeds)
+
+        threads = [threading.Thread(target=worker) for _ in range(M5_THREADS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
+    def serial():
+        for _ in range(total):
+            session.run(None, feeds)
+
+    concurrent_timing = _time(concurrent, 5, warmups=1)
+    serial_timing = _time(serial, 5, warmups=1)
+    figures = {
+        "threads": M5_THREADS, "predictions_per_thread": M5_PER_THREAD,
+        "concurrent_ms_per_prediction": concurrent_timing["median_ms"] / total,
+        "serial_ms_per_prediction": serial_timing["median_ms"] / total,
+    }
+    print(f"m5 {M5_THREADS} threads x {M5_PER_THREAD}: onnxruntime "
+          f"{figures['concurrent_ms_per_prediction']:.3f} ms per prediction concurrent, "
+          f"{figures['serial_ms_per_prediction']:.3f} ms serial", file=sys.stderr)
+    return figures
+
+
+def _session_creation(path: Path, options, ort, runs: int = 10) -> dict:
+    """Median time of `ort.InferenceSession(path, ...)` (reading and optimizing the graph,
+    allocating its weights), from a warm page cache; each session is dropped before the next.
+    Also `first_run_ms`: the median first `run` of 5 fresh sessions, on `<model>_input.npy`."""
+    timing = _time(lambda: ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"]),
+                   runs, warmups=1)
+    feeds = {"input": np.load(path.with_name(f"{path.stem}_input.npy"))}
+    first = []
+    for _ in range(5):
+        session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        start = time.perf_counter()
+        session.run(None, feeds)
+        first.append((time.perf_counter() - start) * 1e3)
+    timing["first_run_ms"] = statistics.median(first)
+    print(f"{path.stem}: onnxruntime session creation {timing['median_ms']:.1f} ms, "
+          f"first run {timing['first_run_ms']:.1f} ms", file=sys.stderr)
+    return timing
 
 
 def _run_m4_onnxruntime(directory: Path, options, ort) -> dict:
@@ -242,6 +310,10 @@ def _run_m4_onnxruntime(directory: Path, options, ort) -> dict:
     x = np.load(directory / "m4_input.npy")
     expected = np.load(directory / "m4_expected.npy")
     session = ort.InferenceSession(str(directory / "m4.onnx"), options, providers=["CPUExecutionProvider"])
+    # A new session's first runs are slow (ORT plans its memory over them): without these, the
+    # batch of 1, timed first, measured 1.9-5.5 ms per input against 1.1 ms looped.
+    for _ in range(5):
+        session.run(None, {"input": x})
     figures = {}
     for size in M4_BATCHES:
         batch = np.concatenate([x] * size, axis=0)

@@ -1,0 +1,327 @@
+#!/usr/bin/env python3
+"""Merge Tessera's model-workload figures with ONNX Runtime's and PyTorch's and print one table.
+
+Inputs:
+  * Tessera: `--tessera-json PATH` (written by `TesseraBenchmarks models compile --models-dir DIR
+    --models-json PATH`), or `--tessera-binary PATH`, which runs that now;
+  * peers: `--peers-json PATH` (written by `model_workloads.py --models-dir DIR --json PATH`), or
+    `--peers`, which runs model_workloads.py now with this interpreter, right after Tessera, so
+    that the whole table comes from one run.
+
+Rows: M1 and M3 (one prediction), M4 (ms per input for batches of 1, 8 and 32, run as one batch
+and as a loop of single predictions, on the flexible-batch m4 model), M5 (8 threads x 8
+predictions on one shared M3 model, and the same 64 serially: ms per prediction), and load
+times (Tessera's `MLModel(contentsOf:)` of the package and of the compiled model, next to ONNX
+Runtime's session creation). Ratios are `peer / Tessera`: above 1 means Tessera is faster.
+
+Outputs (in --out-dir): results-models.json and results-models.md; the Markdown is also printed.
+
+Examples:
+  python compare_models.py --tessera-binary .build/release/TesseraBenchmarks --peers --models-dir /tmp/models
+  python compare_models.py --tessera-json tessera-models.json --peers-json peers-models.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+
+from tensor_workloads import THREADS, cpu_seconds, machine_info, other_load, wait_for_idle
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BATCHES = (1, 8, 32)
+LOAD_MODELS = {"m1": "M1 MobileNetV2", "m3": "M3 transformer layer", "m4": "M4 flexible batch"}
+
+
+def load_json(path: str) -> dict:
+    """Read a JSON file."""
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def load_average() -> float | None:
+    """The 1-minute load average, or None where the OS does not say."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
+def measured(label: str, command: list[str], idle_wait: float, max_load: float, env: dict | None = None) -> dict:
+    """Wait for an idle machine, run `command` (its output goes to stderr) and say how busy
+    other processes kept the machine meanwhile: {"other_cpu_load", "load_average"}."""
+    average = load_average()
+    if idle_wait > 0:
+        idle = wait_for_idle(max_load, idle_wait)
+        if idle is not None and idle > max_load:
+            print(f"warning: the machine did not become idle within {idle_wait:.0f} s "
+                  f"(other processes use {idle:.0%} of the CPU); measuring {label} anyway", file=sys.stderr)
+    elif average is not None and average > 0.5 * (os.cpu_count() or 1):
+        # Without the idle wait, the 1-minute load average (which lags) is all there is to go by.
+        print(f"warning: load average {average} on {os.cpu_count()} cores before {label}; "
+              "its figures may be skewed", file=sys.stderr)
+    print("running " + " ".join(command), file=sys.stderr, flush=True)
+    before, start = cpu_seconds(), time.perf_counter()
+    try:
+        subprocess.run(command, check=True, stdout=sys.stderr, env=env)
+    except (OSError, subprocess.CalledProcessError) as error:
+        raise SystemExit(f"{label} failed: {error}") from error
+    return {"other_cpu_load": other_load(before, cpu_seconds(), time.perf_counter() - start), "load_average": average}
+
+
+def least_disturbed(label: str, command: list[str], out_path: str, attempts: int, idle_wait: float,
+                    max_load: float, env: dict | None = None) -> dict:
+    """Run `command` (which writes out_path) up to `attempts` times, until other processes used
+    at most `max_load` of the CPU during a run; return the least disturbed run's JSON, with its
+    `conditions` (and `runs_made`, how many runs it took)."""
+    best = None
+    for attempt in range(1, max(attempts, 1) + 1):
+        conditions = measured(label, command, idle_wait, max_load, env)
+        document = load_json(out_path)
+        load = conditions.get("other_cpu_load")
+        if best is None or (load is not None and load < (best[1].get("other_cpu_load") or 1.0)):
+            best = (document, conditions)
+        if load is None or load <= max_load:
+            break
+        print(f"{label}: other processes used {load:.0%} of the CPU during the run; measuring again",
+              file=sys.stderr)
+    document, conditions = best
+    conditions["runs_made"] = attempt
+    document["conditions"] = conditions
+    with open(out_path, "w", encoding="utf-8") as f:  # the kept run, not the last one
+        json.dump(document, f, indent=2)
+    return document
+
+
+def run_tessera(binary: str, models_dir: str, out_path: str, attempts: int, idle_wait: float, max_load: float) -> dict:
+    """Run `binary models compile --models-dir DIR --models-json out_path` and load its entry."""
+    command = [binary, "models", "compile", "--models-dir", models_dir, "--models-json", out_path]
+    document = least_disturbed("Tessera", command, out_path, attempts, idle_wait, max_load)
+    entry = document.get("tessera", {})
+    entry["conditions"] = document["conditions"]
+    return entry
+
+
+def run_peers(models_dir: str, out_path: str, runs: int, attempts: int, idle_wait: float, max_load: float) -> dict:
+    """Run model_workloads.py with this interpreter (2 threads) and load its JSON."""
+    command = [sys.executable, os.path.join(HERE, "model_workloads.py"), "--models-dir", models_dir,
+               "--json", out_path, "--runs", str(runs)]
+    env = dict(os.environ, OMP_NUM_THREADS=str(THREADS), OPENBLAS_NUM_THREADS=str(THREADS),
+               MKL_NUM_THREADS=str(THREADS))
+    return least_disturbed("the peers", command, out_path, attempts, idle_wait, max_load, env)
+
+
+def dig(document: dict | None, *keys):
+    """`document[k0][k1]...`, or None where a key is missing or the value is not a number."""
+    value = document
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def rows(tessera: dict, peers: dict) -> list[dict]:
+    """The table's rows: workload, unit, Tessera's figure, ONNX Runtime's, PyTorch's, a note."""
+    models, compile_ = tessera.get("models", {}), tessera.get("compile", {})
+    ort, torch = peers.get("onnxruntime", {}), peers.get("torch", {})
+    table = []
+    for key, name in (("m1", "M1 MobileNetV2"), ("m3", "M3 transformer layer")):
+        error = dig(models, key, "max_abs_error")
+        table.append({
+            "workload": f"{name}, one prediction", "unit": "ms",
+            "tessera": dig(models, key, "median_ms"), "onnxruntime": dig(ort, key, "median_ms"),
+            "torch": dig(torch, key, "median_ms"),
+            "note": "" if error is None else f"max \\|Δ\\| vs PyTorch {error:.1e}",
+        })
+    for size in BATCHES:
+        batch = f"batch{size}"
+        one = (models.get("m4", {}).get(batch) or {}).get("one_execution")
+        for mode, label in (("batched", "as one batch"), ("loop", "loop of singles")):
+            note = ""
+            if mode == "batched" and one is not None:
+                note = "Tessera: one execution" if one else "Tessera: ran as a loop"
+            table.append({
+                "workload": f"M4 batch of {size}, {label}", "unit": "ms/input",
+                "tessera": dig(models, "m4", batch, f"{mode}_ms_per_input"),
+                "onnxruntime": dig(ort, "m4", batch, f"{mode}_ms_per_input"), "torch": None, "note": note,
+            })
+    rss = dig(models, "m5", "peak_rss_mb")
+    for mode, label in (("concurrent", "8 threads × 8 on one model"), ("serial", "the same 64 serially")):
+        table.append({
+            "workload": f"M5 {label}", "unit": "ms/pred",
+            "tessera": dig(models, "m5", f"{mode}_ms_per_prediction"),
+            "onnxruntime": dig(ort, "m5", f"{mode}_ms_per_prediction"), "torch": None,
+            "note": f"Tessera peak RSS {rss:.0f} MB (whole process)" if mode == "concurrent" and rss else "",
+        })
+    for key, name in LOAD_MODELS.items():
+        compile_ms = dig(compile_, key, "compile_ms")
+        for form in ("package", "compiled"):
+            table.append({
+                "workload": f"load {name}, Tessera {form} / ORT session", "unit": "ms",
+                "tessera": dig(compile_, key, f"{form}_ms"),
+                "onnxruntime": dig(ort, "session_creation", key, "median_ms"), "torch": None,
+                "note": f"compileModel {compile_ms:.0f} ms" if form == "compiled" and compile_ms else "",
+            })
+    for key, name in LOAD_MODELS.items():
+        table.append({
+            "workload": f"{name}, first prediction of a fresh model", "unit": "ms",
+            "tessera": dig(compile_, key, "first_prediction_ms"),
+            "onnxruntime": dig(ort, "session_creation", key, "first_run_ms"), "torch": None,
+            "note": "median of 5 fresh loads",
+        })
+    for key in ("compile_fp32", "compile_fp16"):
+        entry = compile_.get(key) or {}
+        size = dig(entry, "compiled_mb")
+        for form in ("package", "compiled"):
+            if dig(entry, f"{form}_ms") is None:
+                continue
+            table.append({
+                "workload": f"load {key} ({size:.0f} MB compiled), Tessera {form}" if size else f"load {key}, {form}",
+                "unit": "ms", "tessera": dig(entry, f"{form}_ms"), "onnxruntime": None, "torch": None,
+                "note": f"open {format_ms(dig(entry, f'open_{form}_ms'))} ms" if dig(entry, f"open_{form}_ms") else "",
+            })
+    for row in table:
+        for peer in ("onnxruntime", "torch"):
+            t, p = row["tessera"], row[peer]
+            row[f"{peer}_ratio"] = round(p / t, 4) if t and p is not None else None
+    return table
+
+
+def format_ms(value) -> str:
+    """A figure with three significant digits, or an em dash."""
+    if not isinstance(value, (int, float)):
+        return "—"
+    return f"{value:.0f}" if value >= 1000 else f"{value:#.3g}".rstrip(".")
+
+
+def format_ratio(value) -> str:
+    """A ratio as 'x.xx×', or an em dash."""
+    return "—" if value is None else f"{value:.2f}×"
+
+
+def conditions_text(label: str, conditions: dict | None) -> str:
+    """'Tessera: other processes 3 %, load average 0.4' for the caption."""
+    conditions = conditions or {}
+    other, average = conditions.get("other_cpu_load"), conditions.get("load_average")
+    parts = []
+    if isinstance(other, (int, float)):
+        parts.append(f"other processes {other:.0%} of the CPU")
+    if isinstance(average, (int, float)):
+        parts.append(f"1-minute load average {average} before the idle wait")
+    if conditions.get("runs_made", 1) > 1:
+        parts.append(f"least disturbed of {conditions['runs_made']} runs")
+    return f"{label}: " + (", ".join(parts) if parts else "not recorded")
+
+
+def markdown(results: dict) -> str:
+    """The results as Markdown: caption, one table, notes and warnings."""
+    machine, peers, tessera = results["machine"], results["peers"], results["tessera"]
+    ort_version = peers.get("onnxruntime", {}).get("version", "")
+    torch_version = peers.get("torch", {}).get("version", "")
+    lines = [
+        "## Model workloads: Tessera vs ONNX Runtime and PyTorch",
+        "",
+        f"Machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores, {machine.get('os', '')}; "
+        f"float32, {peers.get('threads', THREADS)} threads; {results['date']}. "
+        + conditions_text("Tessera", tessera.get("conditions")) + "; "
+        + conditions_text("peers", peers.get("conditions")) + ".",
+        "",
+        f"| workload | unit | Tessera | ONNX Runtime {ort_version} | ORT / Tessera "
+        f"| PyTorch {torch_version} eager | PyTorch / Tessera | note |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for row in results["rows"]:
+        lines.append("| " + " | ".join([
+            row["workload"], row["unit"], format_ms(row["tessera"]), format_ms(row["onnxruntime"]),
+            format_ratio(row["onnxruntime_ratio"]), format_ms(row["torch"]), format_ratio(row["torch_ratio"]),
+            row["note"],
+        ]) + " |")
+    lines += [
+        "",
+        "Ratios are peer / Tessera: above 1× Tessera is faster. Medians; M1/M3 of ≥ 20 predictions, "
+        "M4/M5 of 5 runs, loads of 15 (Tessera) and 10 (ORT session creation) from a warm page cache.",
+    ]
+    loaded = {label: (entry.get("conditions") or {}).get("other_cpu_load")
+              for label, entry in (("Tessera", tessera), ("the peers", peers))}
+    loaded = {label: load for label, load in loaded.items() if isinstance(load, (int, float)) and load > 0.05}
+    if loaded:
+        lines.append("Warning: other processes kept the CPU busy while measuring "
+                     + ", ".join(f"{label} ({load:.0%})" for label, load in loaded.items())
+                     + "; those figures are skewed: rerun on an idle machine.")
+    return "\n".join(lines) + "\n"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    tessera = parser.add_mutually_exclusive_group(required=True)
+    tessera.add_argument("--tessera-json", metavar="PATH", help="Tessera's JSON (TesseraBenchmarks --models-json)")
+    tessera.add_argument("--tessera-binary", metavar="PATH", help="run `PATH models compile ... --models-json ...` now")
+    peers = parser.add_mutually_exclusive_group(required=True)
+    peers.add_argument("--peers-json", metavar="PATH", help="the peers' JSON from model_workloads.py")
+    peers.add_argument("--peers", action="store_true", help="run model_workloads.py now")
+    parser.add_argument("--models-dir", metavar="DIR", default=os.path.join(HERE, "models"),
+                        help="where the models are (model_workloads.py --make-models, make_compile_model.py)")
+    parser.add_argument("--runs", type=int, default=30, help="with --peers: timed runs per M1/M3 prediction")
+    parser.add_argument("--attempts", type=int, default=3,
+                        help="runs of a side disturbed by other processes (the least disturbed is kept)")
+    parser.add_argument("--idle-wait", type=float, default=60.0,
+                        help="seconds to wait for an idle machine before each side runs (0: do not wait)")
+    parser.add_argument("--max-load", type=float, default=0.05,
+                        help="share of the CPU other processes may use for the machine to count as idle")
+    parser.add_argument("--out-dir", default=os.path.join(HERE, "results"), help="where results-models.* go")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Collect both sides, merge, print the Markdown table and write results-models.json/.md."""
+    args = parse_args(argv)
+    os.makedirs(args.out_dir, exist_ok=True)
+    models_dir = os.path.abspath(args.models_dir)
+    sources = {}
+    if args.tessera_binary:
+        tessera = run_tessera(args.tessera_binary, models_dir, os.path.join(args.out_dir, "tessera-models.json"),
+                              args.attempts, args.idle_wait, args.max_load)
+        sources["tessera"] = f"{args.tessera_binary} models compile --models-dir {models_dir} (this run)"
+    else:
+        document = load_json(args.tessera_json)
+        tessera = document.get("tessera", {})
+        if document.get("conditions"):  # written by an earlier run of this script
+            tessera.setdefault("conditions", document["conditions"])
+        sources["tessera"] = os.path.abspath(args.tessera_json)
+    if args.peers:
+        peers = run_peers(models_dir, os.path.join(args.out_dir, "peers-models.json"), args.runs,
+                          args.attempts, args.idle_wait, args.max_load)
+        sources["peers"] = "model_workloads.py (this run)"
+    else:
+        peers = load_json(args.peers_json)
+        sources["peers"] = os.path.abspath(args.peers_json)
+    if not tessera.get("models") and not tessera.get("compile"):
+        print("warning: Tessera's JSON has neither models nor compile figures", file=sys.stderr)
+    results = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": machine_info(),
+        "sources": sources,
+        "tessera": tessera,
+        "peers": peers,
+    }
+    results["rows"] = rows(tessera, peers)
+    text = markdown(results)
+    with open(os.path.join(args.out_dir, "results-models.json"), "w", encoding="utf-8") as f:
+        json.dump(results, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(args.out_dir, "results-models.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    print(text)
+    print(f"wrote {os.path.join(args.out_dir, 'results-models.json')} and results-models.md", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
