@@ -1,4 +1,5 @@
 import Foundation
+import TesseraKernels
 
 /// The result of timing one workload: the median and spread of repeated runs.
 struct Timing {
@@ -42,4 +43,21 @@ func report(_ name: String, _ timing: Timing, _ figures: String) {
 @inline(never)
 func blackHole<T>(_ value: T) {
     withExtendedLifetime(value) {}
+}
+
+/// Writes `{"tessera": {"version": ..., "threads": ..., "blas_core": ..., <fields>}}`, the
+/// document `Benchmarks/peers/compare.py` and `compare_models.py` read.
+func writeTesseraJSON(_ fields: [String: Any], to path: String) {
+    var object: [String: Any] = [
+        "version": "0.1.0", "threads": KernelThreads.coreBudget, "blas_core": KernelThreads.blasCoreName,
+    ]
+    for (key, value) in fields { object[key] = value }
+    do {
+        let data = try JSONSerialization.data(
+            withJSONObject: ["tessera": object], options: [.prettyPrinted, .sortedKeys])
+        try data.write(to: URL(fileURLWithPath: path))
+        print("wrote \(path)")
+    } catch {
+        FileHandle.standardError.write(Data("could not write \(path): \(error)\n".utf8))
+    }
 }

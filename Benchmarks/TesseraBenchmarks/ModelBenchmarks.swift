@@ -68,19 +68,10 @@ func jsonNumber(_ value: Double) -> Any { value.isFinite ? value : NSNull() }
 /// Writes `{"tessera": {"version": ..., "models": {...}, "compile": {...}}}` for
 /// `Benchmarks/peers/compare_models.py`; an area that did not run is left out.
 func writeModelsJSON(models: [String: Any]?, compile: [String: Any]?, to path: String) {
-    var object: [String: Any] = [
-        "version": "0.1.0", "threads": KernelThreads.coreBudget, "blas_core": KernelThreads.blasCoreName,
-    ]
-    if let models { object["models"] = models }
-    if let compile { object["compile"] = compile }
-    do {
-        let data = try JSONSerialization.data(
-            withJSONObject: ["tessera": object], options: [.prettyPrinted, .sortedKeys])
-        try data.write(to: URL(fileURLWithPath: path))
-        print("wrote \(path)")
-    } catch {
-        FileHandle.standardError.write(Data("could not write \(path): \(error)\n".utf8))
-    }
+    var fields: [String: Any] = [:]
+    if let models { fields["models"] = models }
+    if let compile { fields["compile"] = compile }
+    writeTesseraJSON(fields, to: path)
 }
 
 /// M4 on `m4.mlpackage` (dimension 0 a RangeDim(1, 64)): `predictions(fromBatch:)` with 1, 8 and

@@ -134,18 +134,7 @@ func runTensorBenchmarks() -> [String: Double] {
 
 /// Writes `{"tessera": {"version": ..., "T1": ms, ...}}` for `Benchmarks/peers/compare.py`.
 func writeTensorJSON(_ medians: [String: Double], to path: String) {
-    var object: [String: Any] = [
-        "version": "0.1.0", "threads": KernelThreads.coreBudget, "blas_core": KernelThreads.blasCoreName,
-    ]
-    for (key, value) in medians { object[key] = value }
-    do {
-        let data = try JSONSerialization.data(
-            withJSONObject: ["tessera": object], options: [.prettyPrinted, .sortedKeys])
-        try data.write(to: URL(fileURLWithPath: path))
-        print("wrote \(path)")
-    } catch {
-        FileHandle.standardError.write(Data("could not write \(path): \(error)\n".utf8))
-    }
+    writeTesseraJSON(medians, to: path)
 }
 
 /// Parts of T9 timed separately (`TESSERA_BENCH_ONLY=T9parts`), to see where its time goes.

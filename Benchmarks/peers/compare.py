@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 
-from tensor_workloads import PEERS, WORKLOADS, cpu_seconds, other_load, wait_for_idle
+from tensor_workloads import PEERS, WORKLOADS, cpu_seconds, other_load, wait_for_idle, write_results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PEER_LABELS = {"numpy": "NumPy", "jax": "JAX jit", "mlx": "MLX cpu", "torch": "PyTorch eager"}
@@ -220,13 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         sources["peers"] = os.path.abspath(args.peers_json)
     results = merge(tessera, peers_document, sources)
     text = markdown(results)
-    with open(os.path.join(args.out_dir, "results.json"), "w", encoding="utf-8") as f:
-        json.dump(results, f, indent=2)
-        f.write("\n")
-    with open(os.path.join(args.out_dir, "results.md"), "w", encoding="utf-8") as f:
-        f.write(text)
-    print(text)
-    print(f"wrote {os.path.join(args.out_dir, 'results.json')} and results.md", file=sys.stderr)
+    write_results(args.out_dir, "results", results, text)
     return 0
 
 

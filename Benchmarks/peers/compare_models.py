@@ -31,7 +31,7 @@ import subprocess
 import sys
 import time
 
-from tensor_workloads import THREADS, cpu_seconds, machine_info, other_load, wait_for_idle
+from tensor_workloads import THREADS, cpu_seconds, machine_info, other_load, wait_for_idle, write_results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BATCHES = (1, 8, 32)
@@ -313,13 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     results["rows"] = rows(tessera, peers)
     text = markdown(results)
-    with open(os.path.join(args.out_dir, "results-models.json"), "w", encoding="utf-8") as f:
-        json.dump(results, f, indent=2)
-        f.write("\n")
-    with open(os.path.join(args.out_dir, "results-models.md"), "w", encoding="utf-8") as f:
-        f.write(text)
-    print(text)
-    print(f"wrote {os.path.join(args.out_dir, 'results-models.json')} and results-models.md", file=sys.stderr)
+    write_results(args.out_dir, "results-models", results, text)
     return 0
 
 

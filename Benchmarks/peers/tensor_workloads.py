@@ -501,6 +501,17 @@ def run_peer(name: str, runs: int, only: list[str]) -> dict:
 # --------------------------------------------------------------------------------------
 
 
+
+def write_results(out_dir: str, stem: str, results: dict, text: str) -> None:
+    """Writes `results` as <stem>.json and `text` as <stem>.md into `out_dir`, prints the text."""
+    with open(os.path.join(out_dir, f"{stem}.json"), "w", encoding="utf-8") as f:
+        json.dump(results, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(out_dir, f"{stem}.md"), "w", encoding="utf-8") as f:
+        f.write(text)
+    print(text)
+    print(f"wrote {os.path.join(out_dir, stem + '.json')} and {stem}.md", file=sys.stderr)
+
 def machine_info() -> dict:
     """CPU model, core count, OS and Python, for the table's and chart's captions."""
     cpu = platform.processor() or platform.machine()
