@@ -14,6 +14,18 @@ public final class Node: Sendable {
     enum State {
         case pending([Node])
         case materialized(TensorValue)
+        /// Computed elements the node allocated itself and has not handed out: row-major from
+        /// the pointer, `byteCount` bytes. The first request for the node's ``value`` wraps
+        /// them in a ``TensorStorage`` (the state becomes `.materialized`); until then nothing
+        /// else can reach them, so a uniquely referenced node may overwrite them (see
+        /// ``ownsItsElements``).
+        case owned(OwnedElements)
+    }
+
+    /// Elements a node allocated and owns (see `State.owned`).
+    struct OwnedElements: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
+        let byteCount: Int
     }
 
     /// What the node computes.
@@ -69,20 +81,38 @@ public final class Node: Sendable {
             ? value.pointer + value.layout.offset * value.type.byteCount : nil
     }
 
-    /// A leaf over `storage` holding `count` elements of `type` row-major from its start, as
-    /// a kernel just wrote them: the layout needs no check (small-op folding makes thousands).
-    ///
-    /// - Precondition: `count` is `shape`'s element count and fits in `storage`.
-    package init(compactShape shape: [Int], count: Int, storage: TensorStorage, type: KernelScalarType) {
-        kernelPrecondition(
-            count * type.byteCount <= storage.byteCount,
-            "[MLTensor] \(count) elements of \(type) do not fit in \(storage.byteCount) bytes")
+    /// A node over elements a kernel just wrote into `elements` (allocated with
+    /// `UnsafeMutableRawPointer.allocate`, `count` elements of `type` row-major): the node
+    /// owns and frees them, and builds a ``TensorStorage`` over them only if its value is
+    /// asked for. Small-op folding makes thousands of these; skipping the storage object and
+    /// the layout check is most of what they cost.
+    package init(ownedElements elements: UnsafeMutableRawPointer, shape: [Int], count: Int, type: KernelScalarType) {
         op = .constant
         self.shape = shape
         self.type = type
-        state = Mutex(.pending([]))
-        leafValue = TensorValue(storage: storage, layout: StridedLayout(contiguous: shape), type: type)
-        leafElements = UnsafeRawPointer(storage.pointer)
+        state = Mutex(.owned(OwnedElements(pointer: elements, byteCount: count * type.byteCount)))
+        leafValue = nil
+        leafElements = UnsafeRawPointer(elements)
+    }
+
+    /// Whether the node still owns elements nothing else has seen (made by
+    /// ``init(ownedElements:shape:count:type:)``, its value never asked for). A caller holding
+    /// the only reference to such a node may overwrite its elements.
+    package var ownsItsElements: Bool {
+        state.withLock { state in
+            if case .owned = state { return true }
+            return false
+        }
+    }
+
+    /// The value of a node in the `.owned` state, which it takes on from now (under the lock).
+    private func adoptOwned(_ state: inout State) -> TensorValue? {
+        guard case .owned(let elements) = state else { return nil }
+        let value = TensorValue(
+            storage: TensorStorage(takingOwnershipOf: elements.pointer, byteCount: elements.byteCount),
+            layout: StridedLayout(contiguous: shape), type: type)
+        state = .materialized(value)
+        return value
     }
 
     /// The node's elements, or `nil` while it is pending.
@@ -90,7 +120,7 @@ public final class Node: Sendable {
         if let leafValue { return leafValue }
         return state.withLock { state in
             if case .materialized(let value) = state { return value }
-            return nil
+            return adoptOwned(&state)
         }
     }
 
@@ -101,6 +131,7 @@ public final class Node: Sendable {
             switch state {
             case .materialized(let value): return (value, [])
             case .pending(let inputs): return (nil, inputs)
+            case .owned: return (adoptOwned(&state), [])
             }
         }
     }
@@ -132,11 +163,16 @@ public final class Node: Sendable {
     deinit {
         if leafValue != nil { return }
         var inputs: [Node] = state.withLock { state in
-            if case .pending(let inputs) = state {
+            switch state {
+            case .pending(let inputs):
                 state = .pending([])
                 return inputs
+            case .owned(let elements):
+                elements.pointer.deallocate()
+                state = .pending([])
+                return []
+            case .materialized: return []
             }
-            return []
         }
         Node.releaseIteratively(&inputs)
     }

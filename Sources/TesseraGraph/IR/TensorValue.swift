@@ -38,6 +38,16 @@ public final class TensorStorage: @unchecked Sendable {
         ownsMemory = true
     }
 
+    /// Storage that takes over memory allocated with `UnsafeMutableRawPointer.allocate` and
+    /// deallocates it when freed.
+    package init(takingOwnershipOf pointer: UnsafeMutableRawPointer, byteCount: Int) {
+        self.pointer = pointer
+        self.byteCount = byteCount
+        buffer = nil
+        release = nil
+        ownsMemory = true
+    }
+
     /// Storage that adopts outside memory; `release` runs when the storage is freed.
     public init(adopting pointer: UnsafeMutableRawPointer, byteCount: Int, release: (@Sendable () -> Void)?) {
         self.pointer = pointer

@@ -55,7 +55,7 @@ extension MLTensor {
     /// Constant folding at build time: `x * 1`, `1 * x`, `x / 1`, `x ** 1`, `x - 0`, `x + (-0)`
     /// (and `x + 0` for integers) are `x` itself, bit for bit (IEEE: `-0 + 0` is `+0`, so a float
     /// `x + 0` is not folded), so no node is built for them.
-    private static func identityResult(_ op: BinaryOp, _ lhs: MLTensor, _ rhs: MLTensor) -> MLTensor? {
+    static func identityResult(_ op: BinaryOp, _ lhs: MLTensor, _ rhs: MLTensor) -> MLTensor? {
         guard lhs.kernelType == rhs.kernelType, lhs.kernelType != .bool else { return nil }
         let isFloat = lhs.kernelType.isFloatingPoint
         func isOne(_ c: Double) -> Bool { c == 1 }
@@ -100,8 +100,8 @@ extension MLTensor {
     ///
     /// - Precondition: Both tensors have the same numeric (non-`Bool`) scalar type and
     ///   broadcastable shapes; otherwise the call traps, naming `add` and the shapes.
-    public static func + (lhs: MLTensor, rhs: MLTensor) -> MLTensor {
-        lhs.binary(.add, rhs)
+    public static func + (lhs: consuming MLTensor, rhs: MLTensor) -> MLTensor {
+        lhs.binaryReusingStorage(.add, rhs)
     }
 
     /// Adds a scalar to every element of a tensor.
@@ -114,8 +114,9 @@ extension MLTensor {
     /// ```
     ///
     /// - Precondition: The tensor's scalar type is not `Bool`.
-    public static func + (lhs: MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
-        lhs.binary(.add, lhs.scalarOperand(rhs))
+    public static func + (lhs: consuming MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
+        let scalar = lhs.scalarOperand(rhs)
+        return lhs.binaryReusingStorage(.add, scalar)
     }
 
     /// Adds a tensor to a scalar, element by element.
@@ -160,8 +161,8 @@ extension MLTensor {
     /// ```
     ///
     /// - Precondition: Same numeric (non-`Bool`) scalar type, broadcastable shapes.
-    public static func - (lhs: MLTensor, rhs: MLTensor) -> MLTensor {
-        lhs.binary(.sub, rhs)
+    public static func - (lhs: consuming MLTensor, rhs: MLTensor) -> MLTensor {
+        lhs.binaryReusingStorage(.sub, rhs)
     }
 
     /// Subtracts a scalar from every element.
@@ -173,8 +174,9 @@ extension MLTensor {
     /// ```
     ///
     /// - Precondition: The tensor's scalar type is not `Bool`.
-    public static func - (lhs: MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
-        lhs.binary(.sub, lhs.scalarOperand(rhs))
+    public static func - (lhs: consuming MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
+        let scalar = lhs.scalarOperand(rhs)
+        return lhs.binaryReusingStorage(.sub, scalar)
     }
 
     /// Subtracts every element of a tensor from a scalar.
@@ -229,8 +231,8 @@ extension MLTensor {
     /// ```
     ///
     /// - Precondition: Same numeric (non-`Bool`) scalar type, broadcastable shapes.
-    public static func * (lhs: MLTensor, rhs: MLTensor) -> MLTensor {
-        lhs.binary(.mul, rhs)
+    public static func * (lhs: consuming MLTensor, rhs: MLTensor) -> MLTensor {
+        lhs.binaryReusingStorage(.mul, rhs)
     }
 
     /// Multiplies every element by a scalar.
@@ -243,8 +245,9 @@ extension MLTensor {
     /// ```
     ///
     /// - Precondition: The tensor's scalar type is not `Bool`.
-    public static func * (lhs: MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
-        lhs.binary(.mul, lhs.scalarOperand(rhs))
+    public static func * (lhs: consuming MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
+        let scalar = lhs.scalarOperand(rhs)
+        return lhs.binaryReusingStorage(.mul, scalar)
     }
 
     /// Multiplies a scalar by every element of a tensor.
@@ -287,8 +290,8 @@ extension MLTensor {
     /// ```
     ///
     /// - Precondition: Same numeric (non-`Bool`) scalar type, broadcastable shapes.
-    public static func / (lhs: MLTensor, rhs: MLTensor) -> MLTensor {
-        lhs.binary(.div, rhs)
+    public static func / (lhs: consuming MLTensor, rhs: MLTensor) -> MLTensor {
+        lhs.binaryReusingStorage(.div, rhs)
     }
 
     /// Divides every element by a scalar.
@@ -300,8 +303,9 @@ extension MLTensor {
     /// ```
     ///
     /// - Precondition: The tensor's scalar type is not `Bool`.
-    public static func / (lhs: MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
-        lhs.binary(.div, lhs.scalarOperand(rhs))
+    public static func / (lhs: consuming MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
+        let scalar = lhs.scalarOperand(rhs)
+        return lhs.binaryReusingStorage(.div, scalar)
     }
 
     /// Divides a scalar by every element of a tensor.

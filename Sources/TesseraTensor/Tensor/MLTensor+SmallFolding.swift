@@ -68,12 +68,12 @@ extension MLTensor {
         _ op: BinaryOp, _ lhs: UnsafeRawPointer, _ lhsIsScalar: Bool, _ rhs: UnsafeRawPointer, _ rhsIsScalar: Bool,
         _ count: Int, _ shape: [Int]
     ) -> MLTensor {
-        let storage = TensorStorage(unpooledByteCount: count * MemoryLayout<Float>.stride)
+        let elements = allocateFloats(count)
         ElementwiseKernels.smallBinary(
             op, lhs: lhs.assumingMemoryBound(to: Float.self), lhsIsScalar: lhsIsScalar,
             rhs: rhs.assumingMemoryBound(to: Float.self), rhsIsScalar: rhsIsScalar,
-            output: storage.pointer.assumingMemoryBound(to: Float.self), count: count)
-        return MLTensor(node: Node(compactShape: shape, count: count, storage: storage, type: .float32))
+            output: elements.assumingMemoryBound(to: Float.self), count: count)
+        return MLTensor(node: Node(ownedElements: elements, shape: shape, count: count, type: .float32))
     }
 
     /// `op(self)` computed now, or `nil` when it must go into the graph (see
@@ -83,15 +83,60 @@ extension MLTensor {
         let count = scalarCount
         guard count > 0, count <= MLTensor.smallFoldingLimit else { return nil }
         func run(_ input: UnsafeRawPointer) -> MLTensor {
-            let storage = TensorStorage(unpooledByteCount: count * MemoryLayout<Float>.stride)
+            let elements = MLTensor.allocateFloats(count)
             ElementwiseKernels.smallUnary(
                 op, input: input.assumingMemoryBound(to: Float.self),
-                output: storage.pointer.assumingMemoryBound(to: Float.self), count: count)
-            return MLTensor(node: Node(compactShape: shape, count: count, storage: storage, type: .float32))
+                output: elements.assumingMemoryBound(to: Float.self), count: count)
+            return MLTensor(node: Node(ownedElements: elements, shape: shape, count: count, type: .float32))
         }
         if let leaf = node.leafElements { return run(leaf) }
         guard let value = MLTensor.compactValue(node, count: count) else { return nil }
         return withExtendedLifetime(value) { run(value.firstElement) }
+    }
+
+    /// Memory for `count` floats from `malloc` (16-byte aligned, enough for every SIMD type
+    /// Swift has; the vector kernels load unaligned), for a node to own.
+    private static func allocateFloats(_ count: Int) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride, alignment: 16)
+    }
+
+    /// `op(self, other)` written over `self`'s elements when this tensor holds the only
+    /// reference to a node that owns elements nobody else has seen (a temporary such as the
+    /// `x * a` in `x * a + b`) and the result has `self`'s shape; otherwise the same as
+    /// ``binary(_:_:)``. The bits are the same either way; only an allocation is saved.
+    ///
+    /// The arithmetic operators take their left operand as `consuming`, so a temporary
+    /// arrives here without another reference.
+    package mutating func binaryReusingStorage(_ op: BinaryOp, _ other: MLTensor) -> MLTensor {
+        guard kernelType == .float32, other.kernelType == .float32, !op.producesBool,
+            MLTensor.identityResult(op, self, other) == nil
+        else { return binary(op, other) }
+        let count = scalarCount
+        let otherCount = other.scalarCount
+        guard count > 0, count <= MLTensor.smallFoldingLimit, otherCount > 0,
+            node.shape == other.node.shape || (otherCount == 1 && other.rank <= rank),
+            let elements = node.leafElements, isKnownUniquelyReferenced(&node), node.ownsItsElements
+        else { return binary(op, other) }
+        if let otherElements = other.node.leafElements {
+            writeInPlace(op, elements, otherElements, otherIsScalar: otherCount == 1 && count > 1, count: count)
+        } else {
+            guard let value = MLTensor.compactValue(other.node, count: otherCount) else { return binary(op, other) }
+            withExtendedLifetime(value) {
+                writeInPlace(
+                    op, elements, value.firstElement, otherIsScalar: otherCount == 1 && count > 1, count: count)
+            }
+        }
+        return self
+    }
+
+    /// `elements[i] = op(elements[i], other[i])`, through the fused interpreter's bodies.
+    private func writeInPlace(
+        _ op: BinaryOp, _ elements: UnsafeRawPointer, _ other: UnsafeRawPointer, otherIsScalar: Bool, count: Int
+    ) {
+        let target = UnsafeMutableRawPointer(mutating: elements).assumingMemoryBound(to: Float.self)
+        ElementwiseKernels.smallBinary(
+            op, lhs: target, lhsIsScalar: false, rhs: other.assumingMemoryBound(to: Float.self),
+            rhsIsScalar: otherIsScalar, output: target, count: count)
     }
 
     /// A materialized node's value when its elements are row-major without gaps (or it has

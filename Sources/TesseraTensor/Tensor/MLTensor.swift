@@ -22,8 +22,9 @@ import TesseraKernels
 /// let values = await y.shapedArray(of: Float.self)
 /// ```
 public struct MLTensor: Sendable {
-    /// The graph node this tensor names.
-    package let node: Node
+    /// The graph node this tensor names (`var` only so that ``binaryReusingStorage(_:_:)`` can
+    /// check that it holds the only reference).
+    package var node: Node
     /// For a rank-0 tensor written as a literal (`x * 2`, `x + 0.5`), the literal's value: such
     /// a tensor takes the scalar type of the tensor it meets, as the scalar overloads do.
     package let literal: Double?
