@@ -2,14 +2,18 @@
 ///
 /// Three paths, chosen from the shapes:
 ///
-/// - **depthwise** (`groups == C`, `C > 1`): a direct loop per output plane, vectorised over
-///   output width and parallel over `N × O` planes;
+/// - **depthwise** (`groups == C`, `C > 1`): a direct loop per output plane, each block of an
+///   output row summed in a register across the kernel taps, parallel over `N × O` planes;
 /// - **pointwise** (1×1 kernel, stride 1, no padding): one GEMM per image and group,
 ///   `W[O/g, C/g] × X[C/g, H·W]`, reading the input in place;
 /// - **im2col + GEMM** otherwise: for each image and group, the input patches are unrolled
 ///   into a `[C/g·kH·kW, tile]` column buffer (built in parallel over its rows), then
 ///   `W[O/g, C/g·kH·kW] × cols` lands directly in the NCHW output. The output positions are
 ///   processed in tiles so the column buffer stays under ``defaultColumnBufferBytes``.
+///
+/// An optional ``ConvolutionClamp`` (ReLU, ReLU6, any `[lower, upper]`) is applied as each part
+/// of the output is finished — per plane in the depthwise kernel, together with the bias after
+/// each image's (or tile's) GEMM — so an activation costs no pass of its own.
 ///
 /// ```swift
 /// let p = Conv2DParameters(padding: (top: 1, bottom: 1, left: 1, right: 1))
@@ -20,7 +24,7 @@ public enum ConvolutionKernels {
     /// The largest im2col column buffer, in bytes; output positions are tiled to stay below it.
     public static let defaultColumnBufferBytes = 8 << 20
 
-    /// Which algorithm ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:)``
+    /// Which algorithm ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:clamp:)``
     /// uses for a configuration.
     enum Path: Equatable {
         case depthwise
@@ -35,13 +39,14 @@ public enum ConvolutionKernels {
         return .im2col
     }
 
-    /// Convolves a batch of NCHW Float32 images with an OIHW weight, adding an optional bias.
+    /// Convolves a batch of NCHW Float32 images with an OIHW weight, adding an optional bias
+    /// and applying an optional clamp.
     ///
     /// Computes, for every image `n`, output channel `o` in group `g = o / (O/groups)` and
     /// output position `(y, x)`:
     /// `out[n, o, y, x] = bias[o] + Σ_{c, i, j} W[o, c, i, j] · in[n, g·C/groups + c, y·sH - padTop + i·dH, x·sW - padLeft + j·dW]`,
     /// with input positions outside the image reading as 0 — PyTorch's `conv2d` (a
-    /// cross-correlation, like every deep-learning framework's).
+    /// cross-correlation, like every deep-learning framework's) — then `clamp` applied to it.
     ///
     /// ```swift
     /// // 3×3, stride 2, 2 groups: [2, 4, 9, 9] → [2, 6, 4, 4]
@@ -60,6 +65,8 @@ public enum ConvolutionKernels {
     ///     ``Conv2DParameters/outputShape(inputShape:weightShape:)`` returns; must not overlap
     ///     the input.
     ///   - parameters: Strides, dilations, padding and groups.
+    ///   - clamp: The activation applied to each output value (``ConvolutionClamp/none`` by
+    ///     default); the same bits as `min(max(out, lower), upper)` run afterwards.
     /// - Precondition: The configuration is valid (see
     ///   ``Conv2DParameters/outputShape(inputShape:weightShape:)``).
     /// - Note: The im2col path needs a column buffer of at most ``defaultColumnBufferBytes``
@@ -70,39 +77,43 @@ public enum ConvolutionKernels {
     ///   do not call it from inside a `parallelFor` body.
     public static func conv2d(
         input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
-        bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters
+        bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters,
+        clamp: ConvolutionClamp = .none
     ) {
         conv2d(
             input: input, inputShape: inputShape, weights: weights, weightShape: weightShape, bias: bias,
-            output: output, parameters: parameters, columnBufferBytes: defaultColumnBufferBytes)
+            output: output, parameters: parameters, clamp: clamp, columnBufferBytes: defaultColumnBufferBytes)
     }
 
-    /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:)`` with an explicit
+    /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:clamp:)`` with an explicit
     /// column-buffer budget, so tests can force the tiled im2col path on small data.
     static func conv2d(
         input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
         bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters,
-        columnBufferBytes: Int
+        clamp: ConvolutionClamp = .none, columnBufferBytes: Int
     ) {
         let outputShape = parameters.outputShape(inputShape: inputShape, weightShape: weightShape)
         let geometry = ConvGeometry(input: inputShape, weight: weightShape, output: outputShape, parameters: parameters)
         if geometry.outputCount == 0 { return }
         switch path(channels: geometry.c, kernelHeight: geometry.kh, kernelWidth: geometry.kw, parameters: parameters) {
         case .depthwise:
-            DepthwiseConvolution.run(geometry, input: input, weights: weights, bias: bias, output: output)
-            return
+            DepthwiseConvolution.run(
+                geometry, input: input, weights: weights, bias: bias, output: output, clamp: clamp)
         case .pointwise:
-            pointwise(geometry, input: input, weights: weights, output: output)
+            pointwise(geometry, input: input, weights: weights, bias: bias, output: output, clamp: clamp)
         case .im2col:
-            im2colGEMM(geometry, input: input, weights: weights, output: output, columnBufferBytes: columnBufferBytes)
+            im2colGEMM(
+                geometry, input: input, weights: weights, bias: bias, output: output, clamp: clamp,
+                columnBufferBytes: columnBufferBytes)
         }
-        if let bias { addBias(bias, geometry, output: output) }
+        if clamp.hasNaNBound { clamp.fillNaN(output, count: geometry.outputCount) }
     }
 
-    /// 1×1, stride 1, unpadded: `out[n, group] = W[group] × in[n, group]`, one GEMM each.
+    /// 1×1, stride 1, unpadded: `out[n, group] = W[group] × in[n, group]`, one GEMM each, then
+    /// the bias and the clamp over the image's planes.
     private static func pointwise(
-        _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
-        output: UnsafeMutablePointer<Float>
+        _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
+        output: UnsafeMutablePointer<Float>, clamp: ConvolutionClamp
     ) {
         let positions = g.outputPositions
         for image in 0..<g.n {
@@ -113,13 +124,15 @@ public enum ConvolutionKernels {
                     b: input + (image * g.c + group * g.cg) * g.h * g.w, ldb: positions, beta: 0,
                     c: output + (image * g.o + group * g.og) * positions, ldc: positions)
             }
+            finish(output + image * g.o * positions, channels: 0..<g.o, columns: 0..<positions, g, bias, clamp)
         }
     }
 
-    /// The general path: tiled im2col into a pooled buffer, then one GEMM per tile.
+    /// The general path: tiled im2col into a pooled buffer, then one GEMM per tile, then the
+    /// bias and the clamp over the tile's columns of each output plane.
     private static func im2colGEMM(
-        _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
-        output: UnsafeMutablePointer<Float>, columnBufferBytes: Int
+        _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
+        output: UnsafeMutablePointer<Float>, clamp: ConvolutionClamp, columnBufferBytes: Int
     ) {
         let positions = g.outputPositions
         let patch = g.patchSize
@@ -137,6 +150,9 @@ public enum ConvolutionKernels {
                         transposeA: false, transposeB: false, m: g.og, n: end - start, k: patch, alpha: 1,
                         a: weights + group * g.og * patch, lda: patch, b: columns, ldb: end - start, beta: 0,
                         c: output + (image * g.o + group * g.og) * positions + start, ldc: positions)
+                    finish(
+                        output + image * g.o * positions, channels: (group * g.og)..<((group + 1) * g.og),
+                        columns: start..<end, g, bias, clamp)
                     start = end
                 }
             }
@@ -144,14 +160,20 @@ public enum ConvolutionKernels {
         withExtendedLifetime(buffer) {}
     }
 
-    /// Adds `bias[o]` to every position of output plane `(n, o)`.
-    private static func addBias(_ bias: UnsafePointer<Float>, _ g: ConvGeometry, output: UnsafeMutablePointer<Float>) {
+    /// Adds `bias[o]` to, and applies `clamp` to, `columns` of the output planes `channels` of
+    /// one image (`image` points at its first plane), in parallel over the planes.
+    private static func finish(
+        _ image: UnsafeMutablePointer<Float>, channels: Range<Int>, columns: Range<Int>, _ g: ConvGeometry,
+        _ bias: UnsafePointer<Float>?, _ clamp: ConvolutionClamp
+    ) {
+        if bias == nil && clamp.isIdentity { return }
         let positions = g.outputPositions
-        parallelFor(count: g.n * g.o, cost: .perItem(nanoseconds: Double(positions) * 0.3)) { planes in
+        let cost = ParallelCost.perItem(nanoseconds: Double(columns.count) * 0.3)
+        parallelFor(count: channels.count, cost: cost) { planes in
             for plane in planes {
-                let value = bias[plane % g.o]
-                let row = output + plane * positions
-                for i in 0..<positions { row[i] += value }
+                let channel = channels.lowerBound + plane
+                clamp.apply(
+                    to: image + channel * positions + columns.lowerBound, count: columns.count, bias: bias?[channel])
             }
         }
     }
