@@ -25,11 +25,17 @@ final class ExecutionPlan: @unchecked Sendable {
         /// holds whole rows of the reduction, so each part is reduced where it lies and the
         /// concatenation is never copied.
         case reduceConcat(entry: Int, parts: [Int])
+        /// A convolution whose only reader is a fused program computing `min(max(conv, lower),
+        /// upper)` (either bound may be absent): the convolution kernel writes `entry`, the
+        /// program's result, applying the clamp as it finishes each part of the output. `lower`
+        /// and `upper` are the single-element float32 entries holding the bounds, read at run
+        /// time (plans are shared by graphs whose constants differ).
+        case convClamp(entry: Int, conv: Int, lower: Int?, upper: Int?)
 
         var entry: Int {
             switch self {
             case .view(let entry), .fused(let entry, _, _), .kernel(let entry), .fusedReduce(let entry, _, _, _),
-                .fusedSoftmax(let entry, _, _, _), .reduceConcat(let entry, _):
+                .fusedSoftmax(let entry, _, _, _), .reduceConcat(let entry, _), .convClamp(let entry, _, _, _):
                 return entry
             }
         }
@@ -50,6 +56,7 @@ final class ExecutionPlan: @unchecked Sendable {
     /// Counts for ``PlanStatistics``.
     let fusedGroups: Int
     let fusedNodes: Int
+    let convEpilogues: Int
 
     init(entries: [GraphSnapshot.Entry], outputs: [Int]) {
         let n = entries.count
@@ -163,12 +170,36 @@ final class ExecutionPlan: @unchecked Sendable {
             for view in chain { absorbed.insert(view) }
         }
 
+        // A fusion root that only clamps a convolution read by nothing else (no other program,
+        // no kernel, not the caller) becomes the convolution's epilogue.
+        var convClamps: [Int: (conv: Int, lower: Int?, upper: Int?)] = [:]
+        var programsReading = [Int](repeating: 0, count: n)
+        for group in groups.values { for leaf in group.leaves { programsReading[leaf] += 1 } }
+        for (root, group) in groups where !absorbed.contains(root) {
+            guard let clamp = ExecutionPlan.clampPattern(group.program) else { continue }
+            let conv = group.leaves[clamp.input]
+            guard case .conv2d = entries[conv].op, programsReading[conv] == 1, consumers[conv].allSatisfy(fusible),
+                !requested.contains(conv),
+                entries[conv].type == .float32, entries[root].type == .float32,
+                entries[conv].shape == entries[root].shape
+            else { continue }
+            let bounds = [clamp.lower, clamp.upper].compactMap { $0 }.map { group.leaves[$0] }
+            guard
+                bounds.allSatisfy({ $0 != conv && entries[$0].type == .float32 && entries[$0].shape.reduce(1, *) == 1 })
+            else { continue }
+            convClamps[root] = (conv, clamp.lower.map { group.leaves[$0] }, clamp.upper.map { group.leaves[$0] })
+            absorbed.insert(conv)
+        }
+
         var steps: [Step] = []
         var lastUse = [Int](repeating: -1, count: n)
         for i in 0..<n where canonical[i] == i && entries[i].op != .constant {
             let step: Step
             let reads: [Int]
-            if let p = reduceProducer[i], let group = groups[p] {
+            if let clamp = convClamps[i] {
+                step = .convClamp(entry: i, conv: clamp.conv, lower: clamp.lower, upper: clamp.upper)
+                reads = inputs(clamp.conv) + [clamp.lower, clamp.upper].compactMap { $0 }
+            } else if let p = reduceProducer[i], let group = groups[p] {
                 step = .fusedReduce(entry: i, program: group.program, leaves: group.leaves, producer: p)
                 reads = group.leaves
             } else if let parts = concatParts[i] {
@@ -202,8 +233,34 @@ final class ExecutionPlan: @unchecked Sendable {
         var isTemporary = entries.map { $0.op != .constant }
         for output in outputs { isTemporary[canonical[output]] = false }
         self.isTemporary = isTemporary
-        fusedGroups = groups.count
-        fusedNodes = groups.values.reduce(0) { $0 + $1.size }
+        fusedGroups = groups.count - convClamps.count
+        fusedNodes = groups.filter { convClamps[$0.key] == nil }.values.reduce(0) { $0 + $1.size }
+        convEpilogues = convClamps.count
+    }
+
+    /// The leaf positions of `x`, `lower` and `upper` when `program` computes exactly
+    /// `min(max(x, lower), upper)`, `max(x, lower)` or `min(x, upper)` in float32 (the bounds as
+    /// the right operands, as MIL's `relu`, `relu6` and `clip` lower), or `nil`.
+    static func clampPattern(_ program: FusedProgram) -> (input: Int, lower: Int?, upper: Int?)? {
+        guard program.computeType == .float32, program.outputs.count == 1 else { return nil }
+        let instructions = program.instructions
+        func leaf(_ r: Int) -> Int? {
+            if case .input(let k) = instructions[r] { return k }
+            return nil
+        }
+        var r = program.outputs[0]
+        var upper: Int?
+        var lower: Int?
+        if case .binary(.min, let a, let b) = instructions[r], let k = leaf(b) {
+            upper = k
+            r = a
+        }
+        if case .binary(.max, let a, let b) = instructions[r], let k = leaf(b) {
+            lower = k
+            r = a
+        }
+        guard let input = leaf(r), lower != nil || upper != nil, input != lower, input != upper else { return nil }
+        return (input, lower, upper)
     }
 
     /// Ops that return their input unchanged.
