@@ -1,4 +1,5 @@
 import Foundation
+import TesseraGraph
 import TesseraModels
 import TesseraMultiArray
 import TesseraTensor
@@ -37,6 +38,7 @@ func runModelBenchmarks(modelsDirectory: URL) {
             let want = MLShapedArray<Float>(converting: expected).scalars
             let error = zip(got, want).map { abs($0 - $1) }.max() ?? .nan
             report(name, timing, String(format: "load %.1f ms; max |Δ| vs PyTorch %.2g", loadMilliseconds, error))
+            print("    plan: \(GraphExecutor.lastStatistics)")
             if id == "m3" { runBatchAndConcurrency(model: model, provider: provider, single: timing.median) }
         } catch {
             print("\(name): \(error)")

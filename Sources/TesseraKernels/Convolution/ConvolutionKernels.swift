@@ -109,23 +109,55 @@ public enum ConvolutionKernels {
         if clamp.hasNaNBound { clamp.fillNaN(output, count: geometry.outputCount) }
     }
 
-    /// 1×1, stride 1, unpadded: `out[n, group] = W[group] × in[n, group]`, one GEMM each, then
-    /// the bias and the clamp over the image's planes.
+    /// The output bytes of one pointwise tile: small enough that the tile is still in the core's
+    /// L2 cache when its bias and clamp are applied right after its GEMM.
+    static let pointwiseTileBytes = 128 << 10
+
+    /// 1×1, stride 1, unpadded: `out[n, group] = W[group] × in[n, group]`. Each image and group
+    /// is split into column tiles of about ``pointwiseTileBytes`` of output, run in parallel:
+    /// one single-threaded GEMM per tile, then the bias and the clamp over the tile while it is
+    /// in cache.
     private static func pointwise(
         _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
         output: UnsafeMutablePointer<Float>, clamp: ConvolutionClamp
     ) {
         let positions = g.outputPositions
+        let tile = pointwiseTileColumns(outputChannels: g.og, positions: positions)
+        let tiles = (positions + tile - 1) / tile
+        let cost = ParallelCost.perItem(nanoseconds: Double(g.og * g.cg * tile) * 0.02 + 500)
         for image in 0..<g.n {
             for group in 0..<g.parameters.groups {
-                GEMMKernels.sgemm(
-                    transposeA: false, transposeB: false, m: g.og, n: positions, k: g.cg, alpha: 1,
-                    a: weights + group * g.og * g.cg, lda: g.cg,
-                    b: input + (image * g.c + group * g.cg) * g.h * g.w, ldb: positions, beta: 0,
-                    c: output + (image * g.o + group * g.og) * positions, ldc: positions)
+                let a = weights + group * g.og * g.cg
+                let b = input + (image * g.c + group * g.cg) * g.h * g.w
+                let c = output + (image * g.o + group * g.og) * positions
+                parallelFor(count: tiles, cost: cost) { range in
+                    for index in range {
+                        let start = index * tile
+                        let width = Swift.min(tile, positions - start)
+                        GEMMKernels.sgemm(
+                            transposeA: false, transposeB: false, m: g.og, n: width, k: g.cg, alpha: 1, a: a,
+                            lda: g.cg, b: b + start, ldb: positions, beta: 0, c: c + start, ldc: positions)
+                        if bias == nil && clamp.isIdentity { continue }
+                        for channel in 0..<g.og {
+                            clamp.apply(
+                                to: c + channel * positions + start, count: width,
+                                bias: bias?[group * g.og + channel])
+                        }
+                    }
+                }
             }
-            finish(output + image * g.o * positions, channels: 0..<g.o, columns: 0..<positions, g, bias, clamp)
         }
+    }
+
+    /// Columns per pointwise tile: about ``pointwiseTileBytes`` of output, a multiple of 16, at
+    /// least 64, and at most half the positions when that leaves two tiles of 64 or more (so
+    /// both cores of a small plane have work).
+    static func pointwiseTileColumns(outputChannels: Int, positions: Int) -> Int {
+        let bytesPerColumn = Swift.max(1, outputChannels) * MemoryLayout<Float>.stride
+        var tile = Swift.max(64, pointwiseTileBytes / bytesPerColumn / 16 * 16)
+        let half = ((positions + 1) / 2 + 15) / 16 * 16
+        if half >= 64 { tile = Swift.min(tile, half) }
+        return Swift.min(tile, Swift.max(1, positions))
     }
 
     /// The general path: tiled im2col into a pooled buffer, then one GEMM per tile, then the
