@@ -586,39 +586,45 @@ void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, fl
     }
 }
 
-// p[i] = clamp(p[i] + bias) (or clamp(p[i]) without bias), the clamp as in the depthwise kernel.
-#define TESSERA_BIAS_CLAMP_BODY                                 \
-    if (add_bias) {                                             \
-        for (long i = 0; i < n; i++) {                          \
-            float v = p[i] + bias;                              \
-            TESSERA_DW_CLAMP_SCALAR(v, lo, hi);                 \
-            p[i] = v;                                           \
-        }                                                       \
+// p[i] = clamp((p[i] + bias) + residual[i]), without the bias when add_bias is 0 and without the
+// residual when it is NULL, the clamp as in the depthwise kernel.
+#define TESSERA_EPILOGUE_LOOP(BIAS, RESIDUAL)                   \
+    for (long i = 0; i < n; i++) {                              \
+        float v = p[i];                                         \
+        if (BIAS) v = v + bias;                                 \
+        if (RESIDUAL) v = v + residual[i];                      \
+        TESSERA_DW_CLAMP_SCALAR(v, lo, hi);                     \
+        p[i] = v;                                               \
+    }
+#define TESSERA_EPILOGUE_BODY                                   \
+    if (add_bias && residual) {                                 \
+        TESSERA_EPILOGUE_LOOP(1, 1)                             \
+    } else if (add_bias) {                                      \
+        TESSERA_EPILOGUE_LOOP(1, 0)                             \
+    } else if (residual) {                                      \
+        TESSERA_EPILOGUE_LOOP(0, 1)                             \
     } else {                                                    \
-        for (long i = 0; i < n; i++) {                          \
-            float v = p[i];                                     \
-            TESSERA_DW_CLAMP_SCALAR(v, lo, hi);                 \
-            p[i] = v;                                           \
-        }                                                       \
+        TESSERA_EPILOGUE_LOOP(0, 0)                             \
     }
 
-TESSERA_DW_256 static void tessera_bias_clamp_f32_avx2(float *p, long n, int add_bias, float bias, float lo,
-                                                        float hi) {
+TESSERA_DW_256 static void tessera_conv_epilogue_f32_avx2(float *restrict p, const float *restrict residual, long n,
+                                                           int add_bias, float bias, float lo, float hi) {
 #pragma clang fp contract(off)
-    TESSERA_BIAS_CLAMP_BODY
+    TESSERA_EPILOGUE_BODY
 }
 
-TESSERA_DW_512 static void tessera_bias_clamp_f32_avx512(float *p, long n, int add_bias, float bias, float lo,
-                                                          float hi) {
+TESSERA_DW_512 static void tessera_conv_epilogue_f32_avx512(float *restrict p, const float *restrict residual,
+                                                             long n, int add_bias, float bias, float lo, float hi) {
 #pragma clang fp contract(off)
-    TESSERA_BIAS_CLAMP_BODY
+    TESSERA_EPILOGUE_BODY
 }
 
-void tessera_bias_clamp_f32(float *p, long n, int add_bias, float bias, float lo, float hi) {
+void tessera_conv_epilogue_f32(float *p, const float *residual, long n, int add_bias, float bias, float lo,
+                               float hi) {
     if (tessera_cpu_has_avx512f() && n >= 64) {
-        tessera_bias_clamp_f32_avx512(p, n, add_bias, bias, lo, hi);
+        tessera_conv_epilogue_f32_avx512(p, residual, n, add_bias, bias, lo, hi);
     } else {
-        tessera_bias_clamp_f32_avx2(p, n, add_bias, bias, lo, hi);
+        tessera_conv_epilogue_f32_avx2(p, residual, n, add_bias, bias, lo, hi);
     }
 }
 #else
@@ -642,8 +648,9 @@ void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, fl
                                  const tessera_depthwise_geometry *g, const long *valid, float lo, float hi) {
     (void)in; (void)k; (void)bias; (void)out; (void)g; (void)valid; (void)lo; (void)hi;
 }
-void tessera_bias_clamp_f32(float *p, long n, int add_bias, float bias, float lo, float hi) {
-    (void)p; (void)n; (void)add_bias; (void)bias; (void)lo; (void)hi;
+void tessera_conv_epilogue_f32(float *p, const float *residual, long n, int add_bias, float bias, float lo,
+                               float hi) {
+    (void)p; (void)residual; (void)n; (void)add_bias; (void)bias; (void)lo; (void)hi;
 }
 float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift) {
     (void)src; (void)dst; (void)n; (void)shift;

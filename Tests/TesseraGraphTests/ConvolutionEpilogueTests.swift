@@ -82,6 +82,59 @@ struct ConvolutionEpilogueTests {
         }
     }
 
+    /// Residual connections as MIL lowers them: `add(conv, r)`, `add(r, conv)`, and ResNet's
+    /// `relu(add(conv, r))`.
+    static func residuals(_ conv: Node, _ r: Node) -> [(name: String, node: Node)] {
+        [
+            ("conv + r", Node(.binary(.add), inputs: [conv, r])),
+            ("r + conv", Node(.binary(.add), inputs: [r, conv])),
+            (
+                "relu(conv + r)",
+                Node(.binary(.max), inputs: [Node(.binary(.add), inputs: [conv, r]), constant([0], [])])
+            ),
+        ]
+    }
+
+    @Test("conv then a residual add (and a clamp) runs as one kernel step with the unfused result's bits")
+    func residualFusesBitForBit() {
+        for c in Self.configurations {
+            for k in 0..<3 {
+                let (x, w, b) = Self.operands(
+                    channels: c.channels, outputs: c.outputs, kernel: c.kernel, size: 9,
+                    depthwise: c.parameters.groups > 1)
+                let shape = c.parameters.outputShape(
+                    inputShape: [1, c.channels, 9, 9],
+                    weightShape: [c.outputs, c.parameters.groups > 1 ? 1 : c.channels, c.kernel, c.kernel])
+                var values = (0..<shape.reduce(1, *)).map { Float(($0 * 29) % 17) / 5 - 1.7 }
+                values[3] = .nan
+                // The residual through a permute of a permute: a view, not contiguous until compacted.
+                let r = Node(
+                    .permute([0, 1, 3, 2]), inputs: [constant(values, [shape[0], shape[1], shape[3], shape[2]])])
+                let fusedConv = Node(.conv2d(c.parameters), inputs: [x, w, b])
+                let (name, fused) = Self.residuals(fusedConv, r)[k]
+                let stats = GraphExecutor.materialize([fused])
+                #expect(
+                    stats.convEpilogues == 1 && stats.fusedGroups == 0, "\(c.name) \(name): \(stats)")
+                let conv = Node(.conv2d(c.parameters), inputs: [x, w, b])
+                let plain = Self.residuals(conv, r)[k].node
+                let plainStats = GraphExecutor.materialize([plain, conv])
+                #expect(plainStats.convEpilogues == 0, "\(c.name) \(name): \(plainStats)")
+                let (got, expected) = (floats(fused), floats(plain))
+                #expect(
+                    got.map(\.bitPattern) == expected.map(\.bitPattern), "\(c.name) \(name): \(got) vs \(expected)")
+            }
+        }
+    }
+
+    @Test("not fused: a residual that broadcasts")
+    func broadcastResidualNotFused() {
+        let (x, w, b) = Self.operands(channels: 4, outputs: 4, kernel: 3, size: 9, depthwise: true)
+        let conv = Node(.conv2d(Conv2DParameters(padding: (1, 1, 1, 1), groups: 4)), inputs: [x, w, b])
+        let sum = Node(.binary(.add), inputs: [conv, constant([1, 2, 3, 4], [1, 4, 1, 1])])
+        let stats = GraphExecutor.materialize([sum])
+        #expect(stats.kernels == 2 && stats.convEpilogues == 0, "\(stats)")
+    }
+
     @Test("the bounds are read when the plan runs: a cached plan with other constants clamps to them")
     func boundsAtRunTime() {
         func build(_ lo: Float, _ hi: Float) -> Node {

@@ -215,3 +215,54 @@ struct ConvolutionClampTests {
         }
     }
 }
+
+@Suite("Convolution residual")
+struct ConvolutionResidualTests {
+    static let cases: [ConvCase] =
+        ConvCase.all + [
+            ConvCase(
+                name: "depthwise MobileNetV2 28×28 stride 1", input: [1, 3, 28, 28], weight: [3, 1, 3, 3],
+                parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 3), path: .depthwise),
+            ConvCase(
+                name: "depthwise 14×14 stride 2", input: [2, 3, 14, 14], weight: [3, 1, 3, 3],
+                parameters: Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 3), path: .depthwise),
+        ]
+
+    @Test("conv2d with a residual and a clamp equals conv2d, then + residual, then max and min", arguments: cases)
+    func residualThenClamp(_ c: ConvCase) {
+        var rng = SeededRandom(seed: UInt64(c.input.reduce(17, *) + c.weight.reduce(5, *)))
+        let x = rng.floats(c.input.reduce(1, *))
+        let w = rng.floats(c.weight.reduce(1, *))
+        let bias = c.bias ? rng.floats(c.weight[0]) : nil
+        let count = c.parameters.outputShape(inputShape: c.input, weightShape: c.weight).reduce(1, *)
+        var residual = rng.floats(count)
+        residual[count / 2] = .nan
+        for clamp in [ConvolutionClamp.none, .relu, ConvolutionClamp(lower: -0.5, upper: 0.25)] {
+            for columnBufferBytes in [ConvolutionKernels.defaultColumnBufferBytes, 3 * c.weight[1...].reduce(4, *)] {
+                var plain = [Float](repeating: 0, count: count)
+                var fused = [Float](repeating: 0, count: count)
+                let run = {
+                    (
+                        b: UnsafePointer<Float>?, out: UnsafeMutablePointer<Float>, r: UnsafePointer<Float>?,
+                        clamp: ConvolutionClamp
+                    ) in
+                    ConvolutionKernels.conv2d(
+                        input: x, inputShape: c.input, weights: w, weightShape: c.weight, bias: b, output: out,
+                        parameters: c.parameters, residual: r, clamp: clamp, columnBufferBytes: columnBufferBytes)
+                }
+                if let bias {
+                    bias.withUnsafeBufferPointer {
+                        run($0.baseAddress, &plain, nil, .none)
+                        run($0.baseAddress, &fused, residual, clamp)
+                    }
+                } else {
+                    run(nil, &plain, nil, .none)
+                    run(nil, &fused, residual, clamp)
+                }
+                let expected = zip(plain, residual).map { nanMin(nanMax($0 + $1, clamp.lower), clamp.upper) }
+                let mismatch = firstBitMismatch(fused, expected)
+                #expect(mismatch == nil, "\(c.name), \(clamp), column buffer \(columnBufferBytes): \(mismatch ?? "")")
+            }
+        }
+    }
+}

@@ -76,10 +76,11 @@ typedef struct {
 void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
                                  const tessera_depthwise_geometry *g, const long *valid, float lo, float hi);
 
-/// p[i] = min(max(p[i] + bias, lo), hi) for i < n (without the addition when add_bias is 0),
-/// the clamp as in tessera_depthwise_plane_f32. Call only when tessera_cpu_has_avx2_fma() is
-/// true.
-void tessera_bias_clamp_f32(float *p, long n, int add_bias, float bias, float lo, float hi);
+/// p[i] = min(max((p[i] + bias) + residual[i], lo), hi) for i < n, without the bias when
+/// add_bias is 0 and without the residual when it is NULL (it must not overlap p); the clamp as
+/// in tessera_depthwise_plane_f32. Call only when tessera_cpu_has_avx2_fma() is true.
+void tessera_conv_epilogue_f32(float *p, const float *residual, long n, int add_bias, float bias, float lo,
+                               float hi);
 
 /// One row of a column-wise argmax (is_max != 0) or argmin: where p[i] beats best[i] —
 /// strictly, or p[i] is NaN and best[i] is not — best[i] = p[i] and index[i] = r. AVX2.

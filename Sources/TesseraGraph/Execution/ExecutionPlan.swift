@@ -25,17 +25,18 @@ final class ExecutionPlan: @unchecked Sendable {
         /// holds whole rows of the reduction, so each part is reduced where it lies and the
         /// concatenation is never copied.
         case reduceConcat(entry: Int, parts: [Int])
-        /// A convolution whose only reader is a fused program computing `min(max(conv, lower),
-        /// upper)` (either bound may be absent): the convolution kernel writes `entry`, the
-        /// program's result, applying the clamp as it finishes each part of the output. `lower`
-        /// and `upper` are the single-element float32 entries holding the bounds, read at run
-        /// time (plans are shared by graphs whose constants differ).
-        case convClamp(entry: Int, conv: Int, lower: Int?, upper: Int?)
+        /// A convolution whose only reader is a fused program computing
+        /// `min(max(conv + residual, lower), upper)` (the residual, and either bound, may be
+        /// absent): the convolution kernel writes `entry`, the program's result, adding the
+        /// residual and applying the clamp as it finishes each part of the output. `residual` is
+        /// an entry of the convolution's shape; `lower` and `upper` are single-element float32
+        /// entries, read at run time (plans are shared by graphs whose constants differ).
+        case convEpilogue(entry: Int, conv: Int, residual: Int?, lower: Int?, upper: Int?)
 
         var entry: Int {
             switch self {
             case .view(let entry), .fused(let entry, _, _), .kernel(let entry), .fusedReduce(let entry, _, _, _),
-                .fusedSoftmax(let entry, _, _, _), .reduceConcat(let entry, _), .convClamp(let entry, _, _, _):
+                .fusedSoftmax(let entry, _, _, _), .reduceConcat(let entry, _), .convEpilogue(let entry, _, _, _, _):
                 return entry
             }
         }
@@ -170,25 +171,35 @@ final class ExecutionPlan: @unchecked Sendable {
             for view in chain { absorbed.insert(view) }
         }
 
-        // A fusion root that only clamps a convolution read by nothing else (no other program,
-        // no kernel, not the caller) becomes the convolution's epilogue.
-        var convClamps: [Int: (conv: Int, lower: Int?, upper: Int?)] = [:]
+        // A fusion root that only adds to and/or clamps a convolution read by nothing else (no
+        // other program, no kernel, not the caller) becomes the convolution's epilogue.
+        var convEpilogues: [Int: (conv: Int, residual: Int?, lower: Int?, upper: Int?)] = [:]
         var programsReading = [Int](repeating: 0, count: n)
         for group in groups.values { for leaf in group.leaves { programsReading[leaf] += 1 } }
         for (root, group) in groups where !absorbed.contains(root) {
-            guard let clamp = ExecutionPlan.clampPattern(group.program) else { continue }
-            let conv = group.leaves[clamp.input]
-            guard case .conv2d = entries[conv].op, programsReading[conv] == 1, consumers[conv].allSatisfy(fusible),
-                !requested.contains(conv),
-                entries[conv].type == .float32, entries[root].type == .float32,
-                entries[conv].shape == entries[root].shape
-            else { continue }
-            let bounds = [clamp.lower, clamp.upper].compactMap { $0 }.map { group.leaves[$0] }
-            guard
-                bounds.allSatisfy({ $0 != conv && entries[$0].type == .float32 && entries[$0].shape.reduce(1, *) == 1 })
-            else { continue }
-            convClamps[root] = (conv, clamp.lower.map { group.leaves[$0] }, clamp.upper.map { group.leaves[$0] })
-            absorbed.insert(conv)
+            guard let pattern = ExecutionPlan.epiloguePattern(group.program) else { continue }
+            let lower = pattern.lower.map { group.leaves[$0] }
+            let upper = pattern.upper.map { group.leaves[$0] }
+            for operands in pattern.operands {
+                let conv = group.leaves[operands.conv]
+                let residual = operands.residual.map { group.leaves[$0] }
+                guard case .conv2d = entries[conv].op, programsReading[conv] == 1,
+                    consumers[conv].allSatisfy(fusible), !requested.contains(conv), entries[conv].type == .float32,
+                    entries[root].type == .float32, entries[conv].shape == entries[root].shape
+                else { continue }
+                let bounds = [lower, upper].compactMap { $0 }
+                guard bounds.allSatisfy({ entries[$0].type == .float32 && entries[$0].shape.reduce(1, *) == 1 }),
+                    !bounds.contains(conv)
+                else { continue }
+                if let residual {
+                    guard residual != conv, entries[residual].type == .float32,
+                        entries[residual].shape == entries[conv].shape
+                    else { continue }
+                }
+                convEpilogues[root] = (conv, residual, lower, upper)
+                absorbed.insert(conv)
+                break
+            }
         }
 
         var steps: [Step] = []
@@ -196,9 +207,11 @@ final class ExecutionPlan: @unchecked Sendable {
         for i in 0..<n where canonical[i] == i && entries[i].op != .constant {
             let step: Step
             let reads: [Int]
-            if let clamp = convClamps[i] {
-                step = .convClamp(entry: i, conv: clamp.conv, lower: clamp.lower, upper: clamp.upper)
-                reads = inputs(clamp.conv) + [clamp.lower, clamp.upper].compactMap { $0 }
+            if let epilogue = convEpilogues[i] {
+                step = .convEpilogue(
+                    entry: i, conv: epilogue.conv, residual: epilogue.residual, lower: epilogue.lower,
+                    upper: epilogue.upper)
+                reads = inputs(epilogue.conv) + [epilogue.residual, epilogue.lower, epilogue.upper].compactMap { $0 }
             } else if let p = reduceProducer[i], let group = groups[p] {
                 step = .fusedReduce(entry: i, program: group.program, leaves: group.leaves, producer: p)
                 reads = group.leaves
@@ -233,15 +246,20 @@ final class ExecutionPlan: @unchecked Sendable {
         var isTemporary = entries.map { $0.op != .constant }
         for output in outputs { isTemporary[canonical[output]] = false }
         self.isTemporary = isTemporary
-        fusedGroups = groups.count - convClamps.count
-        fusedNodes = groups.filter { convClamps[$0.key] == nil }.values.reduce(0) { $0 + $1.size }
-        convEpilogues = convClamps.count
+        fusedGroups = groups.count - convEpilogues.count
+        fusedNodes = groups.filter { convEpilogues[$0.key] == nil }.values.reduce(0) { $0 + $1.size }
+        self.convEpilogues = convEpilogues.count
     }
 
-    /// The leaf positions of `x`, `lower` and `upper` when `program` computes exactly
-    /// `min(max(x, lower), upper)`, `max(x, lower)` or `min(x, upper)` in float32 (the bounds as
-    /// the right operands, as MIL's `relu`, `relu6` and `clip` lower), or `nil`.
-    static func clampPattern(_ program: FusedProgram) -> (input: Int, lower: Int?, upper: Int?)? {
+    /// The leaf positions when `program` computes exactly `min(max(t, lower), upper)` in float32,
+    /// with `t` a leaf or the sum of two leaves and either bound absent (but something to do):
+    /// the bounds, and the ways to read `t` as a convolution plus a residual (a sum has two; the
+    /// plan takes the first whose convolution qualifies). The bounds must be the right operands
+    /// (as MIL's `relu`, `relu6` and `clip` lower); addition commutes, so either operand of the
+    /// sum may be the convolution.
+    static func epiloguePattern(
+        _ program: FusedProgram
+    ) -> (operands: [(conv: Int, residual: Int?)], lower: Int?, upper: Int?)? {
         guard program.computeType == .float32, program.outputs.count == 1 else { return nil }
         let instructions = program.instructions
         func leaf(_ r: Int) -> Int? {
@@ -259,8 +277,14 @@ final class ExecutionPlan: @unchecked Sendable {
             lower = k
             r = a
         }
-        guard let input = leaf(r), lower != nil || upper != nil, input != lower, input != upper else { return nil }
-        return (input, lower, upper)
+        if let input = leaf(r) {
+            guard lower != nil || upper != nil else { return nil }
+            return ([(input, nil)], lower, upper)
+        }
+        if case .binary(.add, let a, let b) = instructions[r], let ka = leaf(a), let kb = leaf(b), ka != kb {
+            return ([(ka, kb), (kb, ka)], lower, upper)
+        }
+        return nil
     }
 
     /// Ops that return their input unchanged.

@@ -13,8 +13,8 @@ public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
     public var fusedGroups = 0
     /// Element-wise graph nodes those programs absorbed.
     public var fusedNodes = 0
-    /// Convolutions that applied the clamp (ReLU, ReLU6, `clip`) reading them as they wrote
-    /// their output, so the clamp ran as no step of its own.
+    /// Convolutions that added a residual and/or applied a clamp (ReLU, ReLU6, `clip`) as they
+    /// wrote their output, so that element-wise program ran as no step of its own.
     public var convEpilogues = 0
     /// The most bytes of results allocated by this run alive at once.
     public var peakBytes = 0
@@ -25,7 +25,7 @@ public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         "\(steps) steps, \(kernels) kernels (\(fusedGroups) fused programs covering \(fusedNodes) ops, "
-            + "\(convEpilogues) clamps in convolutions), "
+            + "\(convEpilogues) convolution epilogues), "
             + "\(inPlaceSteps) in place, peak \(peakBytes) bytes, plan \(planCacheHit ? "cached" : "compiled")"
     }
 }

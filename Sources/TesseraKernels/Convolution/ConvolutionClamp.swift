@@ -53,21 +53,18 @@ public struct ConvolutionClamp: Sendable, Hashable, CustomStringConvertible {
         output.update(repeating: upper.isNaN ? upper : lower, count: count)
     }
 
-    /// `p[i] = clamp(p[i] + bias)` for `i < count` (without the addition when `bias` is `nil`);
-    /// a NaN bound is left to ``fillNaN(_:count:)``.
-    func apply(to p: UnsafeMutablePointer<Float>, count: Int, bias: Float?) {
+    /// `p[i] = clamp((p[i] + bias) + residual[i])` for `i < count`, without the bias or the
+    /// residual when they are `nil`; a NaN bound is left to ``fillNaN(_:count:)``.
+    func apply(to p: UnsafeMutablePointer<Float>, count: Int, bias: Float?, residual: UnsafePointer<Float>? = nil) {
         let (lo, hi) = kernelBounds
         if SIMDMath.hasAVX2FMA {
-            tessera_bias_clamp_f32(p, count, bias == nil ? 0 : 1, bias ?? 0, lo, hi)
-            return
-        }
-        if lo == -.infinity && hi == .infinity {
-            if let bias { for i in 0..<count { p[i] += bias } }
+            tessera_conv_epilogue_f32(p, residual, count, bias == nil ? 0 : 1, bias ?? 0, lo, hi)
             return
         }
         for i in 0..<count {
             var v = p[i]
             if let bias { v += bias }
+            if let residual { v += residual[i] }
             // The operand order of `maxps(lo, v)` / `minps(hi, v)`, as the C kernels compute.
             v = lo > v ? lo : v
             v = hi < v ? hi : v

@@ -11,9 +11,11 @@
 ///   `W[O/g, C/g·kH·kW] × cols` lands directly in the NCHW output. The output positions are
 ///   processed in tiles so the column buffer stays under ``defaultColumnBufferBytes``.
 ///
-/// An optional ``ConvolutionClamp`` (ReLU, ReLU6, any `[lower, upper]`) is applied as each part
-/// of the output is finished — per plane in the depthwise kernel, together with the bias after
-/// each image's (or tile's) GEMM — so an activation costs no pass of its own.
+/// An optional residual (a tensor of the output's shape, added after the bias: ResNet's and
+/// MobileNetV2's skip connections) and an optional ``ConvolutionClamp`` (ReLU, ReLU6, any
+/// `[lower, upper]`) are applied as each part of the output is finished — per plane in the
+/// depthwise kernel, together with the bias after each tile's GEMM — so they cost no pass of
+/// their own over memory.
 ///
 /// ```swift
 /// let p = Conv2DParameters(padding: (top: 1, bottom: 1, left: 1, right: 1))
@@ -24,7 +26,8 @@ public enum ConvolutionKernels {
     /// The largest im2col column buffer, in bytes; output positions are tiled to stay below it.
     public static let defaultColumnBufferBytes = 8 << 20
 
-    /// Which algorithm ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:clamp:)``
+    /// Which algorithm
+    /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:)``
     /// uses for a configuration.
     enum Path: Equatable {
         case depthwise
@@ -40,13 +43,14 @@ public enum ConvolutionKernels {
     }
 
     /// Convolves a batch of NCHW Float32 images with an OIHW weight, adding an optional bias
-    /// and applying an optional clamp.
+    /// and an optional residual and applying an optional clamp.
     ///
     /// Computes, for every image `n`, output channel `o` in group `g = o / (O/groups)` and
     /// output position `(y, x)`:
     /// `out[n, o, y, x] = bias[o] + Σ_{c, i, j} W[o, c, i, j] · in[n, g·C/groups + c, y·sH - padTop + i·dH, x·sW - padLeft + j·dW]`,
     /// with input positions outside the image reading as 0 — PyTorch's `conv2d` (a
-    /// cross-correlation, like every deep-learning framework's) — then `clamp` applied to it.
+    /// cross-correlation, like every deep-learning framework's) — then `+ residual[n, o, y, x]`
+    /// and `clamp` applied to it.
     ///
     /// ```swift
     /// // 3×3, stride 2, 2 groups: [2, 4, 9, 9] → [2, 6, 4, 4]
@@ -65,6 +69,8 @@ public enum ConvolutionKernels {
     ///     ``Conv2DParameters/outputShape(inputShape:weightShape:)`` returns; must not overlap
     ///     the input.
     ///   - parameters: Strides, dilations, padding and groups.
+    ///   - residual: A contiguous tensor of the output's shape added to the output (after the
+    ///     bias, before the clamp), or `nil`; must not overlap the output.
     ///   - clamp: The activation applied to each output value (``ConvolutionClamp/none`` by
     ///     default); the same bits as `min(max(out, lower), upper)` run afterwards.
     /// - Precondition: The configuration is valid (see
@@ -78,48 +84,49 @@ public enum ConvolutionKernels {
     public static func conv2d(
         input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
         bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters,
-        clamp: ConvolutionClamp = .none
+        residual: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none
     ) {
         conv2d(
             input: input, inputShape: inputShape, weights: weights, weightShape: weightShape, bias: bias,
-            output: output, parameters: parameters, clamp: clamp, columnBufferBytes: defaultColumnBufferBytes)
+            output: output, parameters: parameters, residual: residual, clamp: clamp,
+            columnBufferBytes: defaultColumnBufferBytes)
     }
 
-    /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:clamp:)`` with an explicit
-    /// column-buffer budget, so tests can force the tiled im2col path on small data.
+    /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:)``
+    /// with an explicit column-buffer budget, so tests can force the tiled im2col path on small
+    /// data.
     static func conv2d(
         input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
         bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters,
-        clamp: ConvolutionClamp = .none, columnBufferBytes: Int
+        residual: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none, columnBufferBytes: Int
     ) {
         let outputShape = parameters.outputShape(inputShape: inputShape, weightShape: weightShape)
         let geometry = ConvGeometry(input: inputShape, weight: weightShape, output: outputShape, parameters: parameters)
         if geometry.outputCount == 0 { return }
+        let epilogue = ConvEpilogue(bias: bias, residual: residual, clamp: clamp, positions: geometry.outputPositions)
         switch path(channels: geometry.c, kernelHeight: geometry.kh, kernelWidth: geometry.kw, parameters: parameters) {
         case .depthwise:
-            DepthwiseConvolution.run(
-                geometry, input: input, weights: weights, bias: bias, output: output, clamp: clamp)
+            DepthwiseConvolution.run(geometry, input: input, weights: weights, output: output, epilogue: epilogue)
         case .pointwise:
-            pointwise(geometry, input: input, weights: weights, bias: bias, output: output, clamp: clamp)
+            pointwise(geometry, input: input, weights: weights, output: output, epilogue: epilogue)
         case .im2col:
             im2colGEMM(
-                geometry, input: input, weights: weights, bias: bias, output: output, clamp: clamp,
+                geometry, input: input, weights: weights, output: output, epilogue: epilogue,
                 columnBufferBytes: columnBufferBytes)
         }
         if clamp.hasNaNBound { clamp.fillNaN(output, count: geometry.outputCount) }
     }
 
     /// The output bytes of one pointwise tile: small enough that the tile is still in the core's
-    /// L2 cache when its bias and clamp are applied right after its GEMM.
+    /// L2 cache when its epilogue (bias, residual, clamp) runs right after its GEMM.
     static let pointwiseTileBytes = 128 << 10
 
     /// 1×1, stride 1, unpadded: `out[n, group] = W[group] × in[n, group]`. Each image and group
     /// is split into column tiles of about ``pointwiseTileBytes`` of output, run in parallel:
-    /// one single-threaded GEMM per tile, then the bias and the clamp over the tile while it is
-    /// in cache.
+    /// one single-threaded GEMM per tile, then the epilogue over the tile while it is in cache.
     private static func pointwise(
-        _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
-        output: UnsafeMutablePointer<Float>, clamp: ConvolutionClamp
+        _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
+        output: UnsafeMutablePointer<Float>, epilogue: ConvEpilogue
     ) {
         let positions = g.outputPositions
         let tile = pointwiseTileColumns(outputChannels: g.og, positions: positions)
@@ -129,19 +136,18 @@ public enum ConvolutionKernels {
             for group in 0..<g.parameters.groups {
                 let a = weights + group * g.og * g.cg
                 let b = input + (image * g.c + group * g.cg) * g.h * g.w
-                let c = output + (image * g.o + group * g.og) * positions
+                let firstPlane = image * g.o + group * g.og
                 parallelFor(count: tiles, cost: cost) { range in
                     for index in range {
                         let start = index * tile
                         let width = Swift.min(tile, positions - start)
                         GEMMKernels.sgemm(
                             transposeA: false, transposeB: false, m: g.og, n: width, k: g.cg, alpha: 1, a: a,
-                            lda: g.cg, b: b + start, ldb: positions, beta: 0, c: c + start, ldc: positions)
-                        if bias == nil && clamp.isIdentity { continue }
-                        for channel in 0..<g.og {
-                            clamp.apply(
-                                to: c + channel * positions + start, count: width,
-                                bias: bias?[group * g.og + channel])
+                            lda: g.cg, b: b + start, ldb: positions, beta: 0,
+                            c: output + firstPlane * positions + start, ldc: positions)
+                        if epilogue.isIdentity { continue }
+                        for plane in firstPlane..<(firstPlane + g.og) {
+                            epilogue.apply(output, plane: plane, channel: plane % g.o, columns: start..<(start + width))
                         }
                     }
                 }
@@ -161,10 +167,10 @@ public enum ConvolutionKernels {
     }
 
     /// The general path: tiled im2col into a pooled buffer, then one GEMM per tile, then the
-    /// bias and the clamp over the tile's columns of each output plane.
+    /// epilogue over the tile's columns of each output plane.
     private static func im2colGEMM(
-        _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
-        output: UnsafeMutablePointer<Float>, clamp: ConvolutionClamp, columnBufferBytes: Int
+        _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
+        output: UnsafeMutablePointer<Float>, epilogue: ConvEpilogue, columnBufferBytes: Int
     ) {
         let positions = g.outputPositions
         let patch = g.patchSize
@@ -174,6 +180,7 @@ public enum ConvolutionKernels {
         for image in 0..<g.n {
             for group in 0..<g.parameters.groups {
                 let groupInput = input + (image * g.c + group * g.cg) * g.h * g.w
+                let firstPlane = image * g.o + group * g.og
                 var start = 0
                 while start < positions {
                     let end = Swift.min(positions, start + tile)
@@ -181,33 +188,48 @@ public enum ConvolutionKernels {
                     GEMMKernels.sgemm(
                         transposeA: false, transposeB: false, m: g.og, n: end - start, k: patch, alpha: 1,
                         a: weights + group * g.og * patch, lda: patch, b: columns, ldb: end - start, beta: 0,
-                        c: output + (image * g.o + group * g.og) * positions + start, ldc: positions)
-                    finish(
-                        output + image * g.o * positions, channels: (group * g.og)..<((group + 1) * g.og),
-                        columns: start..<end, g, bias, clamp)
+                        c: output + firstPlane * positions + start, ldc: positions)
+                    if !epilogue.isIdentity {
+                        let cost = ParallelCost.perItem(nanoseconds: Double(end - start) * 0.3)
+                        parallelFor(count: g.og, cost: cost) { planes in
+                            for plane in planes {
+                                epilogue.apply(
+                                    output, plane: firstPlane + plane, channel: group * g.og + plane,
+                                    columns: start..<end)
+                            }
+                        }
+                    }
                     start = end
                 }
             }
         }
         withExtendedLifetime(buffer) {}
     }
+}
 
-    /// Adds `bias[o]` to, and applies `clamp` to, `columns` of the output planes `channels` of
-    /// one image (`image` points at its first plane), in parallel over the planes.
-    private static func finish(
-        _ image: UnsafeMutablePointer<Float>, channels: Range<Int>, columns: Range<Int>, _ g: ConvGeometry,
-        _ bias: UnsafePointer<Float>?, _ clamp: ConvolutionClamp
+/// What a convolution does to each output value after its sum: add the bias of its channel,
+/// add the residual's value at the same position, clamp — in that order, each optional.
+struct ConvEpilogue {
+    let bias: UnsafePointer<Float>?
+    /// Contiguous, the output's shape.
+    let residual: UnsafePointer<Float>?
+    let clamp: ConvolutionClamp
+    /// Output positions per plane.
+    let positions: Int
+
+    /// Whether the epilogue changes nothing.
+    var isIdentity: Bool { bias == nil && residual == nil && clamp.isIdentity }
+
+    /// Runs the epilogue over `columns` of output plane `plane` (of output channel `channel`);
+    /// without the bias when `addBias` is false (the depthwise kernel starts its sums at it).
+    @inline(__always)
+    func apply(
+        _ output: UnsafeMutablePointer<Float>, plane: Int, channel: Int, columns: Range<Int>, addBias: Bool = true
     ) {
-        if bias == nil && clamp.isIdentity { return }
-        let positions = g.outputPositions
-        let cost = ParallelCost.perItem(nanoseconds: Double(columns.count) * 0.3)
-        parallelFor(count: channels.count, cost: cost) { planes in
-            for plane in planes {
-                let channel = channels.lowerBound + plane
-                clamp.apply(
-                    to: image + channel * positions + columns.lowerBound, count: columns.count, bias: bias?[channel])
-            }
-        }
+        let planeBias = addBias ? bias?[channel] : nil
+        if planeBias == nil && residual == nil && clamp.isIdentity { return }
+        let offset = plane * positions + columns.lowerBound
+        clamp.apply(to: output + offset, count: columns.count, bias: planeBias, residual: residual.map { $0 + offset })
     }
 }
 

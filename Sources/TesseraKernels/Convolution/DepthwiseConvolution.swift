@@ -11,8 +11,8 @@ import CTesseraSIMD
 /// one tap at a time over the row. Planes (`N × O` of them) run in parallel.
 enum DepthwiseConvolution {
     static func run(
-        _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>, bias: UnsafePointer<Float>?,
-        output: UnsafeMutablePointer<Float>, clamp: ConvolutionClamp
+        _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
+        output: UnsafeMutablePointer<Float>, epilogue: ConvEpilogue
     ) {
         let multiplier = g.o / g.c
         let positions = g.outputPositions
@@ -29,7 +29,11 @@ enum DepthwiseConvolution {
         var geometry = tessera_depthwise_geometry(
             h: g.h, w: g.w, kh: g.kh, kw: g.kw, oh: g.oh, ow: g.ow, sh: p.strideHeight, sw: p.strideWidth,
             pt: p.padTop, pl: p.padLeft, dh: p.dilationHeight, dw: p.dilationWidth)
-        let (lower, upper) = clamp.kernelBounds
+        let bias = epilogue.bias
+        // With a residual, the kernel writes the sums and the epilogue pass follows per plane,
+        // while the plane is in cache.
+        let clampInKernel = epilogue.residual == nil
+        let (lower, upper) = clampInKernel ? epilogue.clamp.kernelBounds : (-.infinity, .infinity)
         let cost = ParallelCost.perItem(nanoseconds: Double(positions * g.kh * g.kw) * 0.05 + 50)
         let useC = SIMDMath.hasAVX2FMA
         valid.withUnsafeBufferPointer { valid in
@@ -45,17 +49,17 @@ enum DepthwiseConvolution {
                         if useC {
                             tessera_depthwise_plane_f32(
                                 source, kernel, planeBias, target, geometry, valid.baseAddress!, lower, upper)
+                            if clampInKernel { continue }
                         } else {
                             plane2D(
                                 source, kernel: kernel, bias: planeBias, output: target, geometry: g,
                                 valid: valid.baseAddress!)
-                            clamp.apply(to: target, count: positions, bias: nil)
                         }
+                        epilogue.apply(output, plane: plane, channel: channel, columns: 0..<positions, addBias: false)
                     }
                 }
             }
         }
-        if clamp.hasNaNBound { clamp.fillNaN(output, count: g.outputCount) }
     }
 
     /// One output plane from one input plane and one `kH × kW` kernel, tap by tap over each
