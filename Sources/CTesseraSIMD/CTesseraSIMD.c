@@ -383,7 +383,8 @@ __attribute__((target("avx2,fma"))) void tessera_extremum_row_f32_avx2(int is_ma
 // Blocks of columns are the outer loop: which lanes each tap column reaches inside the image
 // (and, for stride 2, which of the 2·VL loaded inputs exist) depends on the block only, so the
 // masks are built once per block; rows are the inner loop, two at a time where every kernel
-// row is inside the image (two independent sums in flight).
+// row is inside the image (two independent sums in flight), with unmasked loads and adds when
+// every tap of every lane is inside the image and masked ones otherwise.
 #define TESSERA_DW_ROW_FULL(P, S, acc, top)                                                       \
     for (long i = 0; i < kh; i++) {                                                               \
         const float *src = in + ((top) + i * g->dh) * g->w + x0 * (S) - g->pl;                    \
@@ -430,12 +431,19 @@ __attribute__((target("avx2,fma"))) void tessera_extremum_row_f32_avx2(int is_ma
         while (y < g->oh) {                                                                       \
             long top = y * g->sh - g->pt;                                                         \
             long nextTop = top + g->sh;                                                           \
-            if (full && y + 1 < g->oh && top >= 0 && nextTop + (kh - 1) * g->dh < g->h) {         \
+            if (y + 1 < g->oh && top >= 0 && nextTop + (kh - 1) * g->dh < g->h) {                \
                 P##_t acc0 = vbias, acc1 = vbias;                                                 \
-                TESSERA_DW_ROW_FULL(P, S, acc0, top)                                              \
-                TESSERA_DW_ROW_FULL(P, S, acc1, nextTop)                                          \
-                P##_storeu(out + y * g->ow + x0, P##_min(vhi, P##_max(vlo, acc0)));               \
-                P##_storeu(out + (y + 1) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc1)));         \
+                if (full) {                                                                       \
+                    TESSERA_DW_ROW_FULL(P, S, acc0, top)                                          \
+                    TESSERA_DW_ROW_FULL(P, S, acc1, nextTop)                                      \
+                    P##_storeu(out + y * g->ow + x0, P##_min(vhi, P##_max(vlo, acc0)));           \
+                    P##_storeu(out + (y + 1) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc1)));     \
+                } else {                                                                          \
+                    TESSERA_DW_ROW_MASKED(P, S, acc0, top, 0, kh)                                 \
+                    TESSERA_DW_ROW_MASKED(P, S, acc1, nextTop, 0, kh)                             \
+                    P##_store_n(out + y * g->ow + x0, P##_min(vhi, P##_max(vlo, acc0)), n);       \
+                    P##_store_n(out + (y + 1) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc1)), n); \
+                }                                                                                 \
                 y += 2;                                                                           \
                 continue;                                                                         \
             }                                                                                     \
@@ -573,7 +581,7 @@ void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, fl
     int is3x3 = g->kh == 3 && g->kw == 3;
     if (g->sw > 2) {
         tessera_dw_general(in, k, bias, out, g, valid, lo, hi);
-    } else if (tessera_cpu_has_avx512f() && g->ow > 8) {
+    } else if (tessera_cpu_has_avx512f()) {
         if (g->sw == 1) {
             (is3x3 ? tessera_dw3x3s1_avx512 : tessera_dws1_avx512)(in, k, bias, out, g, valid, lo, hi);
         } else {
