@@ -58,6 +58,9 @@ struct ConvCase: Sendable, CustomStringConvertible {
             name: "1×1 groups 3", input: [1, 6, 3, 3], weight: [9, 2, 1, 1],
             parameters: Conv2DParameters(groups: 3), path: .pointwise),
         ConvCase(
+            name: "1×1 on a small plane, in blocks of output channels", input: [2, 24, 3, 4],
+            weight: [70, 24, 1, 1], parameters: Conv2DParameters(), path: .pointwise),
+        ConvCase(
             name: "1×1 in two column tiles", input: [2, 8, 24, 24], weight: [40, 8, 1, 1],
             parameters: Conv2DParameters(), path: .pointwise),
         ConvCase(
@@ -133,6 +136,9 @@ struct ConvolutionTests {
         #expect(ConvolutionKernels.pointwiseTileColumns(outputChannels: 300, positions: 300) == 96)
         #expect(ConvolutionKernels.pointwiseTileColumns(outputChannels: 1280, positions: 49) == 49)
         #expect(ConvolutionKernels.pointwiseTileColumns(outputChannels: 8, positions: 100) == 64)
+        #expect(ConvolutionKernels.pointwiseBlockRows(outputChannels: 1280, budget: 2) == 320)
+        #expect(ConvolutionKernels.pointwiseBlockRows(outputChannels: 70, budget: 2) == 32)
+        #expect(ConvolutionKernels.pointwiseBlockRows(outputChannels: 20, budget: 4) == 16)
     }
 
     @Test("output shapes follow the PyTorch formula")

@@ -122,8 +122,10 @@ public enum ConvolutionKernels {
     static let pointwiseTileBytes = 128 << 10
 
     /// 1×1, stride 1, unpadded: `out[n, group] = W[group] × in[n, group]`. Each image and group
-    /// is split into column tiles of about ``pointwiseTileBytes`` of output, run in parallel:
-    /// one single-threaded GEMM per tile, then the epilogue over the tile while it is in cache.
+    /// is split into column tiles of about ``pointwiseTileBytes`` of output — or, when the plane
+    /// is one tile, into blocks of output channels, so small planes (7×7) use every core — run
+    /// in parallel: one single-threaded GEMM per tile, then the epilogue over the tile while it
+    /// is in cache.
     private static func pointwise(
         _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
         output: UnsafeMutablePointer<Float>, epilogue: ConvEpilogue
@@ -131,28 +133,38 @@ public enum ConvolutionKernels {
         let positions = g.outputPositions
         let tile = pointwiseTileColumns(outputChannels: g.og, positions: positions)
         let tiles = (positions + tile - 1) / tile
-        let cost = ParallelCost.perItem(nanoseconds: Double(g.og * g.cg * tile) * 0.02 + 500)
+        let rows = tiles > 1 ? g.og : pointwiseBlockRows(outputChannels: g.og, budget: KernelThreads.coreBudget)
+        let rowBlocks = (g.og + rows - 1) / rows
+        let cost = ParallelCost.perItem(nanoseconds: Double(rows * g.cg * tile) * 0.02 + 500)
         for image in 0..<g.n {
             for group in 0..<g.parameters.groups {
-                let a = weights + group * g.og * g.cg
                 let b = input + (image * g.c + group * g.cg) * g.h * g.w
-                let firstPlane = image * g.o + group * g.og
-                parallelFor(count: tiles, cost: cost) { range in
+                parallelFor(count: tiles * rowBlocks, cost: cost) { range in
                     for index in range {
-                        let start = index * tile
+                        let start = (index % tiles) * tile
                         let width = Swift.min(tile, positions - start)
+                        let firstRow = (index / tiles) * rows
+                        let height = Swift.min(rows, g.og - firstRow)
+                        let firstPlane = image * g.o + group * g.og + firstRow
                         GEMMKernels.sgemm(
-                            transposeA: false, transposeB: false, m: g.og, n: width, k: g.cg, alpha: 1, a: a,
-                            lda: g.cg, b: b + start, ldb: positions, beta: 0,
-                            c: output + firstPlane * positions + start, ldc: positions)
+                            transposeA: false, transposeB: false, m: height, n: width, k: g.cg, alpha: 1,
+                            a: weights + (group * g.og + firstRow) * g.cg, lda: g.cg, b: b + start, ldb: positions,
+                            beta: 0, c: output + firstPlane * positions + start, ldc: positions)
                         if epilogue.isIdentity { continue }
-                        for plane in firstPlane..<(firstPlane + g.og) {
+                        for plane in firstPlane..<(firstPlane + height) {
                             epilogue.apply(output, plane: plane, channel: plane % g.o, columns: start..<(start + width))
                         }
                     }
                 }
             }
         }
+    }
+
+    /// Output channels per block when a pointwise plane is a single tile: a multiple of 16 that
+    /// gives each core about two blocks.
+    static func pointwiseBlockRows(outputChannels: Int, budget: Int) -> Int {
+        let blocks = Swift.max(1, 2 * budget)
+        return Swift.max(16, ((outputChannels + blocks - 1) / blocks + 15) / 16 * 16)
     }
 
     /// Columns per pointwise tile: about ``pointwiseTileBytes`` of output, a multiple of 16, at
