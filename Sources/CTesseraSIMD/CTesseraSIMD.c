@@ -382,9 +382,10 @@ __attribute__((target("avx2,fma"))) void tessera_extremum_row_f32_avx2(int is_ma
 // KH and KW are the kernel size (constants in the 3×3 copies), S the stride (1 or 2).
 // Blocks of columns are the outer loop: which lanes each tap column reaches inside the image
 // (and, for stride 2, which of the 2·VL loaded inputs exist) depends on the block only, so the
-// masks are built once per block; rows are the inner loop, two at a time where every kernel
-// row is inside the image (two independent sums in flight), with unmasked loads and adds when
-// every tap of every lane is inside the image and masked ones otherwise.
+// masks are built once per block; rows are the inner loop, four (else two) at a time where
+// every kernel row is inside the image (independent sums in flight hide the latency of each
+// sum's chain of additions), with unmasked loads and adds when every tap of every lane is
+// inside the image and masked ones otherwise; border rows one at a time.
 #define TESSERA_DW_ROW_FULL(P, S, acc, top)                                                       \
     for (long i = 0; i < kh; i++) {                                                               \
         const float *src = in + ((top) + i * g->dh) * g->w + x0 * (S) - g->pl;                    \
@@ -431,6 +432,30 @@ __attribute__((target("avx2,fma"))) void tessera_extremum_row_f32_avx2(int is_ma
         while (y < g->oh) {                                                                       \
             long top = y * g->sh - g->pt;                                                         \
             long nextTop = top + g->sh;                                                           \
+            if (y + 3 < g->oh && top >= 0 && top + 3 * g->sh + (kh - 1) * g->dh < g->h) {         \
+                P##_t acc0 = vbias, acc1 = vbias, acc2 = vbias, acc3 = vbias;                     \
+                if (full) {                                                                       \
+                    TESSERA_DW_ROW_FULL(P, S, acc0, top)                                          \
+                    TESSERA_DW_ROW_FULL(P, S, acc1, nextTop)                                      \
+                    TESSERA_DW_ROW_FULL(P, S, acc2, nextTop + g->sh)                              \
+                    TESSERA_DW_ROW_FULL(P, S, acc3, nextTop + 2 * g->sh)                          \
+                    P##_storeu(out + y * g->ow + x0, P##_min(vhi, P##_max(vlo, acc0)));           \
+                    P##_storeu(out + (y + 1) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc1)));     \
+                    P##_storeu(out + (y + 2) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc2)));     \
+                    P##_storeu(out + (y + 3) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc3)));     \
+                } else {                                                                          \
+                    TESSERA_DW_ROW_MASKED(P, S, acc0, top, 0, kh)                                 \
+                    TESSERA_DW_ROW_MASKED(P, S, acc1, nextTop, 0, kh)                             \
+                    TESSERA_DW_ROW_MASKED(P, S, acc2, nextTop + g->sh, 0, kh)                     \
+                    TESSERA_DW_ROW_MASKED(P, S, acc3, nextTop + 2 * g->sh, 0, kh)                 \
+                    P##_store_n(out + y * g->ow + x0, P##_min(vhi, P##_max(vlo, acc0)), n);       \
+                    P##_store_n(out + (y + 1) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc1)), n); \
+                    P##_store_n(out + (y + 2) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc2)), n); \
+                    P##_store_n(out + (y + 3) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc3)), n); \
+                }                                                                                 \
+                y += 4;                                                                           \
+                continue;                                                                         \
+            }                                                                                     \
             if (y + 1 < g->oh && top >= 0 && nextTop + (kh - 1) * g->dh < g->h) {                \
                 P##_t acc0 = vbias, acc1 = vbias;                                                 \
                 if (full) {                                                                       \
