@@ -1,4 +1,5 @@
 import Foundation
+import TesseraGraph
 import TesseraKernels
 import TesseraModels
 import TesseraMultiArray
@@ -45,6 +46,7 @@ func runModelBenchmarks(modelsDirectory: URL) -> [String: Any] {
             let want = MLShapedArray<Float>(converting: expected).scalars
             let error = zip(got, want).map { abs($0 - $1) }.max() ?? .nan
             report(name, timing, String(format: "load %.1f ms; max |Δ| vs PyTorch %.2g", loadMilliseconds, error))
+            print("    plan: \(GraphExecutor.lastStatistics)")
             figures[id] = [
                 "median_ms": timing.median * 1e3, "best_ms": timing.best * 1e3, "load_ms": loadMilliseconds,
                 "max_abs_error": jsonNumber(Double(error)),

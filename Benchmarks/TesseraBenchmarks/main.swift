@@ -2,7 +2,7 @@ import Foundation
 import TesseraKernels
 
 // Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
-// Arguments: area names to run only some (tensor, elementwise, reduction, linalg, copy,
+// Arguments: area names to run only some (tensor, elementwise, reduction, linalg, conv, copy,
 // multiarray, models, compile; t9parts times the pieces of T9), `--json PATH` to write the tensor
 // workloads' medians for Benchmarks/peers/compare.py, and `--models-dir DIR` for the model
 // workloads (made by Benchmarks/peers/model_workloads.py --make-models DIR) and the compile
@@ -39,6 +39,7 @@ if arguments.contains("t9parts") { runT9Parts() }
 if wants("elementwise") { runElementwiseBenchmarks() }
 if wants("reduction") { runReductionBenchmarks() }
 if wants("linalg") { runLinearAlgebraBenchmarks() }
+if wants("conv") { runConvolutionBenchmarks() }
 if wants("copy") { runCopyBenchmarks() }
 if wants("multiarray") { runMultiArrayBenchmarks() }
 var modelFigures: [String: Any]?

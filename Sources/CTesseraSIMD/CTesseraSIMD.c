@@ -344,55 +344,320 @@ __attribute__((target("avx2,fma"))) void tessera_extremum_row_f32_avx2(int is_ma
         if ((is_max ? x > acc[i] : x < acc[i]) || x != x) acc[i] = x;
     }
 }
-// One output plane of a depthwise convolution, row by row: the row starts at the bias, then
-// each kernel tap adds w · (input row, strided) over the output columns whose input column is
-// inside the image (valid[j] = [lo, hi) per kernel column, worked out by the caller). The same
-// loops as the Swift kernel, in the same order (no FMA contraction), vectorised by clang for
-// any stride.
-#define TESSERA_DEPTHWISE_BODY                                                                  \
-    for (long y = 0; y < oh; y++) {                                                             \
-        float *row = out + y * ow;                                                              \
-        for (long x = 0; x < ow; x++) row[x] = bias;                                            \
-        for (long i = 0; i < kh; i++) {                                                         \
-            long inputRow = y * sh - pt + i * dh;                                               \
-            if (inputRow < 0 || inputRow >= h) continue;                                        \
-            const float *src = in + inputRow * w;                                               \
-            for (long j = 0; j < kw; j++) {                                                     \
-                long lo = valid[2 * j], hi = valid[2 * j + 1];                                  \
-                float weight = k[i * kw + j];                                                   \
-                long offset = j * dw - pl;                                                      \
-                if (sw == 1) {                                                                  \
-                    for (long x = lo; x < hi; x++) row[x] += weight * src[x + offset];          \
-                } else if (sw == 2) {                                                           \
-                    for (long x = lo; x < hi; x++) row[x] += weight * src[2 * x + offset];      \
-                } else {                                                                        \
-                    for (long x = lo; x < hi; x++) row[x] += weight * src[x * sw + offset];     \
-                }                                                                               \
-            }                                                                                   \
-        }                                                                                       \
+// Depthwise convolution, one output plane at a time, one output row at a time: each block of
+// VL output columns keeps its sum in a register across every kernel tap — bias first, then
+// acc = acc + w·x per tap in (i, j) order, skipping taps whose input falls outside the image
+// (no FMA contraction, so both widths, and the scalar code, give the same bits) — then goes
+// through the clamp and is stored once. Stride 1 loads VL consecutive inputs per tap; stride 2
+// loads 2·VL and keeps the even lanes; other strides go element by element in the same order.
+// Blocks where every tap is inside the image for every lane take unmasked loads and adds;
+// blocks at the borders (and short rows) load with masks and add only the lanes whose tap is
+// valid, so padding is never read.
+
+// The clamp: max(lo, x) then min(hi, ·) with the instructions' operand order, which is
+// NaN-propagating max(x, lo) / min(·, hi) for constants that are not NaN (the caller deals with
+// NaN bounds); ±infinity bounds leave x unchanged, bit for bit.
+#define TESSERA_DW_CLAMP_SCALAR(v, lo, hi) \
+    do {                                   \
+        v = (lo) > v ? (lo) : v;           \
+        v = (hi) < v ? (hi) : v;           \
+    } while (0)
+
+#define TESSERA_DW_SCALAR_ELEMENT(x)                                                              \
+    do {                                                                                          \
+        float acc = bias;                                                                         \
+        for (long i = iLo; i < iHi; i++) {                                                        \
+            const float *src = in + (y * g->sh - g->pt + i * g->dh) * g->w;                       \
+            for (long j = 0; j < kw; j++) {                                                       \
+                if ((x) < valid[2 * j] || (x) >= valid[2 * j + 1]) continue;                      \
+                acc = acc + k[i * kw + j] * src[(x) * g->sw + j * g->dw - g->pl];                 \
+            }                                                                                     \
+        }                                                                                         \
+        TESSERA_DW_CLAMP_SCALAR(acc, lo, hi);                                                     \
+        row[x] = acc;                                                                             \
+    } while (0)
+
+// The plane body for one vector width; P is the prefix of the width's helpers (P##_set1,
+// P##_loadu, P##_load2, P##_lanes, P##_maskz_load, P##_maskz_load2, P##_mask_add, P##_store_n).
+// KH and KW are the kernel size (constants in the 3×3 copies), S the stride (1 or 2).
+// Blocks of columns are the outer loop: which lanes each tap column reaches inside the image
+// (and, for stride 2, which of the 2·VL loaded inputs exist) depends on the block only, so the
+// masks are built once per block; rows are the inner loop, four (else two) at a time where
+// every kernel row is inside the image (independent sums in flight hide the latency of each
+// sum's chain of additions), with unmasked loads and adds when every tap of every lane is
+// inside the image and masked ones otherwise; border rows one at a time.
+#define TESSERA_DW_ROW_FULL(P, S, acc, top)                                                       \
+    for (long i = 0; i < kh; i++) {                                                               \
+        const float *src = in + ((top) + i * g->dh) * g->w + x0 * (S) - g->pl;                    \
+        for (long j = 0; j < kw; j++) {                                                           \
+            P##_t v = (S) == 1 ? P##_loadu(src + j * g->dw) : P##_load2(src + j * g->dw);         \
+            acc = P##_add(acc, P##_mul(P##_set1(k[i * kw + j]), v));                              \
+        }                                                                                         \
     }
 
-__attribute__((target("avx2,fma"))) static void tessera_depthwise_plane_f32_avx2(
-    const float *in, long h, long w, const float *k, long kh, long kw, float bias, float *out, long oh, long ow,
-    long sh, long sw, long pt, long pl, long dh, long dw, const long *valid) {
-#pragma clang fp contract(off)
-    TESSERA_DEPTHWISE_BODY
-}
+#define TESSERA_DW_ROW_MASKED(P, S, acc, top, iLo, iHi)                                           \
+    for (long i = (iLo); i < (iHi); i++) {                                                        \
+        const float *src = in + ((top) + i * g->dh) * g->w + x0 * (S) - g->pl;                    \
+        for (long j = 0; j < kw; j++) {                                                           \
+            if (!used[j]) continue;                                                               \
+            P##_t v = (S) == 1 ? P##_maskz_load(src + j * g->dw, lanes[j])                        \
+                               : P##_maskz_load2(src + j * g->dw, loads[2 * j], loads[2 * j + 1]); \
+            acc = P##_mask_add(acc, lanes[j], P##_mul(P##_set1(k[i * kw + j]), v));              \
+        }                                                                                         \
+    }
 
-__attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static void tessera_depthwise_plane_f32_avx512(
-    const float *in, long h, long w, const float *k, long kh, long kw, float bias, float *out, long oh, long ow,
-    long sh, long sw, long pt, long pl, long dh, long dw, const long *valid) {
-#pragma clang fp contract(off)
-    TESSERA_DEPTHWISE_BODY
-}
+#define TESSERA_DW_PLANE_BODY(P, VL, KH, KW, S)                                                   \
+    const long kh = (KH), kw = (KW);                                                              \
+    const P##_t vlo = P##_set1(lo), vhi = P##_set1(hi), vbias = P##_set1(bias);                   \
+    P##_mask_t lanes[KW], loads[2 * (KW)];                                                        \
+    int used[KW];                                                                                 \
+    for (long x0 = 0; x0 < g->ow; x0 += (VL)) {                                                   \
+        long n = g->ow - x0 < (VL) ? g->ow - x0 : (VL);                                           \
+        int full = n == (VL);                                                                     \
+        for (long j = 0; j < kw; j++) {                                                           \
+            long a = valid[2 * j] - x0, b = valid[2 * j + 1] - x0;                                \
+            if (a < 0) a = 0;                                                                     \
+            if (b > n) b = n;                                                                     \
+            used[j] = a < b;                                                                      \
+            full = full && a == 0 && b == (VL);                                                   \
+            lanes[j] = P##_lanes(a, b);                                                           \
+            /* Stride 2: inputs [first, first + 2·VL) of the row, those inside it. */             \
+            long first = x0 * (S) + j * g->dw - g->pl;                                            \
+            long ea = -first > 0 ? -first : 0, eb = g->w - first;                                 \
+            if ((S) == 2 && eb < 2 * (VL) - 1) full = 0;                                          \
+            loads[2 * j] = P##_lanes(ea, eb);                                                     \
+            loads[2 * j + 1] = P##_lanes(ea - (VL), eb - (VL));                                   \
+        }                                                                                         \
+        long y = 0;                                                                               \
+        while (y < g->oh) {                                                                       \
+            long top = y * g->sh - g->pt;                                                         \
+            long nextTop = top + g->sh;                                                           \
+            if (y + 3 < g->oh && top >= 0 && top + 3 * g->sh + (kh - 1) * g->dh < g->h) {         \
+                P##_t acc0 = vbias, acc1 = vbias, acc2 = vbias, acc3 = vbias;                     \
+                if (full) {                                                                       \
+                    TESSERA_DW_ROW_FULL(P, S, acc0, top)                                          \
+                    TESSERA_DW_ROW_FULL(P, S, acc1, nextTop)                                      \
+                    TESSERA_DW_ROW_FULL(P, S, acc2, nextTop + g->sh)                              \
+                    TESSERA_DW_ROW_FULL(P, S, acc3, nextTop + 2 * g->sh)                          \
+                    P##_storeu(out + y * g->ow + x0, P##_min(vhi, P##_max(vlo, acc0)));           \
+                    P##_storeu(out + (y + 1) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc1)));     \
+                    P##_storeu(out + (y + 2) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc2)));     \
+                    P##_storeu(out + (y + 3) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc3)));     \
+                } else {                                                                          \
+                    TESSERA_DW_ROW_MASKED(P, S, acc0, top, 0, kh)                                 \
+                    TESSERA_DW_ROW_MASKED(P, S, acc1, nextTop, 0, kh)                             \
+                    TESSERA_DW_ROW_MASKED(P, S, acc2, nextTop + g->sh, 0, kh)                     \
+                    TESSERA_DW_ROW_MASKED(P, S, acc3, nextTop + 2 * g->sh, 0, kh)                 \
+                    P##_store_n(out + y * g->ow + x0, P##_min(vhi, P##_max(vlo, acc0)), n);       \
+                    P##_store_n(out + (y + 1) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc1)), n); \
+                    P##_store_n(out + (y + 2) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc2)), n); \
+                    P##_store_n(out + (y + 3) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc3)), n); \
+                }                                                                                 \
+                y += 4;                                                                           \
+                continue;                                                                         \
+            }                                                                                     \
+            if (y + 1 < g->oh && top >= 0 && nextTop + (kh - 1) * g->dh < g->h) {                \
+                P##_t acc0 = vbias, acc1 = vbias;                                                 \
+                if (full) {                                                                       \
+                    TESSERA_DW_ROW_FULL(P, S, acc0, top)                                          \
+                    TESSERA_DW_ROW_FULL(P, S, acc1, nextTop)                                      \
+                    P##_storeu(out + y * g->ow + x0, P##_min(vhi, P##_max(vlo, acc0)));           \
+                    P##_storeu(out + (y + 1) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc1)));     \
+                } else {                                                                          \
+                    TESSERA_DW_ROW_MASKED(P, S, acc0, top, 0, kh)                                 \
+                    TESSERA_DW_ROW_MASKED(P, S, acc1, nextTop, 0, kh)                             \
+                    P##_store_n(out + y * g->ow + x0, P##_min(vhi, P##_max(vlo, acc0)), n);       \
+                    P##_store_n(out + (y + 1) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc1)), n); \
+                }                                                                                 \
+                y += 2;                                                                           \
+                continue;                                                                         \
+            }                                                                                     \
+            long iLo = 0, iHi = kh;                                                               \
+            while (iLo < kh && top + iLo * g->dh < 0) iLo++;                                      \
+            while (iHi > iLo && top + (iHi - 1) * g->dh >= g->h) iHi--;                           \
+            P##_t acc = vbias;                                                                    \
+            TESSERA_DW_ROW_MASKED(P, S, acc, top, iLo, iHi)                                       \
+            P##_store_n(out + y * g->ow + x0, P##_min(vhi, P##_max(vlo, acc)), n);                \
+            y += 1;                                                                               \
+        }                                                                                         \
+    }
 
-void tessera_depthwise_plane_f32(const float *in, long h, long w, const float *k, long kh, long kw, float bias,
-                                 float *out, long oh, long ow, long sh, long sw, long pt, long pl, long dh, long dw,
-                                 const long *valid) {
-    if (tessera_cpu_has_avx512f() && ow >= 32) {
-        tessera_depthwise_plane_f32_avx512(in, h, w, k, kh, kw, bias, out, oh, ow, sh, sw, pt, pl, dh, dw, valid);
+// AVX-512 helpers: 16 lanes, masks as bits.
+typedef __m512 tessera_v16_t;
+typedef __mmask16 tessera_v16_mask_t;
+#define TESSERA_V16_ATTR __attribute__((target("avx512f,avx2,fma"), min_vector_width(512), always_inline)) static inline
+// Lanes [a, b) (clamped to 0...16).
+TESSERA_V16_ATTR __mmask16 tessera_v16_lanes(long a, long b) {
+    unsigned hiBits = b >= 16 ? 0xFFFFu : (b <= 0 ? 0u : ((1u << b) - 1u));
+    unsigned loBits = a >= 16 ? 0xFFFFu : (a <= 0 ? 0u : ((1u << a) - 1u));
+    return (__mmask16)(hiBits & ~loBits);
+}
+TESSERA_V16_ATTR __m512 tessera_v16_set1(float x) { return _mm512_set1_ps(x); }
+TESSERA_V16_ATTR __m512 tessera_v16_add(__m512 a, __m512 b) { return _mm512_add_ps(a, b); }
+TESSERA_V16_ATTR __m512 tessera_v16_mul(__m512 a, __m512 b) { return _mm512_mul_ps(a, b); }
+TESSERA_V16_ATTR __m512 tessera_v16_max(__m512 a, __m512 b) { return _mm512_max_ps(a, b); }
+TESSERA_V16_ATTR __m512 tessera_v16_min(__m512 a, __m512 b) { return _mm512_min_ps(a, b); }
+TESSERA_V16_ATTR __m512 tessera_v16_loadu(const float *p) { return _mm512_loadu_ps(p); }
+TESSERA_V16_ATTR void tessera_v16_storeu(float *p, __m512 v) { _mm512_storeu_ps(p, v); }
+TESSERA_V16_ATTR __m512 tessera_v16_evens(__m512 a, __m512 b) {
+    const __m512i index = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    return _mm512_permutex2var_ps(a, index, b);
+}
+// p[0], p[2], ..., p[30] (p[31] is not read).
+TESSERA_V16_ATTR __m512 tessera_v16_load2(const float *p) {
+    return tessera_v16_evens(_mm512_loadu_ps(p), _mm512_maskz_loadu_ps(0x7FFF, p + 16));
+}
+TESSERA_V16_ATTR __m512 tessera_v16_maskz_load(const float *p, __mmask16 m) { return _mm512_maskz_loadu_ps(m, p); }
+// The even ones of p[0..<32], with only the elements in the masks read (masked lanes never fault).
+TESSERA_V16_ATTR __m512 tessera_v16_maskz_load2(const float *p, __mmask16 lower, __mmask16 upper) {
+    return tessera_v16_evens(_mm512_maskz_loadu_ps(lower, p), _mm512_maskz_loadu_ps(upper, p + 16));
+}
+TESSERA_V16_ATTR __m512 tessera_v16_mask_add(__m512 acc, __mmask16 m, __m512 v) {
+    return _mm512_mask_add_ps(acc, m, acc, v);
+}
+TESSERA_V16_ATTR void tessera_v16_store_n(float *p, __m512 v, long n) {
+    if (n == 16) {
+        _mm512_storeu_ps(p, v);
     } else {
-        tessera_depthwise_plane_f32_avx2(in, h, w, k, kh, kw, bias, out, oh, ow, sh, sw, pt, pl, dh, dw, valid);
+        _mm512_mask_storeu_ps(p, tessera_v16_lanes(0, n), v);
+    }
+}
+
+// AVX2 helpers: 8 lanes, masks as lane-index comparisons.
+typedef __m256 tessera_v8_t;
+typedef __m256i tessera_v8_mask_t;
+#define TESSERA_V8_ATTR __attribute__((target("avx2,fma"), always_inline)) static inline
+// Lanes [a, b) (clamped to 0...8).
+TESSERA_V8_ATTR __m256i tessera_v8_lanes(long a, long b) {
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    int lo = a < 0 ? 0 : (a > 8 ? 8 : (int)a), hi = b < 0 ? 0 : (b > 8 ? 8 : (int)b);
+    __m256i atLeastA = _mm256_cmpgt_epi32(lanes, _mm256_set1_epi32(lo - 1));
+    __m256i belowB = _mm256_cmpgt_epi32(_mm256_set1_epi32(hi), lanes);
+    return _mm256_and_si256(atLeastA, belowB);
+}
+TESSERA_V8_ATTR __m256 tessera_v8_set1(float x) { return _mm256_set1_ps(x); }
+TESSERA_V8_ATTR __m256 tessera_v8_add(__m256 a, __m256 b) { return _mm256_add_ps(a, b); }
+TESSERA_V8_ATTR __m256 tessera_v8_mul(__m256 a, __m256 b) { return _mm256_mul_ps(a, b); }
+TESSERA_V8_ATTR __m256 tessera_v8_max(__m256 a, __m256 b) { return _mm256_max_ps(a, b); }
+TESSERA_V8_ATTR __m256 tessera_v8_min(__m256 a, __m256 b) { return _mm256_min_ps(a, b); }
+TESSERA_V8_ATTR __m256 tessera_v8_loadu(const float *p) { return _mm256_loadu_ps(p); }
+TESSERA_V8_ATTR void tessera_v8_storeu(float *p, __m256 v) { _mm256_storeu_ps(p, v); }
+TESSERA_V8_ATTR __m256 tessera_v8_evens(__m256 a, __m256 b) {
+    __m256 mixed = _mm256_shuffle_ps(a, b, 0x88);  // a0 a2 b0 b2 | a4 a6 b4 b6
+    return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(mixed), 0xD8));
+}
+// p[0], p[2], ..., p[14] (p[15] is not read).
+TESSERA_V8_ATTR __m256 tessera_v8_load2(const float *p) {
+    return tessera_v8_evens(_mm256_loadu_ps(p), _mm256_maskload_ps(p + 8, tessera_v8_lanes(0, 7)));
+}
+TESSERA_V8_ATTR __m256 tessera_v8_maskz_load(const float *p, __m256i m) { return _mm256_maskload_ps(p, m); }
+TESSERA_V8_ATTR __m256 tessera_v8_maskz_load2(const float *p, __m256i lower, __m256i upper) {
+    return tessera_v8_evens(_mm256_maskload_ps(p, lower), _mm256_maskload_ps(p + 8, upper));
+}
+TESSERA_V8_ATTR __m256 tessera_v8_mask_add(__m256 acc, __m256i m, __m256 v) {
+    return _mm256_blendv_ps(acc, _mm256_add_ps(acc, v), _mm256_castsi256_ps(m));
+}
+TESSERA_V8_ATTR void tessera_v8_store_n(float *p, __m256 v, long n) {
+    if (n == 8) {
+        _mm256_storeu_ps(p, v);
+    } else {
+        _mm256_maskstore_ps(p, tessera_v8_lanes(0, n), v);
+    }
+}
+
+#define TESSERA_DW_PLANE_ARGS                                                                              \
+    const float *restrict in, const float *restrict k, float bias, float *restrict out,                   \
+        const tessera_depthwise_geometry *restrict g,                                                     \
+        const long *valid, float lo, float hi
+
+#define TESSERA_DW_DEFINE(NAME, ATTR, P, VL, KH, KW, S) \
+    ATTR static void NAME(TESSERA_DW_PLANE_ARGS) {      \
+        _Pragma("clang fp contract(off)")               \
+        TESSERA_DW_PLANE_BODY(P, VL, KH, KW, S)         \
+    }
+
+#define TESSERA_DW_512 __attribute__((target("avx512f,avx2,fma"), min_vector_width(512)))
+#define TESSERA_DW_256 __attribute__((target("avx2,fma")))
+TESSERA_DW_DEFINE(tessera_dw3x3s1_avx512, TESSERA_DW_512, tessera_v16, 16, 3, 3, 1)
+TESSERA_DW_DEFINE(tessera_dw3x3s2_avx512, TESSERA_DW_512, tessera_v16, 16, 3, 3, 2)
+TESSERA_DW_DEFINE(tessera_dws1_avx512, TESSERA_DW_512, tessera_v16, 16, g->kh, g->kw, 1)
+TESSERA_DW_DEFINE(tessera_dws2_avx512, TESSERA_DW_512, tessera_v16, 16, g->kh, g->kw, 2)
+TESSERA_DW_DEFINE(tessera_dw3x3s1_avx2, TESSERA_DW_256, tessera_v8, 8, 3, 3, 1)
+TESSERA_DW_DEFINE(tessera_dw3x3s2_avx2, TESSERA_DW_256, tessera_v8, 8, 3, 3, 2)
+TESSERA_DW_DEFINE(tessera_dws1_avx2, TESSERA_DW_256, tessera_v8, 8, g->kh, g->kw, 1)
+TESSERA_DW_DEFINE(tessera_dws2_avx2, TESSERA_DW_256, tessera_v8, 8, g->kh, g->kw, 2)
+
+// Any other stride: element by element, the same arithmetic in the same order.
+static void tessera_dw_general(TESSERA_DW_PLANE_ARGS) {
+#pragma clang fp contract(off)
+    const long kh = g->kh, kw = g->kw;
+    for (long y = 0; y < g->oh; y++) {
+        float *row = out + y * g->ow;
+        long top = y * g->sh - g->pt;
+        long iLo = 0, iHi = kh;
+        while (iLo < kh && top + iLo * g->dh < 0) iLo++;
+        while (iHi > iLo && top + (iHi - 1) * g->dh >= g->h) iHi--;
+        for (long x = 0; x < g->ow; x++) TESSERA_DW_SCALAR_ELEMENT(x);
+    }
+}
+
+void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
+                                 const tessera_depthwise_geometry *g, const long *valid, float lo, float hi) {
+    int is3x3 = g->kh == 3 && g->kw == 3;
+    if (g->sw > 2) {
+        tessera_dw_general(in, k, bias, out, g, valid, lo, hi);
+    } else if (tessera_cpu_has_avx512f()) {
+        if (g->sw == 1) {
+            (is3x3 ? tessera_dw3x3s1_avx512 : tessera_dws1_avx512)(in, k, bias, out, g, valid, lo, hi);
+        } else {
+            (is3x3 ? tessera_dw3x3s2_avx512 : tessera_dws2_avx512)(in, k, bias, out, g, valid, lo, hi);
+        }
+    } else if (g->sw == 1) {
+        (is3x3 ? tessera_dw3x3s1_avx2 : tessera_dws1_avx2)(in, k, bias, out, g, valid, lo, hi);
+    } else {
+        (is3x3 ? tessera_dw3x3s2_avx2 : tessera_dws2_avx2)(in, k, bias, out, g, valid, lo, hi);
+    }
+}
+
+// p[i] = clamp((p[i] + bias) + residual[i]), without the bias when add_bias is 0 and without the
+// residual when it is NULL, the clamp as in the depthwise kernel.
+#define TESSERA_EPILOGUE_LOOP(BIAS, RESIDUAL)                   \
+    for (long i = 0; i < n; i++) {                              \
+        float v = p[i];                                         \
+        if (BIAS) v = v + bias;                                 \
+        if (RESIDUAL) v = v + residual[i];                      \
+        TESSERA_DW_CLAMP_SCALAR(v, lo, hi);                     \
+        p[i] = v;                                               \
+    }
+#define TESSERA_EPILOGUE_BODY                                   \
+    if (add_bias && residual) {                                 \
+        TESSERA_EPILOGUE_LOOP(1, 1)                             \
+    } else if (add_bias) {                                      \
+        TESSERA_EPILOGUE_LOOP(1, 0)                             \
+    } else if (residual) {                                      \
+        TESSERA_EPILOGUE_LOOP(0, 1)                             \
+    } else {                                                    \
+        TESSERA_EPILOGUE_LOOP(0, 0)                             \
+    }
+
+TESSERA_DW_256 static void tessera_conv_epilogue_f32_avx2(float *restrict p, const float *restrict residual, long n,
+                                                           int add_bias, float bias, float lo, float hi) {
+#pragma clang fp contract(off)
+    TESSERA_EPILOGUE_BODY
+}
+
+TESSERA_DW_512 static void tessera_conv_epilogue_f32_avx512(float *restrict p, const float *restrict residual,
+                                                             long n, int add_bias, float bias, float lo, float hi) {
+#pragma clang fp contract(off)
+    TESSERA_EPILOGUE_BODY
+}
+
+void tessera_conv_epilogue_f32(float *p, const float *residual, long n, int add_bias, float bias, float lo,
+                               float hi) {
+    if (tessera_cpu_has_avx512f() && n >= 64) {
+        tessera_conv_epilogue_f32_avx512(p, residual, n, add_bias, bias, lo, hi);
+    } else {
+        tessera_conv_epilogue_f32_avx2(p, residual, n, add_bias, bias, lo, hi);
     }
 }
 #else
@@ -412,11 +677,13 @@ void tessera_binary_f32_vector(int op, const float *a, float as, const float *b,
 }
 void tessera_sqrt_f32_vector(const float *src, float *dst, long n) { (void)src; (void)dst; (void)n; }
 float tessera_sum_f32_vector(const float *p, long n) { (void)p; (void)n; return 0; }
-void tessera_depthwise_plane_f32(const float *in, long h, long w, const float *k, long kh, long kw, float bias,
-                                 float *out, long oh, long ow, long sh, long sw, long pt, long pl, long dh, long dw,
-                                 const long *valid) {
-    (void)in; (void)h; (void)w; (void)k; (void)kh; (void)kw; (void)bias; (void)out; (void)oh; (void)ow;
-    (void)sh; (void)sw; (void)pt; (void)pl; (void)dh; (void)dw; (void)valid;
+void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
+                                 const tessera_depthwise_geometry *g, const long *valid, float lo, float hi) {
+    (void)in; (void)k; (void)bias; (void)out; (void)g; (void)valid; (void)lo; (void)hi;
+}
+void tessera_conv_epilogue_f32(float *p, const float *residual, long n, int add_bias, float bias, float lo,
+                               float hi) {
+    (void)p; (void)residual; (void)n; (void)add_bias; (void)bias; (void)lo; (void)hi;
 }
 float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift) {
     (void)src; (void)dst; (void)n; (void)shift;

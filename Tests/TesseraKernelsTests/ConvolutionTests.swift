@@ -58,6 +58,16 @@ struct ConvCase: Sendable, CustomStringConvertible {
             name: "1×1 groups 3", input: [1, 6, 3, 3], weight: [9, 2, 1, 1],
             parameters: Conv2DParameters(groups: 3), path: .pointwise),
         ConvCase(
+            name: "1×1 on a small plane, in blocks of output channels", input: [2, 24, 3, 4],
+            weight: [70, 24, 1, 1], parameters: Conv2DParameters(), path: .pointwise),
+        ConvCase(
+            name: "1×1 in two column tiles", input: [2, 8, 24, 24], weight: [40, 8, 1, 1],
+            parameters: Conv2DParameters(), path: .pointwise),
+        ConvCase(
+            name: "1×1 groups 2 in tiles of 96 columns, the last partial", input: [1, 4, 10, 30],
+            weight: [600, 2, 1, 1],
+            parameters: Conv2DParameters(groups: 2), path: .pointwise),
+        ConvCase(
             name: "1×1 stride 2", input: [1, 4, 6, 6], weight: [3, 4, 1, 1],
             parameters: Conv2DParameters(strides: (2, 2)), path: .im2col),
     ]
@@ -117,6 +127,18 @@ struct ConvolutionTests {
             let mismatch = firstMismatch(got.map(Double.init), expected, rtol: 1e-5, atol: 1e-5)
             #expect(mismatch == nil, "\(c.name), tiles of \(tilePositions): \(mismatch ?? "")")
         }
+    }
+
+    @Test("pointwise tiles: about 128 KiB of output, multiples of 16, two tiles for small planes")
+    func pointwiseTiles() {
+        #expect(ConvolutionKernels.pointwiseTileColumns(outputChannels: 96, positions: 12544) == 336)
+        #expect(ConvolutionKernels.pointwiseTileColumns(outputChannels: 40, positions: 576) == 288)
+        #expect(ConvolutionKernels.pointwiseTileColumns(outputChannels: 300, positions: 300) == 96)
+        #expect(ConvolutionKernels.pointwiseTileColumns(outputChannels: 1280, positions: 49) == 49)
+        #expect(ConvolutionKernels.pointwiseTileColumns(outputChannels: 8, positions: 100) == 64)
+        #expect(ConvolutionKernels.pointwiseBlockRows(outputChannels: 1280, budget: 2) == 320)
+        #expect(ConvolutionKernels.pointwiseBlockRows(outputChannels: 70, budget: 2) == 32)
+        #expect(ConvolutionKernels.pointwiseBlockRows(outputChannels: 20, budget: 4) == 16)
     }
 
     @Test("output shapes follow the PyTorch formula")

@@ -60,14 +60,27 @@ void tessera_sqrt_f32_vector(const float *src, float *dst, long n);
 /// tessera_cpu_has_avx2_fma() is true.
 float tessera_sum_f32_vector(const float *p, long n);
 
+/// The sizes of one depthwise convolution plane: input h × w, kernel kh × kw, output oh × ow,
+/// strides sh/sw, top/left padding pt/pl, dilations dh/dw.
+typedef struct {
+    long h, w, kh, kw, oh, ow, sh, sw, pt, pl, dh, dw;
+} tessera_depthwise_geometry;
+
 /// One output plane (oh × ow) of a depthwise convolution from one input plane (h × w) and one
-/// kh × kw kernel, with strides sh/sw, top/left padding pt/pl and dilations dh/dw; valid holds,
-/// per kernel column j, the output columns [valid[2j], valid[2j+1]) whose input column is inside
-/// the image. The same arithmetic, in the same order, as Tessera's Swift depthwise loop,
-/// vectorised with AVX-512 or AVX2. Call only when tessera_cpu_has_avx2_fma() is true.
-void tessera_depthwise_plane_f32(const float *in, long h, long w, const float *k, long kh, long kw, float bias,
-                                 float *out, long oh, long ow, long sh, long sw, long pt, long pl, long dh, long dw,
-                                 const long *valid);
+/// kh × kw kernel; valid holds, per kernel column j, the output columns [valid[2j], valid[2j+1])
+/// whose input column is inside the image. Each output element is bias, then acc = acc + w·x
+/// for each tap inside the image in (i, j) order (no FMA), then min(max(acc, lo), hi) with
+/// NaN propagating from acc (lo and hi must not be NaN; pass ±infinity for no bound): the
+/// same bits with AVX-512, AVX2 or the scalar fallback (strides above 2). Call only when
+/// tessera_cpu_has_avx2_fma() is true.
+void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
+                                 const tessera_depthwise_geometry *g, const long *valid, float lo, float hi);
+
+/// p[i] = min(max((p[i] + bias) + residual[i], lo), hi) for i < n, without the bias when
+/// add_bias is 0 and without the residual when it is NULL (it must not overlap p); the clamp as
+/// in tessera_depthwise_plane_f32. Call only when tessera_cpu_has_avx2_fma() is true.
+void tessera_conv_epilogue_f32(float *p, const float *residual, long n, int add_bias, float bias, float lo,
+                               float hi);
 
 /// One row of a column-wise argmax (is_max != 0) or argmin: where p[i] beats best[i] —
 /// strictly, or p[i] is NaN and best[i] is not — best[i] = p[i] and index[i] = r. AVX2.

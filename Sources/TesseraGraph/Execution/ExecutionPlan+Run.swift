@@ -61,6 +61,15 @@ extension ExecutionPlan {
                     leaves: leaves.map { values[$0]! })
             case .reduceConcat(_, let parts):
                 value = runReduceConcat(entry, parts: parts.map { values[$0]! })
+            case .convEpilogue(_, let conv, let residual, let lower, let upper):
+                func bound(_ leaf: Int?, _ none: Float) -> Float {
+                    guard let leaf, let v = values[leaf] else { return none }
+                    return (v.pointer + v.layout.offset * v.type.byteCount).assumingMemoryBound(to: Float.self).pointee
+                }
+                let clamp = ConvolutionClamp(lower: bound(lower, -.infinity), upper: bound(upper, .infinity))
+                value = runKernel(
+                    entries[conv], inputs: entries[conv].inputs.map(input), residual: residual.map { values[$0]! },
+                    clamp: clamp)
             }
             if value.storage.byteCount > 0 && !entry.op.isView {
                 allocatedBytes[i] = value.storage.byteCount
@@ -75,6 +84,8 @@ extension ExecutionPlan {
             case .fused(_, _, let leaves), .fusedReduce(_, _, let leaves, _), .fusedSoftmax(_, _, let leaves, _),
                 .reduceConcat(_, let leaves):
                 readers = leaves
+            case .convEpilogue(_, let conv, let residual, let lower, let upper):
+                readers = entries[conv].inputs.map { canonical[$0] } + [residual, lower, upper].compactMap { $0 }
             default: readers = entry.inputs.map { canonical[$0] }
             }
             for r in readers where lastUse[r] == stepIndex && isTemporary[r] {
@@ -234,7 +245,12 @@ extension ExecutionPlan {
         }
     }
 
-    private func runKernel(_ entry: GraphSnapshot.Entry, inputs: [TensorValue]) -> TensorValue {
+    /// Runs `entry`'s kernel on `inputs` into a new buffer; `residual` and `clamp` are what a
+    /// convolution adds and applies (see ``Step/convEpilogue(entry:conv:residual:lower:upper:)``).
+    private func runKernel(
+        _ entry: GraphSnapshot.Entry, inputs: [TensorValue], residual: TensorValue? = nil,
+        clamp: ConvolutionClamp = .none
+    ) -> TensorValue {
         let count = entry.shape.reduce(1, *)
         let out = TensorStorage.allocate(count: count, type: entry.type)
         let x = inputs[0]
@@ -290,12 +306,14 @@ extension ExecutionPlan {
             let input = x.compacted()
             let weight = inputs[1].compacted()
             let bias = inputs.count > 2 ? inputs[2].compacted() : nil
+            let residual = residual?.compacted()
             ConvolutionKernels.conv2d(
                 input: input.pointer.assumingMemoryBound(to: Float.self), inputShape: input.layout.shape,
                 weights: weight.pointer.assumingMemoryBound(to: Float.self), weightShape: weight.layout.shape,
                 bias: bias?.pointer.assumingMemoryBound(to: Float.self),
-                output: out.pointer.assumingMemoryBound(to: Float.self), parameters: parameters)
-            withExtendedLifetime((input, weight, bias)) {}
+                output: out.pointer.assumingMemoryBound(to: Float.self), parameters: parameters,
+                residual: residual?.pointer.assumingMemoryBound(to: Float.self), clamp: clamp)
+            withExtendedLifetime((input, weight, bias, residual)) {}
         case .maxPool2d(let parameters):
             let input = x.compacted()
             PoolingKernels.maxPool2d(

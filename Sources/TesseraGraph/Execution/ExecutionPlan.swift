@@ -25,11 +25,18 @@ final class ExecutionPlan: @unchecked Sendable {
         /// holds whole rows of the reduction, so each part is reduced where it lies and the
         /// concatenation is never copied.
         case reduceConcat(entry: Int, parts: [Int])
+        /// A convolution whose only reader is a fused program computing
+        /// `min(max(conv + residual, lower), upper)` (the residual, and either bound, may be
+        /// absent): the convolution kernel writes `entry`, the program's result, adding the
+        /// residual and applying the clamp as it finishes each part of the output. `residual` is
+        /// an entry of the convolution's shape; `lower` and `upper` are single-element float32
+        /// entries, read at run time (plans are shared by graphs whose constants differ).
+        case convEpilogue(entry: Int, conv: Int, residual: Int?, lower: Int?, upper: Int?)
 
         var entry: Int {
             switch self {
             case .view(let entry), .fused(let entry, _, _), .kernel(let entry), .fusedReduce(let entry, _, _, _),
-                .fusedSoftmax(let entry, _, _, _), .reduceConcat(let entry, _):
+                .fusedSoftmax(let entry, _, _, _), .reduceConcat(let entry, _), .convEpilogue(let entry, _, _, _, _):
                 return entry
             }
         }
@@ -50,6 +57,7 @@ final class ExecutionPlan: @unchecked Sendable {
     /// Counts for ``PlanStatistics``.
     let fusedGroups: Int
     let fusedNodes: Int
+    let convEpilogues: Int
 
     init(entries: [GraphSnapshot.Entry], outputs: [Int]) {
         let n = entries.count
@@ -163,12 +171,48 @@ final class ExecutionPlan: @unchecked Sendable {
             for view in chain { absorbed.insert(view) }
         }
 
+        // A fusion root that only adds to and/or clamps a convolution read by nothing else (no
+        // other program, no kernel, not the caller) becomes the convolution's epilogue.
+        var convEpilogues: [Int: (conv: Int, residual: Int?, lower: Int?, upper: Int?)] = [:]
+        var programsReading = [Int](repeating: 0, count: n)
+        for group in groups.values { for leaf in group.leaves { programsReading[leaf] += 1 } }
+        for (root, group) in groups where !absorbed.contains(root) {
+            guard let pattern = ExecutionPlan.epiloguePattern(group.program) else { continue }
+            let lower = pattern.lower.map { group.leaves[$0] }
+            let upper = pattern.upper.map { group.leaves[$0] }
+            for operands in pattern.operands {
+                let conv = group.leaves[operands.conv]
+                let residual = operands.residual.map { group.leaves[$0] }
+                guard case .conv2d = entries[conv].op, programsReading[conv] == 1,
+                    consumers[conv].allSatisfy(fusible), !requested.contains(conv), entries[conv].type == .float32,
+                    entries[root].type == .float32, entries[conv].shape == entries[root].shape
+                else { continue }
+                let bounds = [lower, upper].compactMap { $0 }
+                guard bounds.allSatisfy({ entries[$0].type == .float32 && entries[$0].shape.reduce(1, *) == 1 }),
+                    !bounds.contains(conv)
+                else { continue }
+                if let residual {
+                    guard residual != conv, entries[residual].type == .float32,
+                        entries[residual].shape == entries[conv].shape
+                    else { continue }
+                }
+                convEpilogues[root] = (conv, residual, lower, upper)
+                absorbed.insert(conv)
+                break
+            }
+        }
+
         var steps: [Step] = []
         var lastUse = [Int](repeating: -1, count: n)
         for i in 0..<n where canonical[i] == i && entries[i].op != .constant {
             let step: Step
             let reads: [Int]
-            if let p = reduceProducer[i], let group = groups[p] {
+            if let epilogue = convEpilogues[i] {
+                step = .convEpilogue(
+                    entry: i, conv: epilogue.conv, residual: epilogue.residual, lower: epilogue.lower,
+                    upper: epilogue.upper)
+                reads = inputs(epilogue.conv) + [epilogue.residual, epilogue.lower, epilogue.upper].compactMap { $0 }
+            } else if let p = reduceProducer[i], let group = groups[p] {
                 step = .fusedReduce(entry: i, program: group.program, leaves: group.leaves, producer: p)
                 reads = group.leaves
             } else if let parts = concatParts[i] {
@@ -202,8 +246,45 @@ final class ExecutionPlan: @unchecked Sendable {
         var isTemporary = entries.map { $0.op != .constant }
         for output in outputs { isTemporary[canonical[output]] = false }
         self.isTemporary = isTemporary
-        fusedGroups = groups.count
-        fusedNodes = groups.values.reduce(0) { $0 + $1.size }
+        fusedGroups = groups.count - convEpilogues.count
+        fusedNodes = groups.filter { convEpilogues[$0.key] == nil }.values.reduce(0) { $0 + $1.size }
+        self.convEpilogues = convEpilogues.count
+    }
+
+    /// The leaf positions when `program` computes exactly `min(max(t, lower), upper)` in float32,
+    /// with `t` a leaf or the sum of two leaves and either bound absent (but something to do):
+    /// the bounds, and the ways to read `t` as a convolution plus a residual (a sum has two; the
+    /// plan takes the first whose convolution qualifies). The bounds must be the right operands
+    /// (as MIL's `relu`, `relu6` and `clip` lower); addition commutes, so either operand of the
+    /// sum may be the convolution.
+    static func epiloguePattern(
+        _ program: FusedProgram
+    ) -> (operands: [(conv: Int, residual: Int?)], lower: Int?, upper: Int?)? {
+        guard program.computeType == .float32, program.outputs.count == 1 else { return nil }
+        let instructions = program.instructions
+        func leaf(_ r: Int) -> Int? {
+            if case .input(let k) = instructions[r] { return k }
+            return nil
+        }
+        var r = program.outputs[0]
+        var upper: Int?
+        var lower: Int?
+        if case .binary(.min, let a, let b) = instructions[r], let k = leaf(b) {
+            upper = k
+            r = a
+        }
+        if case .binary(.max, let a, let b) = instructions[r], let k = leaf(b) {
+            lower = k
+            r = a
+        }
+        if let input = leaf(r) {
+            guard lower != nil || upper != nil else { return nil }
+            return ([(input, nil)], lower, upper)
+        }
+        if case .binary(.add, let a, let b) = instructions[r], let ka = leaf(a), let kb = leaf(b), ka != kb {
+            return ([(ka, kb), (kb, ka)], lower, upper)
+        }
+        return nil
     }
 
     /// Ops that return their input unchanged.

@@ -13,6 +13,9 @@ public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
     public var fusedGroups = 0
     /// Element-wise graph nodes those programs absorbed.
     public var fusedNodes = 0
+    /// Convolutions that added a residual and/or applied a clamp (ReLU, ReLU6, `clip`) as they
+    /// wrote their output, so that element-wise program ran as no step of its own.
+    public var convEpilogues = 0
     /// The most bytes of results allocated by this run alive at once.
     public var peakBytes = 0
     /// Fused programs that wrote their result over a dying intermediate instead of a new buffer.
@@ -21,7 +24,8 @@ public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
     public var planCacheHit = false
 
     public var description: String {
-        "\(steps) steps, \(kernels) kernels (\(fusedGroups) fused programs covering \(fusedNodes) ops), "
+        "\(steps) steps, \(kernels) kernels (\(fusedGroups) fused programs covering \(fusedNodes) ops, "
+            + "\(convEpilogues) convolution epilogues), "
             + "\(inPlaceSteps) in place, peak \(peakBytes) bytes, plan \(planCacheHit ? "cached" : "compiled")"
     }
 }
@@ -85,6 +89,7 @@ public enum GraphExecutor {
         statistics.kernels = plan.steps.filter { if case .view = $0 { return false } else { return true } }.count
         statistics.fusedGroups = plan.fusedGroups
         statistics.fusedNodes = plan.fusedNodes
+        statistics.convEpilogues = plan.convEpilogues
         statistics.peakBytes = peak
         statistics.inPlaceSteps = inPlace
         state.withLock { $0.last = statistics }

@@ -2,14 +2,20 @@
 ///
 /// Three paths, chosen from the shapes:
 ///
-/// - **depthwise** (`groups == C`, `C > 1`): a direct loop per output plane, vectorised over
-///   output width and parallel over `N × O` planes;
+/// - **depthwise** (`groups == C`, `C > 1`): a direct loop per output plane, each block of an
+///   output row summed in a register across the kernel taps, parallel over `N × O` planes;
 /// - **pointwise** (1×1 kernel, stride 1, no padding): one GEMM per image and group,
 ///   `W[O/g, C/g] × X[C/g, H·W]`, reading the input in place;
 /// - **im2col + GEMM** otherwise: for each image and group, the input patches are unrolled
 ///   into a `[C/g·kH·kW, tile]` column buffer (built in parallel over its rows), then
 ///   `W[O/g, C/g·kH·kW] × cols` lands directly in the NCHW output. The output positions are
 ///   processed in tiles so the column buffer stays under ``defaultColumnBufferBytes``.
+///
+/// An optional residual (a tensor of the output's shape, added after the bias: ResNet's and
+/// MobileNetV2's skip connections) and an optional ``ConvolutionClamp`` (ReLU, ReLU6, any
+/// `[lower, upper]`) are applied as each part of the output is finished — per plane in the
+/// depthwise kernel, together with the bias after each tile's GEMM — so they cost no pass of
+/// their own over memory.
 ///
 /// ```swift
 /// let p = Conv2DParameters(padding: (top: 1, bottom: 1, left: 1, right: 1))
@@ -20,7 +26,8 @@ public enum ConvolutionKernels {
     /// The largest im2col column buffer, in bytes; output positions are tiled to stay below it.
     public static let defaultColumnBufferBytes = 8 << 20
 
-    /// Which algorithm ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:)``
+    /// Which algorithm
+    /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:)``
     /// uses for a configuration.
     enum Path: Equatable {
         case depthwise
@@ -35,13 +42,15 @@ public enum ConvolutionKernels {
         return .im2col
     }
 
-    /// Convolves a batch of NCHW Float32 images with an OIHW weight, adding an optional bias.
+    /// Convolves a batch of NCHW Float32 images with an OIHW weight, adding an optional bias
+    /// and an optional residual and applying an optional clamp.
     ///
     /// Computes, for every image `n`, output channel `o` in group `g = o / (O/groups)` and
     /// output position `(y, x)`:
     /// `out[n, o, y, x] = bias[o] + Σ_{c, i, j} W[o, c, i, j] · in[n, g·C/groups + c, y·sH - padTop + i·dH, x·sW - padLeft + j·dW]`,
     /// with input positions outside the image reading as 0 — PyTorch's `conv2d` (a
-    /// cross-correlation, like every deep-learning framework's).
+    /// cross-correlation, like every deep-learning framework's) — then `+ residual[n, o, y, x]`
+    /// and `clamp` applied to it.
     ///
     /// ```swift
     /// // 3×3, stride 2, 2 groups: [2, 4, 9, 9] → [2, 6, 4, 4]
@@ -60,6 +69,10 @@ public enum ConvolutionKernels {
     ///     ``Conv2DParameters/outputShape(inputShape:weightShape:)`` returns; must not overlap
     ///     the input.
     ///   - parameters: Strides, dilations, padding and groups.
+    ///   - residual: A contiguous tensor of the output's shape added to the output (after the
+    ///     bias, before the clamp), or `nil`; must not overlap the output.
+    ///   - clamp: The activation applied to each output value (``ConvolutionClamp/none`` by
+    ///     default); the same bits as `min(max(out, lower), upper)` run afterwards.
     /// - Precondition: The configuration is valid (see
     ///   ``Conv2DParameters/outputShape(inputShape:weightShape:)``).
     /// - Note: The im2col path needs a column buffer of at most ``defaultColumnBufferBytes``
@@ -70,56 +83,106 @@ public enum ConvolutionKernels {
     ///   do not call it from inside a `parallelFor` body.
     public static func conv2d(
         input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
-        bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters
+        bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters,
+        residual: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none
     ) {
         conv2d(
             input: input, inputShape: inputShape, weights: weights, weightShape: weightShape, bias: bias,
-            output: output, parameters: parameters, columnBufferBytes: defaultColumnBufferBytes)
+            output: output, parameters: parameters, residual: residual, clamp: clamp,
+            columnBufferBytes: defaultColumnBufferBytes)
     }
 
-    /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:)`` with an explicit
-    /// column-buffer budget, so tests can force the tiled im2col path on small data.
+    /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:)``
+    /// with an explicit column-buffer budget, so tests can force the tiled im2col path on small
+    /// data.
     static func conv2d(
         input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
         bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters,
-        columnBufferBytes: Int
+        residual: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none, columnBufferBytes: Int
     ) {
         let outputShape = parameters.outputShape(inputShape: inputShape, weightShape: weightShape)
         let geometry = ConvGeometry(input: inputShape, weight: weightShape, output: outputShape, parameters: parameters)
         if geometry.outputCount == 0 { return }
+        let epilogue = ConvEpilogue(bias: bias, residual: residual, clamp: clamp, positions: geometry.outputPositions)
         switch path(channels: geometry.c, kernelHeight: geometry.kh, kernelWidth: geometry.kw, parameters: parameters) {
         case .depthwise:
-            DepthwiseConvolution.run(geometry, input: input, weights: weights, bias: bias, output: output)
-            return
+            DepthwiseConvolution.run(geometry, input: input, weights: weights, output: output, epilogue: epilogue)
         case .pointwise:
-            pointwise(geometry, input: input, weights: weights, output: output)
+            pointwise(geometry, input: input, weights: weights, output: output, epilogue: epilogue)
         case .im2col:
-            im2colGEMM(geometry, input: input, weights: weights, output: output, columnBufferBytes: columnBufferBytes)
+            im2colGEMM(
+                geometry, input: input, weights: weights, output: output, epilogue: epilogue,
+                columnBufferBytes: columnBufferBytes)
         }
-        if let bias { addBias(bias, geometry, output: output) }
+        if clamp.hasNaNBound { clamp.fillNaN(output, count: geometry.outputCount) }
     }
 
-    /// 1×1, stride 1, unpadded: `out[n, group] = W[group] × in[n, group]`, one GEMM each.
+    /// The output bytes of one pointwise tile: small enough that the tile is still in the core's
+    /// L2 cache when its epilogue (bias, residual, clamp) runs right after its GEMM.
+    static let pointwiseTileBytes = 128 << 10
+
+    /// 1×1, stride 1, unpadded: `out[n, group] = W[group] × in[n, group]`. Each image and group
+    /// is split into column tiles of about ``pointwiseTileBytes`` of output — or, when the plane
+    /// is one tile, into blocks of output channels, so small planes (7×7) use every core — run
+    /// in parallel: one single-threaded GEMM per tile, then the epilogue over the tile while it
+    /// is in cache.
     private static func pointwise(
         _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
-        output: UnsafeMutablePointer<Float>
+        output: UnsafeMutablePointer<Float>, epilogue: ConvEpilogue
     ) {
         let positions = g.outputPositions
+        let tile = pointwiseTileColumns(outputChannels: g.og, positions: positions)
+        let tiles = (positions + tile - 1) / tile
+        let rows = tiles > 1 ? g.og : pointwiseBlockRows(outputChannels: g.og, budget: KernelThreads.coreBudget)
+        let rowBlocks = (g.og + rows - 1) / rows
+        let cost = ParallelCost.perItem(nanoseconds: Double(rows * g.cg * tile) * 0.02 + 500)
         for image in 0..<g.n {
             for group in 0..<g.parameters.groups {
-                GEMMKernels.sgemm(
-                    transposeA: false, transposeB: false, m: g.og, n: positions, k: g.cg, alpha: 1,
-                    a: weights + group * g.og * g.cg, lda: g.cg,
-                    b: input + (image * g.c + group * g.cg) * g.h * g.w, ldb: positions, beta: 0,
-                    c: output + (image * g.o + group * g.og) * positions, ldc: positions)
+                let b = input + (image * g.c + group * g.cg) * g.h * g.w
+                parallelFor(count: tiles * rowBlocks, cost: cost) { range in
+                    for index in range {
+                        let start = (index % tiles) * tile
+                        let width = Swift.min(tile, positions - start)
+                        let firstRow = (index / tiles) * rows
+                        let height = Swift.min(rows, g.og - firstRow)
+                        let firstPlane = image * g.o + group * g.og + firstRow
+                        GEMMKernels.sgemm(
+                            transposeA: false, transposeB: false, m: height, n: width, k: g.cg, alpha: 1,
+                            a: weights + (group * g.og + firstRow) * g.cg, lda: g.cg, b: b + start, ldb: positions,
+                            beta: 0, c: output + firstPlane * positions + start, ldc: positions)
+                        if epilogue.isIdentity { continue }
+                        for plane in firstPlane..<(firstPlane + height) {
+                            epilogue.apply(output, plane: plane, channel: plane % g.o, columns: start..<(start + width))
+                        }
+                    }
+                }
             }
         }
     }
 
-    /// The general path: tiled im2col into a pooled buffer, then one GEMM per tile.
+    /// Output channels per block when a pointwise plane is a single tile: a multiple of 16 that
+    /// gives each core about two blocks.
+    static func pointwiseBlockRows(outputChannels: Int, budget: Int) -> Int {
+        let blocks = Swift.max(1, 2 * budget)
+        return Swift.max(16, ((outputChannels + blocks - 1) / blocks + 15) / 16 * 16)
+    }
+
+    /// Columns per pointwise tile: about ``pointwiseTileBytes`` of output, a multiple of 16, at
+    /// least 64, and at most half the positions when that leaves two tiles of 64 or more (so
+    /// both cores of a small plane have work).
+    static func pointwiseTileColumns(outputChannels: Int, positions: Int) -> Int {
+        let bytesPerColumn = Swift.max(1, outputChannels) * MemoryLayout<Float>.stride
+        var tile = Swift.max(64, pointwiseTileBytes / bytesPerColumn / 16 * 16)
+        let half = ((positions + 1) / 2 + 15) / 16 * 16
+        if half >= 64 { tile = Swift.min(tile, half) }
+        return Swift.min(tile, Swift.max(1, positions))
+    }
+
+    /// The general path: tiled im2col into a pooled buffer, then one GEMM per tile, then the
+    /// epilogue over the tile's columns of each output plane.
     private static func im2colGEMM(
         _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
-        output: UnsafeMutablePointer<Float>, columnBufferBytes: Int
+        output: UnsafeMutablePointer<Float>, epilogue: ConvEpilogue, columnBufferBytes: Int
     ) {
         let positions = g.outputPositions
         let patch = g.patchSize
@@ -129,6 +192,7 @@ public enum ConvolutionKernels {
         for image in 0..<g.n {
             for group in 0..<g.parameters.groups {
                 let groupInput = input + (image * g.c + group * g.cg) * g.h * g.w
+                let firstPlane = image * g.o + group * g.og
                 var start = 0
                 while start < positions {
                     let end = Swift.min(positions, start + tile)
@@ -136,24 +200,48 @@ public enum ConvolutionKernels {
                     GEMMKernels.sgemm(
                         transposeA: false, transposeB: false, m: g.og, n: end - start, k: patch, alpha: 1,
                         a: weights + group * g.og * patch, lda: patch, b: columns, ldb: end - start, beta: 0,
-                        c: output + (image * g.o + group * g.og) * positions + start, ldc: positions)
+                        c: output + firstPlane * positions + start, ldc: positions)
+                    if !epilogue.isIdentity {
+                        let cost = ParallelCost.perItem(nanoseconds: Double(end - start) * 0.3)
+                        parallelFor(count: g.og, cost: cost) { planes in
+                            for plane in planes {
+                                epilogue.apply(
+                                    output, plane: firstPlane + plane, channel: group * g.og + plane,
+                                    columns: start..<end)
+                            }
+                        }
+                    }
                     start = end
                 }
             }
         }
         withExtendedLifetime(buffer) {}
     }
+}
 
-    /// Adds `bias[o]` to every position of output plane `(n, o)`.
-    private static func addBias(_ bias: UnsafePointer<Float>, _ g: ConvGeometry, output: UnsafeMutablePointer<Float>) {
-        let positions = g.outputPositions
-        parallelFor(count: g.n * g.o, cost: .perItem(nanoseconds: Double(positions) * 0.3)) { planes in
-            for plane in planes {
-                let value = bias[plane % g.o]
-                let row = output + plane * positions
-                for i in 0..<positions { row[i] += value }
-            }
-        }
+/// What a convolution does to each output value after its sum: add the bias of its channel,
+/// add the residual's value at the same position, clamp — in that order, each optional.
+struct ConvEpilogue {
+    let bias: UnsafePointer<Float>?
+    /// Contiguous, the output's shape.
+    let residual: UnsafePointer<Float>?
+    let clamp: ConvolutionClamp
+    /// Output positions per plane.
+    let positions: Int
+
+    /// Whether the epilogue changes nothing.
+    var isIdentity: Bool { bias == nil && residual == nil && clamp.isIdentity }
+
+    /// Runs the epilogue over `columns` of output plane `plane` (of output channel `channel`);
+    /// without the bias when `addBias` is false (the depthwise kernel starts its sums at it).
+    @inline(__always)
+    func apply(
+        _ output: UnsafeMutablePointer<Float>, plane: Int, channel: Int, columns: Range<Int>, addBias: Bool = true
+    ) {
+        let planeBias = addBias ? bias?[channel] : nil
+        if planeBias == nil && residual == nil && clamp.isIdentity { return }
+        let offset = plane * positions + columns.lowerBound
+        clamp.apply(to: output + offset, count: columns.count, bias: planeBias, residual: residual.map { $0 + offset })
     }
 }
 
