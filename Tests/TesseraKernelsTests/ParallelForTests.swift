@@ -24,6 +24,25 @@ struct ParallelForTests {
         }
     }
 
+    @Test("inside withSerialLoops a large loop is one chunk on the calling thread; outside it splits again")
+    func serialLoops() {
+        let chunks = Atomic<Int>(0)
+        let result = KernelThreads.withSerialLoops { () -> Int in
+            parallelFor(count: 100_000, cost: .transcendental) { range in
+                chunks.add(1, ordering: .relaxed)
+                #expect(range == 0..<100_000)
+            }
+            return 42
+        }
+        #expect(result == 42)
+        #expect(chunks.load(ordering: .relaxed) == 1)
+        if KernelThreads.coreBudget > 1 {
+            let after = Atomic<Int>(0)
+            parallelFor(count: 100_000, cost: .transcendental) { _ in after.add(1, ordering: .relaxed) }
+            #expect(after.load(ordering: .relaxed) > 1)
+        }
+    }
+
     @Test("a nested parallelFor runs serially on its caller's thread")
     func nested() {
         let innerChunks = Atomic<Int>(0)

@@ -35,7 +35,8 @@ public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
 ///
 /// Collecting a request's graph and finding its plan take a process-wide lock (collection
 /// marks nodes); running the plan does not, so materializations from several threads compute
-/// at once, each kernel also using every core through `parallelFor` and OpenBLAS. Two
+/// at once. A run that starts while another is in flight keeps its loops on its own thread
+/// (`KernelThreads.withSerialLoops`); a run alone splits them across every core. Two
 /// requests that share a pending subgraph may both compute it; the values are the same
 /// (the same plan steps on the same inputs), and the first to finish is recorded. Plans are
 /// cached by graph structure and shapes (up to ``planCacheCapacity`` of them) and are
@@ -52,6 +53,8 @@ public enum GraphExecutor {
     }
 
     private static let state = Mutex(State())
+    /// Plans running now (outside the lock).
+    private static let runsInFlight = Atomic<Int>(0)
 
     /// The most plans kept; past it the cache starts over.
     public static let planCacheCapacity = 512
@@ -81,7 +84,14 @@ public enum GraphExecutor {
             state.plans[snapshot.key] = plan
             return (snapshot, plan, false)
         }
-        let (values, peak, inPlace) = plan.run(leafValues: snapshot.leafValues)
+        // With another run in flight, this one keeps its loops on its own thread: two jobs on
+        // two cores beat two jobs each splitting every loop across both (same bits either way).
+        let othersRunning = runsInFlight.wrappingAdd(1, ordering: .relaxed).oldValue
+        defer { runsInFlight.wrappingSubtract(1, ordering: .relaxed) }
+        let (values, peak, inPlace) =
+            othersRunning > 0
+            ? KernelThreads.withSerialLoops { plan.run(leafValues: snapshot.leafValues) }
+            : plan.run(leafValues: snapshot.leafValues)
         for (i, value) in values { snapshot.nodes[i].materialize(value) }
         var statistics = PlanStatistics()
         statistics.planCacheHit = cacheHit

@@ -64,6 +64,22 @@ public enum KernelThreads {
     /// `Prescott` when it did not recognise the CPU), as reported by `openblas_get_corename`.
     public static var blasCoreName: String { OpenBLASLibrary.shared.coreName }
 
+    /// Runs `body` with every ``parallelFor(count:cost:alignment:_:)`` it reaches on this
+    /// thread kept on this thread, as inside a parallel region.
+    ///
+    /// For callers that already run several independent jobs at once (the graph executor when
+    /// another materialization is in flight): one job per core beats every job fighting for
+    /// every core. Kernels partition their work by the core budget, not by the threads that
+    /// happen to run it, so the results are the same bits either way.
+    ///
+    /// ```swift
+    /// let sum = KernelThreads.withSerialLoops { computeSomething() }
+    /// ```
+    public static func withSerialLoops<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let previous = ParallelRegion.enter()
+        defer { ParallelRegion.leave(restoring: previous) }
+        return try body()
+    }
 }
 
 /// Marks threads that are inside a parallel region, so a nested `parallelFor` runs serially.
