@@ -7,7 +7,8 @@ import TesseraKernels
 /// The identity fields are immutable and set when the node is built, after the op has checked
 /// its inputs (a mistake traps here, where the user wrote it). The only mutable part sits
 /// behind a `Mutex`: a pending node holds its inputs; a materialized node holds a
-/// ``TensorValue`` and has dropped its inputs, so long-lived tensors do not pin their history.
+/// ``TensorValue`` and has dropped its inputs, so long-lived tensors do not pin their history;
+/// a node made from a small folded op owns its elements until its value is first asked for.
 /// Releasing a long chain of pending nodes is iterative, so a 100,000-node chain frees without
 /// deep recursion.
 public final class Node: Sendable {
@@ -37,11 +38,13 @@ public final class Node: Sendable {
     let state: Mutex<State>
     /// The value of a node made with its elements (``init(value:)``): immutable, so it is
     /// read without the lock, and such a node's `state` stays an empty `.pending` that is never
-    /// touched. Leaves are most nodes of small-tensor code (build-time folded ops make them).
+    /// touched. (Build-time folded ops make nodes that own their elements instead; see
+    /// ``init(ownedElements:shape:count:type:)``.)
     package let leafValue: TensorValue?
-    /// For a leaf whose elements are row-major without gaps (or a single element), the address
-    /// of its first element; `nil` otherwise. Kept beside `leafValue` so hot paths read the
-    /// address without copying the value (and touching three reference counts).
+    /// For a node born with its elements — a leaf whose elements are row-major without gaps
+    /// (or a single element), or a node that owns its computed elements — the address of its
+    /// first element; `nil` otherwise. Hot paths read it without copying a value (and touching
+    /// three reference counts); it stays valid for the node's life.
     nonisolated(unsafe) package let leafElements: UnsafeRawPointer?
     /// Which collection last visited this node (`epoch`) and the entry it got (`index`);
     /// written only under the executor's lock, so relaxed atomics suffice. A dictionary from

@@ -12,7 +12,7 @@ public final class TensorStorage: @unchecked Sendable {
     public let byteCount: Int
     private let buffer: AlignedBuffer?
     private let release: (@Sendable () -> Void)?
-    /// Whether `pointer` was allocated by this storage (``init(unpooledByteCount:)``).
+    /// Whether this storage frees `pointer` (``init(takingOwnershipOf:byteCount:)``).
     private let ownsMemory: Bool
 
     /// Storage backed by a pool (or unpooled) buffer.
@@ -22,20 +22,6 @@ public final class TensorStorage: @unchecked Sendable {
         self.buffer = buffer
         release = nil
         ownsMemory = false
-    }
-
-    /// Storage with its own memory from `malloc` (16-byte aligned, enough for every SIMD
-    /// type Swift has; the vector kernels load unaligned), outside the pool: one allocation
-    /// for the memory and one for this object, for small values made often (build-time
-    /// folded ops), where the pool's bookkeeping or a cache-line-aligned allocation would cost
-    /// more than the arithmetic.
-    public init(unpooledByteCount byteCount: Int) {
-        kernelPrecondition(byteCount >= 0, "[MLTensor] negative byte count \(byteCount)")
-        pointer = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(byteCount, 1), alignment: 16)
-        self.byteCount = byteCount
-        buffer = nil
-        release = nil
-        ownsMemory = true
     }
 
     /// Storage that takes over memory allocated with `UnsafeMutableRawPointer.allocate` and
