@@ -21,24 +21,7 @@ extension MLMultiArray {
     ///   program with a message naming this initializer and the shapes.
     public convenience init(concatenating multiArrays: [MLMultiArray], axis: Int, dataType: MLMultiArrayDataType) {
         let op = "MLMultiArray.init(concatenating:axis:dataType:)"
-        kernelPrecondition(!multiArrays.isEmpty, "[\(op)] needs at least one array")
-        let first = multiArrays[0].shapeValues
-        let rank = first.count
-        kernelPrecondition(rank >= 1, "[\(op)] cannot concatenate rank-0 arrays")
-        kernelPrecondition(
-            axis >= -rank && axis < rank, "[\(op)] axis \(axis) is out of range for shape \(first) (rank \(rank))")
-        let axis = axis < 0 ? axis + rank : axis
-        var shape = first
-        shape[axis] = 0
-        for array in multiArrays {
-            let other = array.shapeValues
-            let agrees = other.count == rank && (0..<rank).allSatisfy { $0 == axis || other[$0] == first[$0] }
-            kernelPrecondition(
-                agrees,
-                "[\(op)] shapes must agree off axis \(axis): \(first) vs \(other) "
-                    + "(all shapes: \(multiArrays.map(\.shapeValues)))")
-            shape[axis] += other[axis]
-        }
+        let (axis, shape) = CopyKernels.concatenatedShape(multiArrays.map(\.shapeValues), axis: axis, op: op)
         if case .failure(let error) = MultiArrayLayout.count(of: shape, elementSize: dataType.byteCount) {
             kernelFailure(error.prefixed(op).message)
         }

@@ -1,4 +1,35 @@
 extension CopyKernels {
+    /// The shape of `shapes` joined along `axis`, and `axis` counted from the front: every
+    /// check a concatenation makes before it copies, shared by the kernel, `MLShapedArray` and
+    /// `MLMultiArray`.
+    ///
+    /// ```swift
+    /// CopyKernels.concatenatedShape([[2, 3], [4, 3]], axis: -2, op: "concatenate")   // (0, [6, 3])
+    /// ```
+    ///
+    /// - Precondition: There is at least one shape, the rank is at least 1, `axis` is in
+    ///   `-rank..<rank`, and the shapes agree off the axis; otherwise the call traps with a
+    ///   message that starts with `[op]` and names the shapes.
+    public static func concatenatedShape(_ shapes: [[Int]], axis: Int, op: String) -> (axis: Int, shape: [Int]) {
+        kernelPrecondition(!shapes.isEmpty, "[\(op)] needs at least one operand")
+        let first = shapes[0]
+        let rank = first.count
+        kernelPrecondition(rank >= 1, "[\(op)] cannot concatenate rank-0 operands")
+        let axis = normalizedAxis(axis, rank: rank, shape: first, op: op)
+        var joined = first
+        joined[axis] = 0
+        for shape in shapes {
+            var matches = shape.count == rank
+            if matches {
+                for d in 0..<rank where d != axis && shape[d] != first[d] { matches = false }
+            }
+            kernelPrecondition(
+                matches, "[\(op)] shapes must agree off axis \(axis): \(first) vs \(shape) (all shapes: \(shapes))")
+            joined[axis] += shape[axis]
+        }
+        return (axis, joined)
+    }
+
     /// Joins strided operands along an axis into one contiguous buffer (`numpy.concatenate`).
     ///
     /// Every input must have the same rank and the same size on every dimension but `axis`;
@@ -25,25 +56,7 @@ extension CopyKernels {
         to: UnsafeMutableRawPointer
     ) {
         checkElementSize(elementSize, op: "concatenate")
-        kernelPrecondition(!inputs.isEmpty, "[concatenate] needs at least one input")
-        let first = inputs[0].layout.shape
-        let rank = first.count
-        kernelPrecondition(rank >= 1, "[concatenate] cannot concatenate rank-0 operands")
-        let axis = normalizedAxis(axis, rank: rank, shape: first, op: "concatenate")
-        var outShape = first
-        outShape[axis] = 0
-        for input in inputs {
-            let shape = input.layout.shape
-            var matches = shape.count == rank
-            if matches {
-                for d in 0..<rank where d != axis && shape[d] != first[d] { matches = false }
-            }
-            kernelPrecondition(
-                matches,
-                "[concatenate] shapes must agree off axis \(axis): \(first) vs \(shape) "
-                    + "(all shapes: \(inputs.map { $0.layout.shape }))")
-            outShape[axis] += shape[axis]
-        }
+        let (axis, outShape) = concatenatedShape(inputs.map(\.layout.shape), axis: axis, op: "concatenate")
         let outStrides = StridedLayout.contiguousStrides(for: outShape)
         var start = 0
         for input in inputs {

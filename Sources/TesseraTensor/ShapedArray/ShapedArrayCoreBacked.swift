@@ -252,26 +252,7 @@ extension _MLShapedArrayCoreBacked {
     public init<S: Sequence>(concatenating shapedArrays: S, alongAxis axis: Int) where S.Element == Self {
         let op = "\(Self._typeName).init(concatenating:alongAxis:)"
         let arrays = Array(shapedArrays)
-        kernelPrecondition(!arrays.isEmpty, "[\(op)] needs at least one array")
-        let first = arrays[0].shape
-        let rank = first.count
-        kernelPrecondition(rank >= 1, "[\(op)] cannot concatenate rank-0 arrays")
-        kernelPrecondition(
-            axis >= -rank && axis < rank, "[\(op)] axis \(axis) is out of range for shape \(first) (rank \(rank))")
-        let axis = axis < 0 ? axis + rank : axis
-        var shape = first
-        shape[axis] = 0
-        for array in arrays {
-            var matches = array.shape.count == rank
-            if matches {
-                for d in 0..<rank where d != axis && array.shape[d] != first[d] { matches = false }
-            }
-            kernelPrecondition(
-                matches,
-                "[\(op)] shapes must agree off axis \(axis): \(first) vs \(array.shape) (all shapes: \(arrays.map(\.shape)))"
-            )
-            shape[axis] += array.shape[axis]
-        }
+        let (axis, shape) = CopyKernels.concatenatedShape(arrays.map(\.shape), axis: axis, op: op)
         let core = _ShapedArrayCore<Scalar>(uninitializedShape: shape, op: op)
         withExtendedLifetime(arrays) {
             CopyKernels.concatenate(
