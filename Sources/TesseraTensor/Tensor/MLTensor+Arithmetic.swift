@@ -18,8 +18,11 @@ extension MLTensor {
     }
 
     /// `scalar` as a rank-0 constant of this tensor's scalar type, ready to broadcast against it.
+    ///
+    /// A `Float` operand is held inline (see ``InlineFloats``): no node, no cache lookup.
     package func scalarOperand(_ scalar: some MLTensorScalar) -> MLTensor {
-        MLTensor.scalarConstant(scalar.kernelDoubleValue, type: kernelType)
+        if kernelType == .float32 { return MLTensor(inline: InlineFloats(scalar: Float(scalar.kernelDoubleValue))) }
+        return MLTensor.scalarConstant(scalar.kernelDoubleValue, type: kernelType)
     }
 
     /// `op(self, other)` with NumPy broadcasting.
@@ -27,6 +30,7 @@ extension MLTensor {
     /// A literal operand (`x * 2` resolving to the tensor-tensor overload) takes the other
     /// operand's scalar type.
     package func binary(_ op: BinaryOp, _ other: MLTensor) -> MLTensor {
+        if let result = MLTensor.inlineBinary(op, self, other) { return result }
         var (lhs, rhs) = (self, other)
         if lhs.kernelType != rhs.kernelType {
             if let value = rhs.literal, lhs.literal == nil {
@@ -44,7 +48,9 @@ extension MLTensor {
     /// operand), or `nil`.
     private var knownScalar: Double? {
         if let literal { return literal }
-        guard shape.isEmpty, let value = node.value else { return nil }
+        guard shape.isEmpty else { return nil }
+        guard let node = storedNode else { return Double(inline.elements[0]) }
+        guard let value = node.value else { return nil }
         var result = 0.0
         ScalarConversion.convert(
             value.pointer + value.layout.offset * value.type.byteCount, from: value.type, into: &result,
@@ -101,7 +107,8 @@ extension MLTensor {
     /// - Precondition: Both tensors have the same numeric (non-`Bool`) scalar type and
     ///   broadcastable shapes; otherwise the call traps, naming `add` and the shapes.
     public static func + (lhs: consuming MLTensor, rhs: MLTensor) -> MLTensor {
-        lhs.binaryReusingStorage(.add, rhs)
+        if let result = MLTensor.inlineBinary(.add, lhs, rhs) { return result }
+        return lhs.binaryReusingStorage(.add, rhs)
     }
 
     /// Adds a scalar to every element of a tensor.
@@ -116,6 +123,7 @@ extension MLTensor {
     /// - Precondition: The tensor's scalar type is not `Bool`.
     public static func + (lhs: consuming MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
         let scalar = lhs.scalarOperand(rhs)
+        if let result = MLTensor.inlineBinary(.add, lhs, scalar) { return result }
         return lhs.binaryReusingStorage(.add, scalar)
     }
 
@@ -162,7 +170,8 @@ extension MLTensor {
     ///
     /// - Precondition: Same numeric (non-`Bool`) scalar type, broadcastable shapes.
     public static func - (lhs: consuming MLTensor, rhs: MLTensor) -> MLTensor {
-        lhs.binaryReusingStorage(.sub, rhs)
+        if let result = MLTensor.inlineBinary(.sub, lhs, rhs) { return result }
+        return lhs.binaryReusingStorage(.sub, rhs)
     }
 
     /// Subtracts a scalar from every element.
@@ -176,6 +185,7 @@ extension MLTensor {
     /// - Precondition: The tensor's scalar type is not `Bool`.
     public static func - (lhs: consuming MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
         let scalar = lhs.scalarOperand(rhs)
+        if let result = MLTensor.inlineBinary(.sub, lhs, scalar) { return result }
         return lhs.binaryReusingStorage(.sub, scalar)
     }
 
@@ -232,7 +242,8 @@ extension MLTensor {
     ///
     /// - Precondition: Same numeric (non-`Bool`) scalar type, broadcastable shapes.
     public static func * (lhs: consuming MLTensor, rhs: MLTensor) -> MLTensor {
-        lhs.binaryReusingStorage(.mul, rhs)
+        if let result = MLTensor.inlineBinary(.mul, lhs, rhs) { return result }
+        return lhs.binaryReusingStorage(.mul, rhs)
     }
 
     /// Multiplies every element by a scalar.
@@ -247,6 +258,7 @@ extension MLTensor {
     /// - Precondition: The tensor's scalar type is not `Bool`.
     public static func * (lhs: consuming MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
         let scalar = lhs.scalarOperand(rhs)
+        if let result = MLTensor.inlineBinary(.mul, lhs, scalar) { return result }
         return lhs.binaryReusingStorage(.mul, scalar)
     }
 
@@ -291,7 +303,8 @@ extension MLTensor {
     ///
     /// - Precondition: Same numeric (non-`Bool`) scalar type, broadcastable shapes.
     public static func / (lhs: consuming MLTensor, rhs: MLTensor) -> MLTensor {
-        lhs.binaryReusingStorage(.div, rhs)
+        if let result = MLTensor.inlineBinary(.div, lhs, rhs) { return result }
+        return lhs.binaryReusingStorage(.div, rhs)
     }
 
     /// Divides every element by a scalar.
@@ -305,6 +318,7 @@ extension MLTensor {
     /// - Precondition: The tensor's scalar type is not `Bool`.
     public static func / (lhs: consuming MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
         let scalar = lhs.scalarOperand(rhs)
+        if let result = MLTensor.inlineBinary(.div, lhs, scalar) { return result }
         return lhs.binaryReusingStorage(.div, scalar)
     }
 

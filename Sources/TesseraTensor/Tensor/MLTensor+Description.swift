@@ -11,24 +11,24 @@ extension MLTensor: CustomStringConvertible, CustomReflectable {
     /// ```
     public var description: String {
         let head = "MLTensor(shape: \(shape), scalarType: \(scalarType)"
-        guard node.value != nil else { return head + ", not yet computed)" }
+        guard isMaterialized else { return head + ", not yet computed)" }
         let limit = 64
         let values = scalars(of: Double.self)
-        var text = values.prefix(limit).map { node.type == .bool ? ($0 != 0 ? "true" : "false") : format($0) }
+        var text = values.prefix(limit).map { kernelType == .bool ? ($0 != 0 ? "true" : "false") : format($0) }
             .joined(separator: ", ")
         if values.count > limit { text += ", … (\(values.count) scalars)" }
         return head + ", [\(text)])"
     }
 
     private func format(_ value: Double) -> String {
-        node.type.isFloatingPoint ? "\(node.type == .float64 ? value : Double(Float(value)))" : "\(Int64(value))"
+        kernelType.isFloatingPoint ? "\(kernelType == .float64 ? value : Double(Float(value)))" : "\(Int64(value))"
     }
 
     /// The shape, the scalar type and whether the tensor is computed.
     public var customMirror: Mirror {
         Mirror(
             self,
-            children: ["shape": shape, "scalarType": "\(scalarType)", "isMaterialized": node.value != nil],
+            children: ["shape": shape, "scalarType": "\(scalarType)", "isMaterialized": isMaterialized],
             displayStyle: .struct)
     }
 }
@@ -41,7 +41,7 @@ extension MLTensor: ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral, Expr
     /// In an operation with a tensor of another scalar type (`halfTensor * 1.5`), the literal
     /// takes that tensor's type.
     public init(floatLiteral value: Double) {
-        self.init(node: MLTensor.scalarConstant(value, type: .float32).node, literal: value)
+        self.init(inline: InlineFloats(scalar: Float(value)), literal: value)
     }
 
     /// A rank-0 `Int32` tensor: `let t: MLTensor = 3`.

@@ -14,6 +14,7 @@ extension MLTensor {
     /// ```
     @discardableResult
     public func materialized() -> MLTensor {
+        guard let node = storedNode else { return self }
         GraphExecutor.materialize([node])
         return self
     }
@@ -22,23 +23,31 @@ extension MLTensor {
     /// cooperative pool (the work runs on a Dispatch worker) and returns it.
     @discardableResult
     public func materialized() async -> MLTensor {
+        guard let node = storedNode else { return self }
         await GraphExecutor.materialize([node])
         return self
     }
 
     /// **Tessera extension.** Computes several tensors in one plan (shared subexpressions run
     /// once) and returns what the run did.
+    ///
+    /// Tensors that hold their elements inline (small folded `Float` results) are already
+    /// computed and take no part in the plan.
     @discardableResult
     public static func materialize(_ tensors: [MLTensor]) -> PlanStatistics {
-        GraphExecutor.materialize(tensors.map(\.node))
+        GraphExecutor.materialize(tensors.compactMap(\.storedNode))
     }
 
     /// **Tessera extension.** Computes several tensors in one plan without blocking the
     /// cooperative pool.
     @discardableResult
     public static func materialize(_ tensors: [MLTensor]) async -> PlanStatistics {
-        await GraphExecutor.materialize(tensors.map(\.node))
+        await GraphExecutor.materialize(tensors.compactMap(\.storedNode))
     }
+
+    /// Whether the elements exist (inline, a leaf, or computed); reading them then costs no
+    /// computation.
+    package var isMaterialized: Bool { storedNode.map { $0.value != nil } ?? true }
 
     /// **Tessera extension.** The elements in row-major order as `Scalar` values (converted
     /// when the tensor's type differs), computing the tensor first if needed.
@@ -54,8 +63,11 @@ extension MLTensor {
     }
 
     private func copyScalars<Scalar: MLTensorScalar>(_: Scalar.Type) -> [Scalar] {
-        let value = node.value!
         let count = scalarCount
+        if storedNode == nil, Scalar.self == Float.self {
+            return inline.withElements { Array(UnsafeBufferPointer(start: $0, count: count)) } as! [Scalar]
+        }
+        let value = node.value!
         return [Scalar](unsafeUninitializedCapacity: count) { buffer, initialized in
             if count > 0 {
                 ElementwiseKernels.cast(

@@ -26,6 +26,87 @@ extension MLTensor {
     package static let smallFoldingLimit: Int =
         ProcessInfo.processInfo.environment["TESSERA_FOLD_LIMIT"].flatMap { Int($0) } ?? 256
 
+    /// `op(lhs, rhs)` when both operands hold their elements inline (see ``InlineFloats``), or
+    /// `nil` to take the general path (an operand has a node, the op produces booleans, folding
+    /// is off, or the shapes need more than a single-element broadcast).
+    ///
+    /// This is the whole cost of an op in a chain such as `x = x * a + b` on a small `x`: no
+    /// node, no allocation, no lock. The identities ``identityResult(_:_:_:)`` applies are
+    /// applied here too, and `+ - * /` run as vector arithmetic, which rounds exactly as the
+    /// fused interpreter's kernels do (IEEE operations, no contraction); other ops call those
+    /// kernels.
+    @inline(__always)
+    static func inlineBinary(_ op: BinaryOp, _ lhs: borrowing MLTensor, _ rhs: borrowing MLTensor) -> MLTensor? {
+        guard lhs.storedNode == nil, rhs.storedNode == nil, !op.producesBool else { return nil }
+        let a = lhs.inline
+        let b = rhs.inline
+        guard Swift.max(a.count, b.count) <= smallFoldingLimit else { return nil }
+        if b.count == 1 && b.rank <= a.rank {
+            if b.rank == 0, let same = inlineIdentity(op, lhs, rhs) { return same }
+            let elements = inlineResult(op, a.elements, a.count == 1, SIMD16(repeating: b.elements[0]), true, a.count)
+            return MLTensor(inline: InlineFloats(elements: elements, shapedLike: a))
+        }
+        if a.count == 1 && a.rank <= b.rank {
+            if a.rank == 0, let same = inlineIdentity(op, lhs, rhs) { return same }
+            let elements = inlineResult(op, SIMD16(repeating: a.elements[0]), true, b.elements, false, b.count)
+            return MLTensor(inline: InlineFloats(elements: elements, shapedLike: b))
+        }
+        guard a.hasSameShape(as: b) else { return nil }
+        return MLTensor(inline: InlineFloats(elements: inlineResult(op, a.elements, false, b.elements, false, a.count), shapedLike: a))
+    }
+
+    /// ``identityResult(_:_:_:)`` for inline operands, one of them rank 0: `x * 1`, `1 * x`,
+    /// `x / 1`, `x ** 1`, `x - 0`, `x + (-0)`, `(-0) + x` are `x` itself.
+    private static func inlineIdentity(_ op: BinaryOp, _ lhs: borrowing MLTensor, _ rhs: borrowing MLTensor)
+        -> MLTensor?
+    {
+        if rhs.inline.rank == 0 {
+            let c = rhs.literal ?? Double(rhs.inline.elements[0])
+            switch op {
+            case .mul, .div, .pow: if c == 1 { return copy lhs }
+            case .sub: if c == 0 && c.sign == .plus { return copy lhs }
+            case .add: if c.bitPattern == (-0.0).bitPattern { return copy lhs }
+            default: break
+            }
+        }
+        if lhs.inline.rank == 0 {
+            let c = lhs.literal ?? Double(lhs.inline.elements[0])
+            switch op {
+            case .mul: if c == 1 { return copy rhs }
+            case .add: if c.bitPattern == (-0.0).bitPattern { return copy rhs }
+            default: break
+            }
+        }
+        return nil
+    }
+
+    /// `op(a, b)` lane by lane, of which `count` lanes are used (a scalar operand arrives
+    /// broadcast to every lane).
+    @inline(__always)
+    private static func inlineResult(
+        _ op: BinaryOp, _ a: SIMD16<Float>, _ aIsScalar: Bool, _ b: SIMD16<Float>, _ bIsScalar: Bool, _ count: Int
+    ) -> SIMD16<Float> {
+        switch op {
+        case .add: return a + b
+        case .sub: return a - b
+        case .mul: return a * b
+        case .div: return a / b
+        default:
+            var output = SIMD16<Float>.zero
+            withUnsafeBytes(of: a) { a in
+                withUnsafeBytes(of: b) { b in
+                    withUnsafeMutableBytes(of: &output) { output in
+                        ElementwiseKernels.smallBinary(
+                            op, lhs: a.baseAddress!.assumingMemoryBound(to: Float.self), lhsIsScalar: aIsScalar,
+                            rhs: b.baseAddress!.assumingMemoryBound(to: Float.self), rhsIsScalar: bIsScalar,
+                            output: output.baseAddress!.assumingMemoryBound(to: Float.self), count: count)
+                    }
+                }
+            }
+            return output
+        }
+    }
+
     /// `op(lhs, rhs)` computed now, or `nil` when the op must go into the graph (an operand is
     /// pending, not `Float`, not compact, the result is large, or the shapes need more than a
     /// single-element broadcast).
@@ -35,43 +116,61 @@ extension MLTensor {
         let rhsCount = rhs.scalarCount
         guard lhsCount > 0, rhsCount > 0, Swift.max(lhsCount, rhsCount) <= smallFoldingLimit else { return nil }
         let shape: [Int]
-        if lhs.node.shape == rhs.node.shape {
-            shape = lhs.node.shape
-        } else if rhsCount == 1 && rhs.rank <= lhs.rank {
-            shape = lhs.node.shape
-        } else if lhsCount == 1 && lhs.rank <= rhs.rank {
-            shape = rhs.node.shape
+        let lhsShape = lhs.shape
+        let rhsShape = rhs.shape
+        if lhsShape == rhsShape {
+            shape = lhsShape
+        } else if rhsCount == 1 && rhsShape.count <= lhsShape.count {
+            shape = lhsShape
+        } else if lhsCount == 1 && lhsShape.count <= rhsShape.count {
+            shape = rhsShape
         } else {
             return nil
         }
         let count = Swift.max(lhsCount, rhsCount)
-        // The operands are parameters, alive for the whole call, and so are their nodes'
-        // elements: a leaf's address is read without copying its value.
-        if let a = lhs.node.leafElements, let b = rhs.node.leafElements {
-            return folded(op, a, lhsCount == 1 && count > 1, b, rhsCount == 1 && count > 1, count, shape)
-        }
-        guard let a = compactValue(lhs.node, count: lhsCount), let b = compactValue(rhs.node, count: rhsCount) else {
-            return nil
-        }
-        return withExtendedLifetime(a) {
-            withExtendedLifetime(b) {
-                folded(
-                    op, a.firstElement, lhsCount == 1 && count > 1, b.firstElement, rhsCount == 1 && count > 1, count,
-                    shape)
+        let result = lhs.withFoldableElements(count: lhsCount) { a in
+            rhs.withFoldableElements(count: rhsCount) { b in
+                folded(op, a, lhsCount == 1 && count > 1, b, rhsCount == 1 && count > 1, count, shape)
             }
         }
+        return result ?? nil
     }
 
-    /// A new leaf holding `op` applied to `count` elements from `lhs` and `rhs` (a scalar
-    /// operand supplies its one element to every position).
+    /// Calls `body` with the address of this materialized tensor's first element when its
+    /// `count` elements are row-major without gaps (inline, a compact leaf, a node that owns
+    /// its elements, or a compact materialized value); `nil` for a pending or strided tensor.
+    /// The address is valid only inside `body`.
+    @inline(__always)
+    private func withFoldableElements<Result>(
+        count: Int, _ body: (UnsafePointer<Float>) -> Result
+    ) -> Result? {
+        guard let node = storedNode else { return inline.withElements(body) }
+        // The node is alive for the whole call (this tensor holds it), and so are its elements:
+        // a leaf's address is read without copying its value.
+        if let elements = node.leafElements { return body(elements.assumingMemoryBound(to: Float.self)) }
+        guard let value = MLTensor.compactValue(node, count: count) else { return nil }
+        return withExtendedLifetime(value) { body(value.firstElement.assumingMemoryBound(to: Float.self)) }
+    }
+
+    /// A tensor holding `op` applied to `count` elements from `lhs` and `rhs` (a scalar
+    /// operand supplies its one element to every position): inline when it fits, otherwise a
+    /// node that owns its elements.
     private static func folded(
-        _ op: BinaryOp, _ lhs: UnsafeRawPointer, _ lhsIsScalar: Bool, _ rhs: UnsafeRawPointer, _ rhsIsScalar: Bool,
-        _ count: Int, _ shape: [Int]
+        _ op: BinaryOp, _ lhs: UnsafePointer<Float>, _ lhsIsScalar: Bool, _ rhs: UnsafePointer<Float>,
+        _ rhsIsScalar: Bool, _ count: Int, _ shape: [Int]
     ) -> MLTensor {
+        if count <= InlineFloats.capacity && shape.count <= InlineFloats.maxRank {
+            var elements = SIMD16<Float>.zero
+            withUnsafeMutableBytes(of: &elements) { output in
+                ElementwiseKernels.smallBinary(
+                    op, lhs: lhs, lhsIsScalar: lhsIsScalar, rhs: rhs, rhsIsScalar: rhsIsScalar,
+                    output: output.baseAddress!.assumingMemoryBound(to: Float.self), count: count)
+            }
+            return MLTensor(inline: InlineFloats(shape: shape, count: count, elements: elements)!)
+        }
         let elements = allocateFloats(count)
         ElementwiseKernels.smallBinary(
-            op, lhs: lhs.assumingMemoryBound(to: Float.self), lhsIsScalar: lhsIsScalar,
-            rhs: rhs.assumingMemoryBound(to: Float.self), rhsIsScalar: rhsIsScalar,
+            op, lhs: lhs, lhsIsScalar: lhsIsScalar, rhs: rhs, rhsIsScalar: rhsIsScalar,
             output: elements.assumingMemoryBound(to: Float.self), count: count)
         return MLTensor(node: Node(ownedElements: elements, shape: shape, count: count, type: .float32))
     }
@@ -82,16 +181,21 @@ extension MLTensor {
         guard kernelType == .float32 else { return nil }
         let count = scalarCount
         guard count > 0, count <= MLTensor.smallFoldingLimit else { return nil }
-        func run(_ input: UnsafeRawPointer) -> MLTensor {
+        let shape = self.shape
+        return withFoldableElements(count: count) { input in
+            if count <= InlineFloats.capacity && shape.count <= InlineFloats.maxRank {
+                var elements = SIMD16<Float>.zero
+                withUnsafeMutableBytes(of: &elements) { output in
+                    ElementwiseKernels.smallUnary(
+                        op, input: input, output: output.baseAddress!.assumingMemoryBound(to: Float.self), count: count)
+                }
+                return MLTensor(inline: InlineFloats(shape: shape, count: count, elements: elements)!)
+            }
             let elements = MLTensor.allocateFloats(count)
             ElementwiseKernels.smallUnary(
-                op, input: input.assumingMemoryBound(to: Float.self),
-                output: elements.assumingMemoryBound(to: Float.self), count: count)
+                op, input: input, output: elements.assumingMemoryBound(to: Float.self), count: count)
             return MLTensor(node: Node(ownedElements: elements, shape: shape, count: count, type: .float32))
         }
-        if let leaf = node.leafElements { return run(leaf) }
-        guard let value = MLTensor.compactValue(node, count: count) else { return nil }
-        return withExtendedLifetime(value) { run(value.firstElement) }
     }
 
     /// Memory for `count` floats from `malloc` (16-byte aligned, enough for every SIMD type
@@ -108,35 +212,32 @@ extension MLTensor {
     /// The arithmetic operators take their left operand as `consuming`, so a temporary
     /// arrives here without another reference.
     package mutating func binaryReusingStorage(_ op: BinaryOp, _ other: MLTensor) -> MLTensor {
+        if let result = MLTensor.inlineBinary(op, self, other) { return result }
         guard kernelType == .float32, other.kernelType == .float32, !op.producesBool,
             MLTensor.identityResult(op, self, other) == nil
         else { return binary(op, other) }
         let count = scalarCount
         let otherCount = other.scalarCount
-        guard count > 0, count <= MLTensor.smallFoldingLimit, otherCount > 0,
-            node.shape == other.node.shape || (otherCount == 1 && other.rank <= rank),
-            let elements = node.leafElements, isKnownUniquelyReferenced(&node), node.ownsItsElements
+        // Inline elements need no storage to reuse: `binary` folds them without allocating.
+        guard storedNode != nil, count <= MLTensor.smallFoldingLimit, otherCount > 0,
+            shape == other.shape || (otherCount == 1 && other.rank <= rank),
+            isKnownUniquelyReferenced(&storedNode), let elements = storedNode!.leafElements,
+            storedNode!.ownsItsElements
         else { return binary(op, other) }
-        if let otherElements = other.node.leafElements {
-            writeInPlace(op, elements, otherElements, otherIsScalar: otherCount == 1 && count > 1, count: count)
-        } else {
-            guard let value = MLTensor.compactValue(other.node, count: otherCount) else { return binary(op, other) }
-            withExtendedLifetime(value) {
-                writeInPlace(
-                    op, elements, value.firstElement, otherIsScalar: otherCount == 1 && count > 1, count: count)
-            }
+        let otherIsScalar = otherCount == 1 && count > 1
+        let written: Void? = other.withFoldableElements(count: otherCount) { otherElements in
+            writeInPlace(op, elements, otherElements, otherIsScalar: otherIsScalar, count: count)
         }
-        return self
+        return written == nil ? binary(op, other) : self
     }
 
     /// `elements[i] = op(elements[i], other[i])`, through the fused interpreter's bodies.
     private func writeInPlace(
-        _ op: BinaryOp, _ elements: UnsafeRawPointer, _ other: UnsafeRawPointer, otherIsScalar: Bool, count: Int
+        _ op: BinaryOp, _ elements: UnsafeRawPointer, _ other: UnsafePointer<Float>, otherIsScalar: Bool, count: Int
     ) {
         let target = UnsafeMutableRawPointer(mutating: elements).assumingMemoryBound(to: Float.self)
         ElementwiseKernels.smallBinary(
-            op, lhs: target, lhsIsScalar: false, rhs: other.assumingMemoryBound(to: Float.self),
-            rhsIsScalar: otherIsScalar, output: target, count: count)
+            op, lhs: target, lhsIsScalar: false, rhs: other, rhsIsScalar: otherIsScalar, output: target, count: count)
     }
 
     /// A materialized node's value when its elements are row-major without gaps (or it has

@@ -22,54 +22,70 @@ import TesseraKernels
 /// let values = await y.shapedArray(of: Float.self)
 /// ```
 public struct MLTensor: Sendable {
-    /// The graph node this tensor names (`var` only so that ``binaryReusingStorage(_:_:)`` can
-    /// check that it holds the only reference).
-    package var node: Node
+    /// The graph node this tensor names, or `nil` when the tensor holds its elements itself
+    /// (``inline``). A `var` only so that ``binaryReusingStorage(_:_:)`` can check that it
+    /// holds the only reference.
+    package var storedNode: Node?
     /// For a rank-0 tensor written as a literal (`x * 2`, `x + 0.5`), the literal's value: such
     /// a tensor takes the scalar type of the tensor it meets, as the scalar overloads do.
     package let literal: Double?
+    // (The literal comes before the inline elements: a 9-byte field at the end would be
+    // copied with an unaligned 16-byte move overlapping the shape's, which stalls loads.)
+
+    /// The elements of a small `Float` tensor that has no node (``storedNode`` is `nil`);
+    /// ``InlineFloats/none`` otherwise.
+    package let inline: InlineFloats
 
     /// A tensor naming an existing graph node.
     package init(node: Node, literal: Double? = nil) {
-        self.node = node
+        storedNode = node
+        inline = .none
+        self.literal = literal
+    }
+
+    /// A tensor holding small `Float` elements itself (see ``InlineFloats``).
+    package init(inline: InlineFloats, literal: Double? = nil) {
+        storedNode = nil
+        self.inline = inline
         self.literal = literal
     }
 
     /// A tensor for `op` applied to the given tensors.
     package init(_ op: GraphOp, _ inputs: [MLTensor]) {
-        node = Node(op, inputs: inputs.map(\.node))
-        literal = nil
+        self.init(node: Node(op, inputs: inputs.map(\.node)))
     }
 
     /// A tensor for a binary `op` (one array fewer than the general form, for the hot path).
     package init(_ op: GraphOp, _ a: MLTensor, _ b: MLTensor) {
-        node = Node(op, inputs: [a.node, b.node])
-        literal = nil
+        self.init(node: Node(op, inputs: [a.node, b.node]))
     }
 
     /// A tensor holding `value`.
     package init(value: TensorValue) {
-        node = Node(value: value)
-        literal = nil
+        self.init(node: Node(value: value))
     }
 
+    /// The graph node for this tensor: its own, or for a tensor with inline elements a
+    /// materialized leaf holding them (made on each call; see ``InlineFloats/leafNode()``).
+    package var node: Node { storedNode ?? inline.leafNode() }
+
     /// The shape: `[2, 3]` for a 2×3 matrix, `[]` for a scalar.
-    public var shape: [Int] { node.shape }
+    public var shape: [Int] { storedNode?.shape ?? inline.shape }
 
     /// The number of dimensions.
-    public var rank: Int { node.shape.count }
+    public var rank: Int { storedNode?.shape.count ?? inline.rank }
 
     /// The number of elements (the product of the shape; 1 for a scalar).
-    public var scalarCount: Int { node.count }
+    public var scalarCount: Int { storedNode?.count ?? inline.count }
 
     /// The element type, e.g. `Float.self`; `Int32.self` for `argmax` results.
-    public var scalarType: any MLTensorScalar.Type { node.type.tensorScalarType }
+    public var scalarType: any MLTensorScalar.Type { kernelType.tensorScalarType }
 
     /// Whether the tensor has rank 0.
-    public var isScalar: Bool { node.shape.isEmpty }
+    public var isScalar: Bool { rank == 0 }
 
     /// The kernel-layer tag of the element type.
-    package var kernelType: KernelScalarType { node.type }
+    package var kernelType: KernelScalarType { storedNode?.type ?? .float32 }
 
     /// `axis` counted from the front (`-1` is the last axis).
     ///
