@@ -52,7 +52,9 @@ extension MLTensor {
             return MLTensor(inline: InlineFloats(elements: elements, shapedLike: b))
         }
         guard a.hasSameShape(as: b) else { return nil }
-        return MLTensor(inline: InlineFloats(elements: inlineResult(op, a.elements, false, b.elements, false, a.count), shapedLike: a))
+        return MLTensor(
+            inline: InlineFloats(
+                elements: inlineResult(op, a.elements, false, b.elements, false, a.count), shapedLike: a))
     }
 
     /// ``identityResult(_:_:_:)`` for inline operands, one of them rank 0: `x * 1`, `1 * x`,
