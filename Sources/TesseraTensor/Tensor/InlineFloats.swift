@@ -5,9 +5,9 @@ import TesseraKernels
 /// graph node and no heap memory of their own.
 ///
 /// Build-time folding (see `MLTensor+SmallFolding.swift`) computes a small element-wise op at
-/// once; when the result has at most ``capacity`` elements (one 64-byte cache line), it is
-/// stored here instead of in a node (ranks up to 8), so a chain such as `x = x * a + b` on a 16-element `x`
-/// allocates nothing per op. `Float` literals (`x * 1.5`) and `Float` scalar operands are
+/// once; when the result has at most ``capacity`` elements (one 64-byte cache line) and rank
+/// at most ``maxRank``, it is stored here instead of in a node, so a chain such as
+/// `x = x * a + b` on a 16-element `x` allocates nothing per op. `Float` literals (`x * 1.5`) and `Float` scalar operands are
 /// stored the same way, so they need no shared-constant lookup either.
 ///
 /// A tensor with inline elements is materialized by definition. When one is used where a

@@ -7,7 +7,8 @@ import TesseraKernels
 /// A `Float` element-wise op whose operands are already materialized (leaves: tensors made
 /// from scalars, shaped arrays or earlier materializations) and whose result has at most
 /// ``smallFoldingLimit`` elements is computed when it is built, on the calling thread, and
-/// returns a materialized tensor. Building, collecting, planning and freeing one graph node
+/// returns a materialized tensor: one that holds up to 16 elements inline (see
+/// ``InlineFloats``), or a node that owns its elements. Building, collecting, planning and freeing one graph node
 /// costs about a microsecond; computing 256 floats costs a few nanoseconds, so deferring
 /// such an op only adds overhead, and there is nothing to fuse that would save a pass over
 /// memory.
@@ -19,6 +20,7 @@ import TesseraKernels
 /// ```swift
 /// var x = MLTensor([1, 2, 3, 4] as [Float])   // materialized leaf
 /// x = x * 1.5 + 0.25                           // both ops computed here; no graph is built
+///                                              // (and the results are inline: no allocation)
 /// ```
 extension MLTensor {
     /// The most elements a build-time folded op may produce: 256 (1 KB of `Float`).
