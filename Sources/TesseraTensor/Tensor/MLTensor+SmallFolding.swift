@@ -8,10 +8,10 @@ import TesseraKernels
 /// from scalars, shaped arrays or earlier materializations) and whose result has at most
 /// ``smallFoldingLimit`` elements is computed when it is built, on the calling thread, and
 /// returns a materialized tensor: one that holds up to 16 elements inline (see
-/// ``InlineFloats``), or a node that owns its elements. Building, collecting, planning and freeing one graph node
-/// costs about a microsecond; computing 256 floats costs a few nanoseconds, so deferring
-/// such an op only adds overhead, and there is nothing to fuse that would save a pass over
-/// memory.
+/// ``InlineFloats``), or a node that owns its elements. Building, collecting, planning and
+/// freeing one graph node costs about a microsecond; computing 256 floats costs a few
+/// nanoseconds, so deferring such an op only adds overhead, and there is nothing to fuse that
+/// would save a pass over memory.
 ///
 /// The arithmetic is the fused interpreter's own per-block code
 /// (`ElementwiseKernels.smallBinary` / `smallUnary`), so a folded result is bit-identical to
