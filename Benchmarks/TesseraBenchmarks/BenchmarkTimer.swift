@@ -20,6 +20,7 @@ struct Timing {
 /// Inputs are built by the caller outside `body`; `body` should end when the result is in
 /// memory.
 func measure(warmups: Int = 3, iterations: Int = 30, _ body: () -> Void) -> Timing {
+    let iterations = iterationsOverride ?? iterations
     for _ in 0..<warmups { body() }
     var samples: [Double] = []
     samples.reserveCapacity(iterations)
@@ -31,6 +32,10 @@ func measure(warmups: Int = 3, iterations: Int = 30, _ body: () -> Void) -> Timi
     }
     return Timing(samples: samples.sorted())
 }
+
+/// `TESSERA_BENCH_ITERATIONS=N` times every workload N times (to profile one workload with
+/// `perf` long enough that start-up does not dominate the samples).
+let iterationsOverride = ProcessInfo.processInfo.environment["TESSERA_BENCH_ITERATIONS"].flatMap { Int($0) }
 
 /// Prints one line of a benchmark table.
 func report(_ name: String, _ timing: Timing, _ figures: String) {

@@ -1,6 +1,7 @@
 import Synchronization
-import TesseraKernels
 import Testing
+
+@testable import TesseraKernels
 
 @Suite("parallelFor")
 struct ParallelForTests {
@@ -80,6 +81,25 @@ extension ParallelForTests {
                 }
             }
             for await ok in group { #expect(ok) }
+        }
+    }
+}
+
+extension ParallelForTests {
+    @Test(
+        "the spinning workers run every chunk exactly once, with home chunks (up to 64) or one counter",
+        arguments: [1, 2, 3, 8, 63, 64, 65, 200])
+    func spinningWorkersCoverChunks(chunks: Int) {
+        guard let workers = SpinningWorkers.shared else { return }
+        let hits = UnsafeMutablePointer<Int32>.allocate(capacity: chunks)
+        defer { hits.deallocate() }
+        let pointer = UncheckedPointer(hits)
+        for _ in 0..<200 {
+            hits.initialize(repeating: 0, count: chunks)
+            // Another thread's loop may hold the workers (tests run in parallel): then nothing
+            // ran, and the caller would fall back to Dispatch.
+            guard workers.run(chunks: chunks, { chunk in pointer.value[chunk] += 1 }) else { continue }
+            #expect((0..<chunks).allSatisfy { hits[$0] == 1 }, "\(chunks) chunks")
         }
     }
 }

@@ -37,6 +37,11 @@ final class SpinningWorkers: @unchecked Sendable {
     private let owner = Mutex<Bool>(false)
     private let state = Atomic<Int>(0)
     private let nextChunk = Atomic<Int>(0)
+    /// For a loop of at most 64 chunks, bit `c` is set once chunk `c` is claimed (see
+    /// ``runChunks(_:participant:)``).
+    private let claimed = Atomic<UInt64>(0)
+    /// The caller and the workers: chunk `c`'s home is participant `c * participants / chunks`.
+    private let participants: Int
     private let remaining = Atomic<Int>(0)
     private let sleepers = Atomic<Int>(0)
     private let condition = NSCondition()
@@ -46,8 +51,9 @@ final class SpinningWorkers: @unchecked Sendable {
     private var chunkCount = 0
 
     private init(workers: Int) {
+        participants = workers + 1
         for index in 0..<workers {
-            let thread = Thread { [self] in self.work() }
+            let thread = Thread { [self] in self.work(participant: index + 1) }
             thread.name = "tessera-worker-\(index)"
             thread.stackSize = 1 << 20
             thread.start()
@@ -69,6 +75,7 @@ final class SpinningWorkers: @unchecked Sendable {
             self.body = body
             chunkCount = chunks
             nextChunk.store(0, ordering: .sequentiallyConsistent)
+            claimed.store(0, ordering: .sequentiallyConsistent)
             remaining.store(chunks, ordering: .sequentiallyConsistent)
             // Open the loop: the next odd generation, nobody inside.
             let closed = state.load(ordering: .sequentiallyConsistent) >> SpinningWorkers.insideBits
@@ -79,7 +86,7 @@ final class SpinningWorkers: @unchecked Sendable {
                 condition.broadcast()
                 condition.unlock()
             }
-            runChunks(body)
+            runChunks(body, participant: 0)
             while remaining.load(ordering: .sequentiallyConsistent) > 0 { tessera_spin_pause() }
             // Close it once no worker is inside; late workers then see an even generation.
             let inside = open << SpinningWorkers.insideBits
@@ -94,23 +101,52 @@ final class SpinningWorkers: @unchecked Sendable {
         return true
     }
 
-    private func runChunks(_ body: (Int) -> Void) {
-        while true {
-            let chunk = nextChunk.add(1, ordering: .sequentiallyConsistent).oldValue
-            if chunk >= chunkCount { return }
-            let previous = ParallelRegion.enter()
-            body(chunk)
-            ParallelRegion.leave(restoring: previous)
-            remaining.subtract(1, ordering: .sequentiallyConsistent)
+    /// Runs unclaimed chunks until none is left.
+    ///
+    /// A loop of at most 64 chunks gives every participant a home: a contiguous run of
+    /// chunks, the same run in every loop of the same size. A participant runs its home
+    /// chunks front to back, then takes other participants' unclaimed chunks from the back.
+    /// Consecutive steps over the same tensor (the passes of a layer norm) then find each
+    /// thread's part of it in that core's own cache, instead of wherever the last loop's race
+    /// for chunks left it. Each chunk still runs exactly once: claiming is one atomic
+    /// bit-set. Larger loops take chunks in order from one counter.
+    private func runChunks(_ body: (Int) -> Void, participant: Int) {
+        let chunks = chunkCount
+        guard chunks <= 64 else {
+            while true {
+                let chunk = nextChunk.add(1, ordering: .sequentiallyConsistent).oldValue
+                if chunk >= chunks { return }
+                run(chunk, body)
+            }
         }
+        let homeStart = participant * chunks / participants
+        let homeEnd = (participant + 1) * chunks / participants
+        for chunk in homeStart..<homeEnd where claim(chunk) { run(chunk, body) }
+        for chunk in (0..<chunks).reversed() where chunk < homeStart || chunk >= homeEnd {
+            if claimed.load(ordering: .relaxed) & (1 << UInt64(chunk)) == 0 && claim(chunk) { run(chunk, body) }
+        }
+    }
+
+    /// Whether this thread claimed `chunk` (no other thread had).
+    private func claim(_ chunk: Int) -> Bool {
+        let bit: UInt64 = 1 << UInt64(chunk)
+        return claimed.bitwiseOr(bit, ordering: .sequentiallyConsistent).oldValue & bit == 0
+    }
+
+    /// Runs one claimed chunk as a parallel region and counts it done.
+    private func run(_ chunk: Int, _ body: (Int) -> Void) {
+        let previous = ParallelRegion.enter()
+        body(chunk)
+        ParallelRegion.leave(restoring: previous)
+        remaining.subtract(1, ordering: .sequentiallyConsistent)
     }
 
     /// Runs chunks of the loop this worker joined. A function of its own, so the worker's
     /// reference to the body is released before it leaves the loop.
     @inline(never)
-    private func runJoinedLoop() {
+    private func runJoinedLoop(participant: Int) {
         guard let body else { return }
-        runChunks(body)
+        runChunks(body, participant: participant)
     }
 
     /// Tries to join the open loop of `generation`; `true` when this worker is now inside it.
@@ -125,13 +161,13 @@ final class SpinningWorkers: @unchecked Sendable {
         return false
     }
 
-    private func work() {
+    private func work(participant: Int) {
         var done = 0  // the last generation this worker took part in (or skipped)
         while true {
             let generation = waitForLoop(after: done)
             done = generation
             guard join(generation) else { continue }
-            runJoinedLoop()
+            runJoinedLoop(participant: participant)
             state.subtract(1, ordering: .sequentiallyConsistent)
         }
     }
