@@ -196,8 +196,12 @@ extension ExecutionPlan {
         let leading = producerShape[0]
         let sliceCount = producerShape.dropFirst().reduce(1, *)
         guard leading > 0 else { return }
-        let rowsPerChunk = Swift.max(1, 65_536 / Swift.max(1, sliceCount))
-        let chunks = (leading + rowsPerChunk - 1) / rowsPerChunk
+        // At most 64 Ki elements of scratch per chunk, and chunks of (nearly) equal rows: 256
+        // rows of 768 make 4 chunks of 64 rows, not 85 + 85 + 85 + 1 (which left one thread
+        // with twice the other's work).
+        let maximumRows = Swift.max(1, 65_536 / Swift.max(1, sliceCount))
+        let chunks = (leading + maximumRows - 1) / maximumRows
+        let rowsPerChunk = (leading + chunks - 1) / chunks
         let broadcastLeaves = leaves.map { $0.with(layout: $0.layout.broadcast(to: producerShape)) }
         let cost = ParallelCost(nanosecondsPerItem: Double(rowsPerChunk * sliceCount) * 0.5)
         parallelFor(count: chunks, cost: cost) { range in
