@@ -50,12 +50,18 @@ package struct InlineFloats: Sendable {
     /// Elements of `shape` (`count` of them, row-major in `elements`), or `nil` when the shape
     /// does not fit: no elements, more than ``capacity``, or rank above ``maxRank``.
     package init?(shape: [Int], count: Int, elements: SIMD16<Float>) {
-        guard count > 0, count <= InlineFloats.capacity, shape.count <= InlineFloats.maxRank else { return nil }
+        guard InlineFloats.fits(shape: shape, count: count) else { return nil }
         var header = SIMD16<UInt8>.zero
         for (axis, dimension) in shape.enumerated() { header[axis] = UInt8(truncatingIfNeeded: dimension) }
         header[8] = UInt8(shape.count)
         header[9] = UInt8(count)
         self.init(elements: elements, header: header)
+    }
+
+    /// Whether `count` elements of `shape` can be held inline: 1 through ``capacity`` of them,
+    /// rank at most ``maxRank``.
+    package static func fits(shape: [Int], count: Int) -> Bool {
+        count > 0 && count <= capacity && shape.count <= maxRank
     }
 
     /// `elements` in the shape of `other`.

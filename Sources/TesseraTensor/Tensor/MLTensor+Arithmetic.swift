@@ -64,24 +64,27 @@ extension MLTensor {
     static func identityResult(_ op: BinaryOp, _ lhs: MLTensor, _ rhs: MLTensor) -> MLTensor? {
         guard lhs.kernelType == rhs.kernelType, lhs.kernelType != .bool else { return nil }
         let isFloat = lhs.kernelType.isFloatingPoint
-        func isOne(_ c: Double) -> Bool { c == 1 }
-        func isAdditiveIdentity(_ c: Double) -> Bool { isFloat ? c.bitPattern == (-0.0).bitPattern : c == 0 }
-        if rhs.isScalar, let c = rhs.knownScalar {
-            switch op {
-            case .mul, .div, .pow: if isOne(c) { return lhs }
-            case .sub: if c == 0 && (!isFloat || c.sign == .plus) { return lhs }
-            case .add: if isAdditiveIdentity(c) { return lhs }
-            default: break
-            }
+        if rhs.isScalar, let c = rhs.knownScalar, isIdentity(op, c, onTheRight: true, isFloat: isFloat) {
+            return lhs
         }
-        if lhs.isScalar, let c = lhs.knownScalar {
-            switch op {
-            case .mul: if isOne(c) { return rhs }
-            case .add: if isAdditiveIdentity(c) { return rhs }
-            default: break
-            }
+        if lhs.isScalar, let c = lhs.knownScalar, isIdentity(op, c, onTheRight: false, isFloat: isFloat) {
+            return rhs
         }
         return nil
+    }
+
+    /// Whether `x op c` (`onTheRight`) or `c op x` is `x` itself for every `x`: multiplying by
+    /// 1, dividing by 1, raising to 1, subtracting +0, adding -0 (any zero for integers).
+    @inline(__always)
+    static func isIdentity(_ op: BinaryOp, _ c: Double, onTheRight: Bool, isFloat: Bool) -> Bool {
+        let isAdditiveIdentity = isFloat ? c.bitPattern == (-0.0).bitPattern : c == 0
+        switch op {
+        case .mul: return c == 1
+        case .add: return isAdditiveIdentity
+        case .div, .pow: return onTheRight && c == 1
+        case .sub: return onTheRight && c == 0 && (!isFloat || c.sign == .plus)
+        default: return false
+        }
     }
 
     /// `op(self)`, element by element.

@@ -33,8 +33,8 @@ extension MLTensor {
     /// is off, or the shapes need more than a single-element broadcast).
     ///
     /// This is the whole cost of an op in a chain such as `x = x * a + b` on a small `x`: no
-    /// node, no allocation, no lock. The identities ``identityResult(_:_:_:)`` applies are
-    /// applied here too, and `+ - * /` run as vector arithmetic, which rounds exactly as the
+    /// node, no allocation, no lock. The identities of ``identityResult(_:_:_:)`` apply first
+    /// (`x * 1` is `x`), and `+ - * /` run as vector arithmetic, which rounds exactly as the
     /// fused interpreter's kernels do (IEEE operations, no contraction); other ops call those
     /// kernels.
     @inline(__always)
@@ -44,12 +44,20 @@ extension MLTensor {
         let b = rhs.inline
         guard Swift.max(a.count, b.count) <= smallFoldingLimit else { return nil }
         if b.count == 1 && b.rank <= a.rank {
-            if b.rank == 0, let same = inlineIdentity(op, lhs, rhs) { return same }
+            if b.rank == 0, isIdentity(op, rhs.literal ?? Double(b.elements[0]), onTheRight: true, isFloat: true) {
+                return copy lhs
+            }
+            // (Both rank 0: `1 * y` is `y`, as in `identityResult`.)
+            if a.rank == 0, isIdentity(op, lhs.literal ?? Double(a.elements[0]), onTheRight: false, isFloat: true) {
+                return copy rhs
+            }
             let elements = inlineResult(op, a.elements, a.count == 1, SIMD16(repeating: b.elements[0]), true, a.count)
             return MLTensor(inline: InlineFloats(elements: elements, shapedLike: a))
         }
         if a.count == 1 && a.rank <= b.rank {
-            if a.rank == 0, let same = inlineIdentity(op, lhs, rhs) { return same }
+            if a.rank == 0, isIdentity(op, lhs.literal ?? Double(a.elements[0]), onTheRight: false, isFloat: true) {
+                return copy rhs
+            }
             let elements = inlineResult(op, SIMD16(repeating: a.elements[0]), true, b.elements, false, b.count)
             return MLTensor(inline: InlineFloats(elements: elements, shapedLike: b))
         }
@@ -57,31 +65,6 @@ extension MLTensor {
         return MLTensor(
             inline: InlineFloats(
                 elements: inlineResult(op, a.elements, false, b.elements, false, a.count), shapedLike: a))
-    }
-
-    /// ``identityResult(_:_:_:)`` for inline operands, one of them rank 0: `x * 1`, `1 * x`,
-    /// `x / 1`, `x ** 1`, `x - 0`, `x + (-0)`, `(-0) + x` are `x` itself.
-    private static func inlineIdentity(_ op: BinaryOp, _ lhs: borrowing MLTensor, _ rhs: borrowing MLTensor)
-        -> MLTensor?
-    {
-        if rhs.inline.rank == 0 {
-            let c = rhs.literal ?? Double(rhs.inline.elements[0])
-            switch op {
-            case .mul, .div, .pow: if c == 1 { return copy lhs }
-            case .sub: if c == 0 && c.sign == .plus { return copy lhs }
-            case .add: if c.bitPattern == (-0.0).bitPattern { return copy lhs }
-            default: break
-            }
-        }
-        if lhs.inline.rank == 0 {
-            let c = lhs.literal ?? Double(lhs.inline.elements[0])
-            switch op {
-            case .mul: if c == 1 { return copy rhs }
-            case .add: if c.bitPattern == (-0.0).bitPattern { return copy rhs }
-            default: break
-            }
-        }
-        return nil
     }
 
     /// `op(a, b)` lane by lane, of which `count` lanes are used (a scalar operand arrives
@@ -163,19 +146,26 @@ extension MLTensor {
         _ op: BinaryOp, _ lhs: UnsafePointer<Float>, _ lhsIsScalar: Bool, _ rhs: UnsafePointer<Float>,
         _ rhsIsScalar: Bool, _ count: Int, _ shape: [Int]
     ) -> MLTensor {
-        if count <= InlineFloats.capacity && shape.count <= InlineFloats.maxRank {
+        computed(shape: shape, count: count) { output in
+            ElementwiseKernels.smallBinary(
+                op, lhs: lhs, lhsIsScalar: lhsIsScalar, rhs: rhs, rhsIsScalar: rhsIsScalar, output: output,
+                count: count)
+        }
+    }
+
+    /// A materialized tensor of `shape` whose `count` elements `write` fills (row-major):
+    /// inline when they fit (see ``InlineFloats/fits(shape:count:)``), otherwise a node that
+    /// owns them.
+    private static func computed(
+        shape: [Int], count: Int, _ write: (UnsafeMutablePointer<Float>) -> Void
+    ) -> MLTensor {
+        if InlineFloats.fits(shape: shape, count: count) {
             var elements = SIMD16<Float>.zero
-            withUnsafeMutableBytes(of: &elements) { output in
-                ElementwiseKernels.smallBinary(
-                    op, lhs: lhs, lhsIsScalar: lhsIsScalar, rhs: rhs, rhsIsScalar: rhsIsScalar,
-                    output: output.baseAddress!.assumingMemoryBound(to: Float.self), count: count)
-            }
+            withUnsafeMutableBytes(of: &elements) { write($0.baseAddress!.assumingMemoryBound(to: Float.self)) }
             return MLTensor(inline: InlineFloats(shape: shape, count: count, elements: elements)!)
         }
         let elements = allocateFloats(count)
-        ElementwiseKernels.smallBinary(
-            op, lhs: lhs, lhsIsScalar: lhsIsScalar, rhs: rhs, rhsIsScalar: rhsIsScalar,
-            output: elements.assumingMemoryBound(to: Float.self), count: count)
+        write(elements.assumingMemoryBound(to: Float.self))
         return MLTensor(node: Node(ownedElements: elements, shape: shape, count: count, type: .float32))
     }
 
@@ -187,18 +177,9 @@ extension MLTensor {
         guard count > 0, count <= MLTensor.smallFoldingLimit else { return nil }
         let shape = self.shape
         return withFoldableElements(count: count) { input in
-            if count <= InlineFloats.capacity && shape.count <= InlineFloats.maxRank {
-                var elements = SIMD16<Float>.zero
-                withUnsafeMutableBytes(of: &elements) { output in
-                    ElementwiseKernels.smallUnary(
-                        op, input: input, output: output.baseAddress!.assumingMemoryBound(to: Float.self), count: count)
-                }
-                return MLTensor(inline: InlineFloats(shape: shape, count: count, elements: elements)!)
+            MLTensor.computed(shape: shape, count: count) { output in
+                ElementwiseKernels.smallUnary(op, input: input, output: output, count: count)
             }
-            let elements = MLTensor.allocateFloats(count)
-            ElementwiseKernels.smallUnary(
-                op, input: input, output: elements.assumingMemoryBound(to: Float.self), count: count)
-            return MLTensor(node: Node(ownedElements: elements, shape: shape, count: count, type: .float32))
         }
     }
 
