@@ -110,8 +110,7 @@ extension MLTensor {
     /// - Precondition: Both tensors have the same numeric (non-`Bool`) scalar type and
     ///   broadcastable shapes; otherwise the call traps, naming `add` and the shapes.
     public static func + (lhs: consuming MLTensor, rhs: MLTensor) -> MLTensor {
-        if let result = MLTensor.inlineBinary(.add, lhs, rhs) { return result }
-        return lhs.binaryReusingStorage(.add, rhs)
+        MLTensor.arithmetic(.add, lhs, rhs)
     }
 
     /// Adds a scalar to every element of a tensor.
@@ -126,8 +125,7 @@ extension MLTensor {
     /// - Precondition: The tensor's scalar type is not `Bool`.
     public static func + (lhs: consuming MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
         let scalar = lhs.scalarOperand(rhs)
-        if let result = MLTensor.inlineBinary(.add, lhs, scalar) { return result }
-        return lhs.binaryReusingStorage(.add, scalar)
+        return MLTensor.arithmetic(.add, lhs, scalar)
     }
 
     /// Adds a tensor to a scalar, element by element.
@@ -173,8 +171,7 @@ extension MLTensor {
     ///
     /// - Precondition: Same numeric (non-`Bool`) scalar type, broadcastable shapes.
     public static func - (lhs: consuming MLTensor, rhs: MLTensor) -> MLTensor {
-        if let result = MLTensor.inlineBinary(.sub, lhs, rhs) { return result }
-        return lhs.binaryReusingStorage(.sub, rhs)
+        MLTensor.arithmetic(.sub, lhs, rhs)
     }
 
     /// Subtracts a scalar from every element.
@@ -188,8 +185,7 @@ extension MLTensor {
     /// - Precondition: The tensor's scalar type is not `Bool`.
     public static func - (lhs: consuming MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
         let scalar = lhs.scalarOperand(rhs)
-        if let result = MLTensor.inlineBinary(.sub, lhs, scalar) { return result }
-        return lhs.binaryReusingStorage(.sub, scalar)
+        return MLTensor.arithmetic(.sub, lhs, scalar)
     }
 
     /// Subtracts every element of a tensor from a scalar.
@@ -245,8 +241,7 @@ extension MLTensor {
     ///
     /// - Precondition: Same numeric (non-`Bool`) scalar type, broadcastable shapes.
     public static func * (lhs: consuming MLTensor, rhs: MLTensor) -> MLTensor {
-        if let result = MLTensor.inlineBinary(.mul, lhs, rhs) { return result }
-        return lhs.binaryReusingStorage(.mul, rhs)
+        MLTensor.arithmetic(.mul, lhs, rhs)
     }
 
     /// Multiplies every element by a scalar.
@@ -261,8 +256,7 @@ extension MLTensor {
     /// - Precondition: The tensor's scalar type is not `Bool`.
     public static func * (lhs: consuming MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
         let scalar = lhs.scalarOperand(rhs)
-        if let result = MLTensor.inlineBinary(.mul, lhs, scalar) { return result }
-        return lhs.binaryReusingStorage(.mul, scalar)
+        return MLTensor.arithmetic(.mul, lhs, scalar)
     }
 
     /// Multiplies a scalar by every element of a tensor.
@@ -306,8 +300,7 @@ extension MLTensor {
     ///
     /// - Precondition: Same numeric (non-`Bool`) scalar type, broadcastable shapes.
     public static func / (lhs: consuming MLTensor, rhs: MLTensor) -> MLTensor {
-        if let result = MLTensor.inlineBinary(.div, lhs, rhs) { return result }
-        return lhs.binaryReusingStorage(.div, rhs)
+        MLTensor.arithmetic(.div, lhs, rhs)
     }
 
     /// Divides every element by a scalar.
@@ -321,8 +314,7 @@ extension MLTensor {
     /// - Precondition: The tensor's scalar type is not `Bool`.
     public static func / (lhs: consuming MLTensor, rhs: some MLTensorScalar & Numeric) -> MLTensor {
         let scalar = lhs.scalarOperand(rhs)
-        if let result = MLTensor.inlineBinary(.div, lhs, scalar) { return result }
-        return lhs.binaryReusingStorage(.div, scalar)
+        return MLTensor.arithmetic(.div, lhs, scalar)
     }
 
     /// Divides a scalar by every element of a tensor.
