@@ -25,11 +25,8 @@ extension ExecutionPlan {
                 // In place: a compact intermediate of the same type and shape that dies at this
                 // step, and that nothing else (no view) still shares, takes the result.
                 var reusable: TensorStorage?
-                for r in leaves
-                where reusable == nil && lastUse[r] == stepIndex && isTemporary[r] {
-                    guard var candidate = values[r], candidate.type == entry.type, candidate.isCompact,
-                        candidate.layout.shape == entry.shape
-                    else { continue }
+                for r in inPlaceCandidates[stepIndex] where reusable == nil {
+                    guard var candidate = values[r], candidate.isCompact else { continue }
                     values[r] = nil
                     if candidate.hasUniqueStorage() {
                         reusable = candidate.storage
@@ -61,15 +58,12 @@ extension ExecutionPlan {
                     leaves: leaves.map { values[$0]! })
             case .reduceConcat(_, let parts):
                 value = runReduceConcat(entry, parts: parts.map { values[$0]! })
-            case .convEpilogue(_, let conv, let residual, let lower, let upper):
-                func bound(_ leaf: Int?, _ none: Float) -> Float {
-                    guard let leaf, let v = values[leaf] else { return none }
-                    return (v.pointer + v.layout.offset * v.type.byteCount).assumingMemoryBound(to: Float.self).pointee
-                }
-                let clamp = ConvolutionClamp(lower: bound(lower, -.infinity), upper: bound(upper, .infinity))
+            case .convEpilogue(_, let epilogue):
+                let clamp = epilogue.clamp(values)
+                let conv = entries[epilogue.conv]
                 value = runKernel(
-                    entries[conv], inputs: entries[conv].inputs.map(input), residual: residual.map { values[$0]! },
-                    clamp: clamp)
+                    conv, inputs: conv.inputs.map(input), residual: epilogue.residual.map { values[$0]! }, clamp: clamp)
+                epilogue.giveTiesTheLeftBound(clamp, in: value)
             }
             if value.storage.byteCount > 0 && !entry.op.isView {
                 allocatedBytes[i] = value.storage.byteCount
@@ -79,16 +73,7 @@ extension ExecutionPlan {
             values[i] = value
             // Intermediates whose last reader was this step die now; their buffers go back to
             // the pool for the next step of similar size.
-            let readers: [Int]
-            switch step {
-            case .fused(_, _, let leaves), .fusedReduce(_, _, let leaves, _), .fusedSoftmax(_, _, let leaves, _),
-                .reduceConcat(_, let leaves):
-                readers = leaves
-            case .convEpilogue(_, let conv, let residual, let lower, let upper):
-                readers = entries[conv].inputs.map { canonical[$0] } + [residual, lower, upper].compactMap { $0 }
-            default: readers = entry.inputs.map { canonical[$0] }
-            }
-            for r in readers where lastUse[r] == stepIndex && isTemporary[r] {
+            for r in releases[stepIndex] {
                 values[r] = nil
                 liveBytes -= allocatedBytes[r]
             }

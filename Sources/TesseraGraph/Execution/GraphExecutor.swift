@@ -43,9 +43,8 @@ public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
 /// immutable, so concurrent runs share them.
 public enum GraphExecutor {
     struct State {
-        var plans: [GraphSnapshot.Key: ExecutionPlan] = [:]
-        /// Numbers for the ops plan keys do not spell out; emptied with `plans`.
-        var opCodes: [GraphOp: Int] = [:]
+        /// The process-wide plans, used outside every ``withPlanCache(_:)-swift.type.method`` scope.
+        var cache = PlanCache()
         /// The last snapshot's size, to allocate the next one's arrays once.
         var snapshotSize = (nodes: 16, words: 128)
         var epoch: UInt64 = 0
@@ -67,22 +66,18 @@ public enum GraphExecutor {
     @discardableResult
     public static func materialize(_ nodes: [Node]) -> PlanStatistics {
         if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
+        return materialize(nodes, scope: PlanCacheScope.current)
+    }
+
+    /// Materializes `nodes` with the plans of `scope` (the process-wide plans when `nil`).
+    private static func materialize(_ nodes: [Node], scope: PlanCacheScope?) -> PlanStatistics {
         // Collecting (which marks nodes with the epoch) and finding or compiling the plan
         // happen under the lock; running the plan does not, so requests from several
         // threads compute at the same time.
         let (snapshot, plan, cacheHit) = state.withLock { state in
             state.epoch += 1
-            if state.plans.count >= planCacheCapacity || state.opCodes.count >= opCodeCapacity {
-                state.plans.removeAll(keepingCapacity: true)
-                state.opCodes.removeAll(keepingCapacity: true)
-            }
-            let snapshot = GraphSnapshot(
-                requested: nodes, epoch: state.epoch, codes: &state.opCodes, sizeHint: state.snapshotSize)
-            state.snapshotSize = (Swift.max(16, snapshot.nodes.count), Swift.max(128, snapshot.key.words.count))
-            if let cached = state.plans[snapshot.key] { return (snapshot, cached, true) }
-            let plan = ExecutionPlan(entries: snapshot.entries(), outputs: snapshot.outputs)
-            state.plans[snapshot.key] = plan
-            return (snapshot, plan, false)
+            if let scope { return scope.cache.plan(for: nodes, epoch: state.epoch, sizeHint: &state.snapshotSize) }
+            return state.cache.plan(for: nodes, epoch: state.epoch, sizeHint: &state.snapshotSize)
         }
         // With another run in flight, this one keeps its loops on its own thread: two jobs on
         // two cores beat two jobs each splitting every loop across both (same bits either way).
@@ -111,9 +106,11 @@ public enum GraphExecutor {
     @discardableResult
     public static func materialize(_ nodes: [Node]) async -> PlanStatistics {
         if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
+        // Task-local values do not cross into Dispatch: the scope goes along by hand.
+        let scope = PlanCacheScope.current
         return await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: materialize(nodes))
+                continuation.resume(returning: materialize(nodes, scope: scope))
             }
         }
     }
@@ -121,6 +118,20 @@ public enum GraphExecutor {
     /// The statistics of the most recent materialization that ran a plan.
     public static var lastStatistics: PlanStatistics { state.withLock { $0.last } }
 
-    /// The number of plans in the cache.
-    public static var cachedPlanCount: Int { state.withLock { $0.plans.count } }
+    /// The number of plans in the cache (the scope's, inside ``withPlanCache(_:)-swift.type.method``).
+    public static var cachedPlanCount: Int {
+        let scope = PlanCacheScope.current
+        return state.withLock { scope?.cache.plans.count ?? $0.cache.plans.count }
+    }
+
+    /// The plan `nodes` would run, compiled afresh (not cached) and described, without running
+    /// it: for structural tests of the planner.
+    package static func describePlan(_ nodes: [Node]) -> PlanDescription {
+        let snapshot = state.withLock { state in
+            state.epoch += 1
+            var codes: [GraphOp: Int] = [:]
+            return GraphSnapshot(requested: nodes, epoch: state.epoch, codes: &codes, sizeHint: state.snapshotSize)
+        }
+        return ExecutionPlan(entries: snapshot.entries(), outputs: snapshot.outputs).planDescription
+    }
 }

@@ -1,0 +1,56 @@
+/// What a compiled plan will do, step by step: the planner's structure, for tests that check
+/// "this graph becomes these steps" (tinygrad's `check_schedule`) without running it.
+///
+/// ```swift
+/// let y = Node(.reduce(.sum, axes: [1]), inputs: [Node(.unary(.exp), inputs: [x])])
+/// GraphExecutor.describePlan([y]).steps   // [.fusedReduce]
+/// ```
+package struct PlanDescription: Sendable, Equatable, CustomStringConvertible {
+    /// The kind of one step (``ExecutionPlan/Step`` without its operands).
+    package enum StepKind: String, Sendable, Equatable {
+        case view, fused, kernel, fusedReduce, fusedSoftmax, reduceConcat, convEpilogue
+    }
+
+    /// The steps in the order they run.
+    package var steps: [StepKind]
+    /// The graph ops of the kernel steps, in order (`matmul`, `concat(axis: 0)`, …).
+    package var kernelOps: [String]
+    /// Element-wise graph entries computed inside fused programs (including programs streamed
+    /// into a reduction or softmax, not those a convolution epilogue runs).
+    package var fusedNodes: Int
+    /// Entries merged into an earlier entry: common subexpressions and identity ops.
+    package var mergedEntries: Int
+    /// The most intermediate buffers alive at once (``MemoryPlan``).
+    package var peakIntermediates: Int
+    /// Fused steps that may write their result over a dying input (``InPlaceReuse``).
+    package var inPlaceSteps: Int
+
+    package var description: String {
+        "[\(steps.map(\.rawValue).joined(separator: ", "))], kernels \(kernelOps), \(fusedNodes) fused ops, "
+            + "\(mergedEntries) merged, peak \(peakIntermediates) intermediates, \(inPlaceSteps) in place"
+    }
+}
+
+extension ExecutionPlan {
+    /// The plan's structure.
+    var planDescription: PlanDescription {
+        PlanDescription(
+            steps: steps.map { step in
+                switch step {
+                case .view: .view
+                case .fused: .fused
+                case .kernel: .kernel
+                case .fusedReduce: .fusedReduce
+                case .fusedSoftmax: .fusedSoftmax
+                case .reduceConcat: .reduceConcat
+                case .convEpilogue: .convEpilogue
+                }
+            },
+            kernelOps: steps.compactMap { step in
+                if case .kernel(let entry) = step { return "\(entries[entry].op)" }
+                return nil
+            },
+            fusedNodes: fusedNodes, mergedEntries: mergedEntries, peakIntermediates: peakIntermediates,
+            inPlaceSteps: inPlaceCandidates.filter { !$0.isEmpty }.count)
+    }
+}

@@ -1,0 +1,33 @@
+/// Emits the plan's steps in topological order.
+///
+/// Every live entry that is not a constant gets one step unless an earlier pass absorbed it
+/// or it is computed inside a fused program: a convolution epilogue, a streamed reduction or
+/// softmax, a reduction over concatenated parts, a fused program (for a fusion root), a view,
+/// or a kernel. Writes `steps`.
+enum StepSchedule {
+    static func run(_ state: inout PlanningState) {
+        let entries = state.entries
+        for i in entries.indices where state.isLive(i) && entries[i].op != .constant {
+            let step: ExecutionPlan.Step
+            if let epilogue = state.convEpilogues[i] {
+                step = .convEpilogue(entry: i, epilogue)
+            } else if let p = state.reduceProducer[i], let group = state.groups[p] {
+                step = .fusedReduce(entry: i, program: group.program, leaves: group.leaves, producer: p)
+            } else if let parts = state.concatParts[i] {
+                step = .reduceConcat(entry: i, parts: parts)
+            } else if state.absorbed.contains(i) && !state.fusible(i) {
+                continue
+            } else if let p = state.softmaxProducer[i], let group = state.groups[p] {
+                step = .fusedSoftmax(entry: i, program: group.program, leaves: group.leaves, producer: p)
+            } else if state.fusible(i) {
+                guard let group = state.groups[i], !state.absorbed.contains(i) else { continue }
+                step = .fused(entry: i, program: group.program, leaves: group.leaves)
+            } else if entries[i].op.isView {
+                step = .view(entry: i)
+            } else {
+                step = .kernel(entry: i)
+            }
+            state.steps.append(step)
+        }
+    }
+}
