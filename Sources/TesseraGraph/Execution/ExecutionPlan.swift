@@ -64,17 +64,12 @@ final class ExecutionPlan: @unchecked Sendable {
     /// For every entry, the entry whose value it shares (itself unless merged away).
     let canonical: [Int]
     let steps: [Step]
-    /// For every entry, the index of the last step that reads it (`-1` when none does).
-    let lastUse: [Int]
     /// For every step, the intermediates whose last reader it is, freed once it has run.
     let releases: [[Int]]
     /// For every step, the dying inputs a fused program may write its result over.
     let inPlaceCandidates: [[Int]]
     /// For every step, the memo that keeps a fused program's run plan between runs.
     let memos: [FusedPlanMemo?]
-    /// For every entry, whether its value is an intermediate this plan may free or overwrite
-    /// (not a leaf, not requested).
-    let isTemporary: [Bool]
     /// Counts for ``PlanStatistics`` and ``PlanDescription``.
     let fusedGroups: Int
     let fusedNodes: Int
@@ -103,8 +98,6 @@ final class ExecutionPlan: @unchecked Sendable {
         canonical = state.canonical
         steps = state.steps
         memos = state.steps.map { if case .fused = $0 { FusedPlanMemo() } else { nil } }
-        lastUse = state.lastUse
-        isTemporary = state.isTemporary
         releases = state.releases
         inPlaceCandidates = state.inPlaceCandidates
         peakIntermediates = state.peakIntermediates
