@@ -2,8 +2,9 @@ import TesseraGraph
 import TesseraKernels
 import Testing
 
-/// A clip, ReLU or ReLU6 reading only a convolution runs inside the convolution kernel.
-@Suite("Convolution epilogues")
+/// ``ConvolutionEpilogueFusion``: a residual add and a clip, ReLU or ReLU6 reading only a
+/// convolution run inside the convolution kernel, with their operands either way round.
+@Suite("Planner: convolution epilogues")
 struct ConvolutionEpilogueTests {
     /// Input, weight and bias of a convolution with `channels` → `outputs` channels. Output
     /// channel 0 has bias `-0` and weights `-0` (so its outputs are `-0`, which a clamp at 0 must
