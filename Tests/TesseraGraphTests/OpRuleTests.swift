@@ -99,3 +99,22 @@ struct OpRuleTests {
                 == "[slice] negative count in [2, -1] for shape [2, 3]")
     }
 }
+
+extension OpRuleTests {
+    @Test("a shape whose element count overflows is refused, not a crash")
+    func overflowingShapes() {
+        let huge = Int.max / 2
+        #expect(
+            error(.reshape([huge, 4]), [constant([1, 2, 3, 4], [4])])
+                == "[reshape[\(huge), 4]] shape [\(huge), 4] has more elements than an Int can count")
+        #expect(
+            error(.tile([1, Int.max]), [constant([1, 2, 3, 4], [2, 2])])
+                == "[tile] multiples [1, \(Int.max)] overflow the size of [2, 2]")
+        #expect(
+            error(.tile([huge, 1]), [constant([1, 2, 3, 4], [2, 2])])
+                == "[tile[\(huge), 1]] shape [\(2 * huge), 2] has more elements than an Int can count")
+        #expect(
+            error(.broadcast([huge, huge]), [constant([1], [1])])
+                == "[broadcast[\(huge), \(huge)]] shape [\(huge), \(huge)] has more elements than an Int can count")
+    }
+}

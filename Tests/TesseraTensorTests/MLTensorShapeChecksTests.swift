@@ -38,6 +38,14 @@ struct MLTensorShapeChecksTests {
             "[mul] shapes [20] and [3] are not broadcastable"
         ),
         (
+            "broadcast onto a folded temporary whose storage the operator would reuse",
+            {
+                let x = MLTensor(shape: [20], scalars: [Float](repeating: 1, count: 20))
+                _ = (x * Float(2)) - MLTensor(shape: [3], scalars: [1, 2, 3] as [Float])
+            },
+            "[sub] shapes [20] and [3] are not broadcastable"
+        ),
+        (
             "scalar types of a binary op",
             { _ = MLTensor([1, 2] as [Float]) + MLTensor([1, 2] as [Int32]) },
             "[add] scalar types differ: float32 [2] vs int32 [2]"

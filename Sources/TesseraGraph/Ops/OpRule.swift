@@ -60,6 +60,18 @@ extension OpRule {
         try OpError.require(inputs.count == count, "[\(op)] takes \(count) inputs, got \(inputs.count)")
     }
 
+    /// The number of elements of `shape` (sizes non-negative), or an error when the product
+    /// does not fit in an `Int` (a shape from a damaged model file must not crash the build).
+    static func elementCount(_ op: GraphOp, _ shape: [Int]) throws(OpError) -> Int {
+        var count = 1
+        for size in shape {
+            let (product, overflow) = count.multipliedReportingOverflow(by: size)
+            try OpError.require(!overflow, "[\(op)] shape \(shape) has more elements than an Int can count")
+            count = product
+        }
+        return count
+    }
+
     /// Throws unless `axis` is in `0..<rank`.
     static func checkAxis(_ op: GraphOp, _ axis: Int, _ rank: Int) throws(OpError) {
         try OpError.require(axis >= 0 && axis < rank, "[\(op)] axis \(axis) out of range for rank \(rank)")

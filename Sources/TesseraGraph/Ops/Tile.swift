@@ -11,7 +11,12 @@ package enum TileRule: OpRule {
         try OpError.require(
             multiples.count == inputs[0].shape.count && multiples.allSatisfy { $0 >= 0 },
             "[tile] multiples \(multiples) must be non-negative, one per axis of \(inputs[0].shape)")
-        return (zip(inputs[0].shape, multiples).map { $0 * $1 }, inputs[0].type)
+        let shape = zip(inputs[0].shape, multiples).map { $0.multipliedReportingOverflow(by: $1) }
+        try OpError.require(
+            !shape.contains { $0.overflow }, "[tile] multiples \(multiples) overflow the size of \(inputs[0].shape)")
+        let tiled = shape.map(\.partialValue)
+        _ = try elementCount(op, tiled)
+        return (tiled, inputs[0].type)
     }
 
     package static func run(_ op: GraphOp, _ call: KernelCall) {

@@ -13,13 +13,14 @@ package enum ViewRule: OpRule {
         case .reshape(let shape):
             try OpError.require(shape.allSatisfy { $0 >= 0 }, "[reshape] negative dimension in \(shape)")
             try OpError.require(
-                shape.reduce(1, *) == input.shape.reduce(1, *),
-                "[reshape] cannot reshape \(input.shape) (\(input.shape.reduce(1, *)) scalars) to \(shape)")
+                try elementCount(op, shape) == input.count,
+                "[reshape] cannot reshape \(input.shape) (\(input.count) scalars) to \(shape)")
             return (shape, input.type)
         case .broadcast(let shape):
             try OpError.require(
                 StridedLayout.broadcastShape(input.shape, shape) == shape,
                 "[broadcast] cannot broadcast \(input.shape) to \(shape)")
+            _ = try elementCount(op, shape)
             return (shape, input.type)
         case .permute(let permutation):
             let rank = input.shape.count

@@ -14,7 +14,8 @@ import TesseraKernels
 /// Tensors are immutable values (`x += y` rebinds `x`), `Sendable`, and safe to share across
 /// tasks. Operations never throw: a programmer error such as mismatched shapes traps with a
 /// message that names the operation and the shapes, e.g.
-/// `[matmul] inner dimensions differ: [2, 3] vs [4, 5]`.
+/// `[matmul] inner dimensions differ: [2, 3] vs [4, 5]` — or, inside
+/// ``withShapeChecks(_:)`` (a Tessera extension), is thrown as ``MLTensorShapeError``.
 ///
 /// ```swift
 /// let x = MLTensor(shape: [2, 3], scalars: [1, 2, 3, 4, 5, 6], scalarType: Float.self)
