@@ -118,11 +118,8 @@ extension ExecutionPlan {
     private func runFusedSoftmax(
         _ entry: GraphSnapshot.Entry, program: FusedProgram, producerShape: [Int], leaves: [TensorValue]
     ) -> TensorValue {
-        let log: Bool
-        switch entry.op {
-        case .softmax: log = false
-        case .logSoftmax: log = true
-        default: kernelFailure("[fusedSoftmax] \(entry.op) is not a softmax")
+        guard let (_, log) = SoftmaxRule.parameters(entry.op) else {
+            kernelFailure("[fusedSoftmax] \(entry.op) is not a softmax")
         }
         let out = TensorStorage.allocate(count: entry.shape.reduce(1, *), type: entry.type)
         let sliceBytes = producerShape.dropFirst().reduce(1, *) * entry.type.byteCount
@@ -212,168 +209,31 @@ extension ExecutionPlan {
         }
     }
 
+    /// `source` with the layout `entry`'s view op gives it (the op's ``OpRule/view(_:of:)``).
     private func view(_ entry: GraphSnapshot.Entry, of source: TensorValue) -> TensorValue {
-        switch entry.op {
-        case .reshape(let shape):
-            let base = source.layout.isContiguous ? source : source.compacted()
-            return base.with(layout: StridedLayout(contiguous: shape).withOffset(base.layout.offset))
-        case .broadcast(let shape):
-            return source.with(layout: source.layout.broadcast(to: shape))
-        case .permute(let permutation):
-            return source.with(layout: source.layout.permuted(permutation))
-        case .slice(let starts, let steps, let counts):
-            var layout = source.layout
-            for axis in 0..<counts.count {
-                layout.offset += starts[axis] * layout.strides[axis]
-                layout.strides[axis] *= steps[axis]
-            }
-            layout.shape = counts
-            return source.with(layout: layout)
-        default:
-            kernelFailure("[view] \(entry.op) is not a view")
-        }
+        entry.op.rule.view(entry.op, of: source)
     }
 
-    /// Runs `entry`'s kernel on `inputs` into a new buffer; `residual` and `clamp` are what a
-    /// convolution adds and applies (see ``Step/convEpilogue(entry:conv:residual:lower:upper:)``).
+    /// Runs `entry`'s kernel on `inputs` into a new buffer through the op's rule
+    /// (``OpRule/run(_:_:)``), with the operands it asks for made row-major; `residual` and
+    /// `clamp` are what a convolution adds and applies (see
+    /// ``Step/convEpilogue(entry:conv:residual:lower:upper:)``).
     private func runKernel(
         _ entry: GraphSnapshot.Entry, inputs: [TensorValue], residual: TensorValue? = nil,
         clamp: ConvolutionClamp = .none
     ) -> TensorValue {
-        let count = entry.shape.reduce(1, *)
-        let out = TensorStorage.allocate(count: count, type: entry.type)
-        let x = inputs[0]
-        switch entry.op {
-        case .reduce(let op, let axes):
-            ReductionKernels.reduce(
-                op, input: x.pointer, layout: x.layout, type: x.type, axes: axes, output: out.pointer,
-                outputType: entry.type)
-        case .softmax(let axis):
-            SoftmaxKernels.softmax(input: x.pointer, layout: x.layout, type: x.type, axis: axis, output: out.pointer)
-        case .logSoftmax(let axis):
-            SoftmaxKernels.logSoftmax(input: x.pointer, layout: x.layout, type: x.type, axis: axis, output: out.pointer)
-        case .scan(let product, let axis, let exclusive, let reverse):
-            if product {
-                ScanKernels.cumulativeProduct(
-                    input: x.pointer, layout: x.layout, type: x.type, axis: axis, exclusive: exclusive,
-                    reverse: reverse, output: out.pointer)
-            } else {
-                ScanKernels.cumulativeSum(
-                    input: x.pointer, layout: x.layout, type: x.type, axis: axis, exclusive: exclusive,
-                    reverse: reverse, output: out.pointer)
-            }
-        case .matmul:
-            let b = inputs[1]
-            GEMMKernels.matmul(
-                a: x.pointer, aLayout: x.layout, b: b.pointer, bLayout: b.layout, type: x.type, output: out.pointer)
-        case .concat(let axis):
-            CopyKernels.concatenate(
-                inputs: inputs.map { ($0.pointer, $0.layout) }, axis: axis, elementSize: x.type.byteCount,
-                to: out.pointer)
-        case .pad(let before, let after, let mode):
-            let kernelMode: PadMode
-            switch mode {
-            case .constant(let value):
-                kernelMode = .constant(bitPattern: ExecutionPlan.bitPattern(of: value, as: x.type))
-            case .reflect: kernelMode = .reflect
-            case .symmetric: kernelMode = .symmetric
-            case .edge: kernelMode = .edge
-            }
-            CopyKernels.pad(
-                from: x.pointer, layout: x.layout, elementSize: x.type.byteCount,
-                padding: zip(before, after).map { (before: $0, after: $1) }, mode: kernelMode, to: out.pointer)
-        case .gather(let axis):
-            let indices = inputs[1].compacted()
-            CopyKernels.gather(
-                from: x.pointer, layout: x.layout, axis: axis,
-                indices: indices.pointer.assumingMemoryBound(to: Int32.self), indicesShape: indices.layout.shape,
-                elementSize: x.type.byteCount, to: out.pointer)
-        case .tile(let multiples):
-            CopyKernels.tile(
-                from: x.pointer, layout: x.layout, multiples: multiples, elementSize: x.type.byteCount, to: out.pointer)
-        case .conv2d(let parameters):
-            let input = x.compacted()
-            let weight = inputs[1].compacted()
-            let bias = inputs.count > 2 ? inputs[2].compacted() : nil
-            let residual = residual?.compacted()
-            ConvolutionKernels.conv2d(
-                input: input.pointer.assumingMemoryBound(to: Float.self), inputShape: input.layout.shape,
-                weights: weight.pointer.assumingMemoryBound(to: Float.self), weightShape: weight.layout.shape,
-                bias: bias?.pointer.assumingMemoryBound(to: Float.self),
-                output: out.pointer.assumingMemoryBound(to: Float.self), parameters: parameters,
-                residual: residual?.pointer.assumingMemoryBound(to: Float.self), clamp: clamp)
-            withExtendedLifetime((input, weight, bias, residual)) {}
-        case .maxPool2d(let parameters):
-            let input = x.compacted()
-            PoolingKernels.maxPool2d(
-                input: input.pointer.assumingMemoryBound(to: Float.self), inputShape: input.layout.shape,
-                output: out.pointer.assumingMemoryBound(to: Float.self), parameters: parameters)
-            withExtendedLifetime(input) {}
-        case .averagePool2d(let parameters, let countIncludePad):
-            let input = x.compacted()
-            PoolingKernels.averagePool2d(
-                input: input.pointer.assumingMemoryBound(to: Float.self), inputShape: input.layout.shape,
-                output: out.pointer.assumingMemoryBound(to: Float.self), parameters: parameters,
-                countIncludePad: countIncludePad)
-            withExtendedLifetime(input) {}
-        case .argsort(let axis, let descending, let k):
-            SortKernels.argsort(
-                input: x.pointer, layout: x.layout, type: x.type, axis: axis, descending: descending, count: k,
-                output: out.pointer.assumingMemoryBound(to: Int32.self))
-        case .gatherElements(let axis):
-            let indices = inputs[1].compacted()
-            CopyKernels.gatherElements(
-                from: x.pointer, layout: x.layout, axis: axis,
-                indices: indices.pointer.assumingMemoryBound(to: Int32.self), indicesShape: indices.layout.shape,
-                elementSize: x.type.byteCount, to: out.pointer)
-        case .gatherND:
-            let (source, indices) = (x.compacted(), inputs[1].compacted())
-            CopyKernels.gatherND(
-                from: source.pointer, shape: source.layout.shape,
-                indices: indices.pointer.assumingMemoryBound(to: Int32.self), indicesShape: indices.layout.shape,
-                elementSize: x.type.byteCount, to: out.pointer)
-        case .scatter(let axis):
-            let (indices, updates) = (inputs[1].compacted(), inputs[2])
-            CopyKernels.copy(from: x.pointer, layout: x.layout, elementSize: x.type.byteCount, to: out.pointer)
-            CopyKernels.scatterElements(
-                into: out.pointer, shape: entry.shape, axis: axis,
-                indices: indices.pointer.assumingMemoryBound(to: Int32.self), indicesShape: indices.layout.shape,
-                updates: updates.pointer, updatesLayout: updates.layout, elementSize: x.type.byteCount)
-        case .resize(let height, let width, let method):
-            let source = x.compacted()
-            let shape = source.layout.shape
-            ResizeKernels.resize(
-                input: source.pointer, type: x.type, planes: shape.dropLast(2).reduce(1, *),
-                height: shape[shape.count - 2], width: shape[shape.count - 1], newHeight: height, newWidth: width,
-                method: method, output: out.pointer)
-        case .multinomial(let samples):
-            let weights = x.compacted()
-            let words = inputs[1].compacted().pointer.assumingMemoryBound(to: UInt32.self)
-            let seed = UInt64(words[0]) | (UInt64(words[1]) << 32)
-            let categories = weights.layout.shape.last!
-            RandomKernels.multinomial(
-                weights: weights.pointer, type: x.type, rows: weights.layout.count / categories,
-                categories: categories, samples: samples, seed: seed,
-                output: out.pointer.assumingMemoryBound(to: Int32.self))
-        case .nonMaximumSuppression(let iouThreshold, let scoreThreshold, let maxOutputCount):
-            let (boxes, scores) = (x.compacted(), inputs[1].compacted())
-            NMSKernels.nonMaximumSuppression(
-                boxes: boxes.pointer.assumingMemoryBound(to: Float.self),
-                scores: scores.pointer.assumingMemoryBound(to: Float.self), count: scores.layout.count,
-                iouThreshold: iouThreshold, scoreThreshold: scoreThreshold, maxOutputCount: maxOutputCount,
-                output: out.pointer.assumingMemoryBound(to: Int32.self))
-        default:
-            kernelFailure("[execute] \(entry.op) has no kernel")
+        let rule = entry.op.rule
+        var operands = inputs
+        for i in operands.indices where rule.needsRowMajor(entry.op, operand: i) {
+            operands[i] = operands[i].compacted()
         }
+        let out = TensorStorage.allocate(count: entry.shape.reduce(1, *), type: entry.type)
+        rule.run(
+            entry.op,
+            KernelCall(
+                inputs: operands, output: out.pointer, shape: entry.shape, type: entry.type,
+                residual: residual?.compacted(), clamp: clamp))
         return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
-    }
-
-    /// The bits of `value` converted to `type`, in the low bytes.
-    static func bitPattern(of value: Double, as type: KernelScalarType) -> UInt64 {
-        var source = value
-        var bits: UInt64 = 0
-        ScalarConversion.convert(&source, from: .float64, into: &bits, to: type, count: 1)
-        return bits
     }
 }
 

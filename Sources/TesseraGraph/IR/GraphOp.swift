@@ -68,21 +68,12 @@ public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
     /// `[maxOutputCount]` padded with -1.
     case nonMaximumSuppression(iouThreshold: Float, scoreThreshold: Float, maxOutputCount: Int)
 
-    /// Whether the op is applied element by element over its (broadcast) output shape.
-    public var isElementwise: Bool {
-        switch self {
-        case .unary, .binary, .select, .cast: return true
-        default: return false
-        }
-    }
+    /// Whether the op is applied element by element over its (broadcast) output shape
+    /// (its ``rule``'s kind is ``OpKind/elementwise``).
+    public var isElementwise: Bool { rule.kind == .elementwise }
 
-    /// Whether the op can be a change of layout alone.
-    public var isView: Bool {
-        switch self {
-        case .reshape, .broadcast, .permute, .slice: return true
-        default: return false
-        }
-    }
+    /// Whether the op can be a change of layout alone (its ``rule``'s kind is ``OpKind/view``).
+    public var isView: Bool { rule.kind == .view }
 
     public var description: String {
         switch self {

@@ -52,32 +52,7 @@ extension CopyKernels {
         checkElementSize(elementSize, op: "pad")
         let rank = layout.rank
         let shape = layout.shape
-        kernelPrecondition(
-            padding.count == rank, "[pad] \(padding.count) padding pairs for shape \(shape) of rank \(rank)")
-        for (axis, p) in padding.enumerated() {
-            kernelPrecondition(
-                p.before >= 0 && p.after >= 0,
-                "[pad] negative padding (\(p.before), \(p.after)) on axis \(axis) of shape \(shape)")
-            let n = shape[axis]
-            let widest = Swift.max(p.before, p.after)
-            switch mode {
-            case .constant: break
-            case .reflect:
-                kernelPrecondition(
-                    widest == 0 || widest < n,
-                    "[pad] reflect padding (\(p.before), \(p.after)) must be less than the size \(n) of axis \(axis) "
-                        + "of shape \(shape)")
-            case .symmetric:
-                kernelPrecondition(
-                    widest <= n,
-                    "[pad] symmetric padding (\(p.before), \(p.after)) must be at most the size \(n) of axis "
-                        + "\(axis) of shape \(shape)")
-            case .edge:
-                kernelPrecondition(
-                    widest == 0 || n > 0,
-                    "[pad] edge padding (\(p.before), \(p.after)) of empty axis \(axis) of shape \(shape)")
-            }
-        }
+        do { try checkPadding(shape: shape, padding: padding, mode: mode) } catch { kernelFailure(error.message) }
         let outShape = (0..<rank).map { shape[$0] + padding[$0].before + padding[$0].after }
         if outShape.contains(0) { return }
         let outStrides = StridedLayout.contiguousStrides(for: outShape)
@@ -150,6 +125,39 @@ extension CopyKernels {
                             strides: outStrides, elementSize: es)
                     }
                 }
+            }
+        }
+    }
+
+    /// Throws the ``OpError`` ``pad(from:layout:elementSize:padding:mode:to:)`` would trap
+    /// with when `padding` and `mode` do not fit `shape`; the shape rule of a graph pad.
+    package static func checkPadding(shape: [Int], padding: [(before: Int, after: Int)], mode: PadMode) throws(OpError)
+    {
+        try OpError.require(
+            padding.count == shape.count,
+            "[pad] \(padding.count) padding pairs for shape \(shape) of rank \(shape.count)")
+        for (axis, p) in padding.enumerated() {
+            try OpError.require(
+                p.before >= 0 && p.after >= 0,
+                "[pad] negative padding (\(p.before), \(p.after)) on axis \(axis) of shape \(shape)")
+            let n = shape[axis]
+            let widest = Swift.max(p.before, p.after)
+            switch mode {
+            case .constant: break
+            case .reflect:
+                try OpError.require(
+                    widest == 0 || widest < n,
+                    "[pad] reflect padding (\(p.before), \(p.after)) must be less than the size \(n) of axis \(axis) "
+                        + "of shape \(shape)")
+            case .symmetric:
+                try OpError.require(
+                    widest <= n,
+                    "[pad] symmetric padding (\(p.before), \(p.after)) must be at most the size \(n) of axis "
+                        + "\(axis) of shape \(shape)")
+            case .edge:
+                try OpError.require(
+                    widest == 0 || n > 0,
+                    "[pad] edge padding (\(p.before), \(p.after)) of empty axis \(axis) of shape \(shape)")
             }
         }
     }

@@ -14,7 +14,8 @@ import TesseraKernels
 /// Tensors are immutable values (`x += y` rebinds `x`), `Sendable`, and safe to share across
 /// tasks. Operations never throw: a programmer error such as mismatched shapes traps with a
 /// message that names the operation and the shapes, e.g.
-/// `[matmul] inner dimensions differ: [2, 3] vs [4, 5]`.
+/// `[matmul] inner dimensions differ: [2, 3] vs [4, 5]` — or, inside
+/// ``withShapeChecks(_:)`` (a Tessera extension), is thrown as ``MLTensorShapeError``.
 ///
 /// ```swift
 /// let x = MLTensor(shape: [2, 3], scalars: [1, 2, 3, 4, 5, 6], scalarType: Float.self)
@@ -90,11 +91,14 @@ public struct MLTensor: Sendable {
     /// `axis` counted from the front (`-1` is the last axis).
     ///
     /// Traps when `axis` is outside `-rank..<rank` (or `-(rank + 1)...rank` with
-    /// `insertion`), naming `op`.
-    package func normalizedAxis(_ axis: Int, op: String, insertion: Bool = false) -> Int {
+    /// `insertion`), naming `op`; inside ``withShapeChecks(_:)`` it records that and returns
+    /// `nil` (the caller returns a placeholder).
+    package func normalizedAxis(_ axis: Int, op: String, insertion: Bool = false) -> Int? {
         let bound = insertion ? rank + 1 : rank
-        kernelPrecondition(
-            axis >= -bound && axis < bound, "[\(op)] axis \(axis) is out of range for a tensor of shape \(shape)")
+        guard
+            MLTensor.check(
+                axis >= -bound && axis < bound, "[\(op)] axis \(axis) is out of range for a tensor of shape \(shape)")
+        else { return nil }
         return axis < 0 ? axis + bound : axis
     }
 }

@@ -1,0 +1,36 @@
+import TesseraKernels
+
+/// ``GraphOp/conv2d(_:)``: a 2-D convolution of a `float32` NCHW input with an OIHW weight and
+/// an optional bias `[O]`; the geometry rule is ``Conv2DParameters``'s. A step may carry a
+/// fused epilogue (a residual and a clamp; see ``KernelCall``).
+package enum Conv2DRule: OpRule {
+    package static var kind: OpKind { .kernel }
+
+    package static func infer(_ op: GraphOp, _ inputs: [Node]) throws(OpError) -> ([Int], KernelScalarType) {
+        guard case .conv2d(let parameters) = op else { throw OpError("[\(op)] is not a convolution") }
+        try OpError.require(
+            inputs.count == 2 || inputs.count == 3, "[conv2d] takes 2 or 3 inputs, got \(inputs.count)")
+        try OpError.require(
+            inputs.allSatisfy { $0.type == .float32 },
+            "[conv2d] needs float32 tensors, got \(inputs.map { "\($0.type)" })")
+        let shape = try parameters.checkedOutputShape(inputShape: inputs[0].shape, weightShape: inputs[1].shape)
+        if inputs.count == 3 {
+            try OpError.require(
+                inputs[2].shape == [shape[1]],
+                "[conv2d] bias \(inputs[2].shape) must have one value per output channel (\(shape[1]))")
+        }
+        return (shape, .float32)
+    }
+
+    /// The kernel takes plain pointers: every operand arrives row-major.
+    package static func needsRowMajor(_ op: GraphOp, operand index: Int) -> Bool { true }
+
+    package static func run(_ op: GraphOp, _ call: KernelCall) {
+        guard case .conv2d(let parameters) = op else { kernelFailure("[execute] \(op) is not a convolution") }
+        let (input, weight) = (call.inputs[0], call.inputs[1])
+        ConvolutionKernels.conv2d(
+            input: input.floats, inputShape: input.layout.shape, weights: weight.floats,
+            weightShape: weight.layout.shape, bias: call.inputs.count > 2 ? call.inputs[2].floats : nil,
+            output: call.floatOutput, parameters: parameters, residual: call.residual?.floats, clamp: call.clamp)
+    }
+}
