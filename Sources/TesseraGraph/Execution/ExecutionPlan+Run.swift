@@ -217,7 +217,7 @@ extension ExecutionPlan {
     /// Runs `entry`'s kernel on `inputs` into a new buffer through the op's rule
     /// (``OpRule/run(_:_:)``), with the operands it asks for made row-major; `residual` and
     /// `clamp` are what a convolution adds and applies (see
-    /// ``Step/convEpilogue(entry:conv:residual:lower:upper:)``).
+    /// ``Step/convEpilogue(entry:_:)``).
     private func runKernel(
         _ entry: GraphSnapshot.Entry, inputs: [TensorValue], residual: TensorValue? = nil,
         clamp: ConvolutionClamp = .none
