@@ -43,12 +43,13 @@ let package = Package(
         ),
         .target(
             name: "Tessera",
-            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray", "TesseraModels"],
+            dependencies: ["TesseraTensor", "TesseraMultiArray", "TesseraModels"],
             swiftSettings: strictConcurrency
         ),
         .executableTarget(
             name: "tessera",
-            dependencies: ["Tessera"],
+            // The kernel pipeline demo calls the kernel layer directly, past the API.
+            dependencies: ["Tessera", "TesseraKernels"],
             // The demo's digit classifier and its held-out samples (tools/make_demo_model.py).
             resources: [.copy("Resources/DigitsClassifier.mlpackage"), .copy("Resources/digits-samples.json")],
             swiftSettings: strictConcurrency
@@ -106,6 +107,12 @@ let package = Package(
             dependencies: [
                 "TesseraModels", "TesseraProtobuf", "TesseraTensor", "TesseraMultiArray", "_TesseraTestSupport",
             ],
+            swiftSettings: strictConcurrency
+        ),
+        // What `import Tessera` alone gives a Core ML app.
+        .testTarget(
+            name: "TesseraTests",
+            dependencies: ["Tessera"],
             swiftSettings: strictConcurrency
         ),
     ],
