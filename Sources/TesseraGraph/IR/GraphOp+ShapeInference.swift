@@ -65,7 +65,8 @@ extension GraphOp {
                 }
                 shape[axis] = 1
             }
-            if op == .mean && inputs[0].type.isInteger { return (shape, .float32) }  // documented: integer means are float32
+            // Documented: integer means are float32.
+            if op == .mean && inputs[0].type.isInteger { return (shape, .float32) }
             guard let type = op.outputType(for: inputs[0].type) else {
                 kernelFailure("[\(op)] is not defined for \(inputs[0].type) tensors (shape \(inputs[0].shape))")
             }

@@ -19,6 +19,7 @@ package func kernelPrecondition(
 
 /// Stops with `message` in every build configuration (see ``kernelPrecondition(_:_:file:line:)``).
 @inline(never)
-@usableFromInline package func kernelFailure(_ message: String, file: StaticString = #fileID, line: UInt = #line) -> Never {
+@usableFromInline
+package func kernelFailure(_ message: String, file: StaticString = #fileID, line: UInt = #line) -> Never {
     fatalError(message, file: file, line: line)
 }

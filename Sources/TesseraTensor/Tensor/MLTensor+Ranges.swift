@@ -25,7 +25,8 @@ extension MLTensor {
     /// ```
     ///
     /// - Precondition: `stride` is non-zero.
-    @_disfavoredOverload  // Double is a Tessera scalar: keep `MLTensor(rangeFrom: 0, to: 1, by: 0.1)` Float, as in Core ML
+    // Double is a Tessera scalar: keep `MLTensor(rangeFrom: 0, to: 1, by: 0.1)` Float, as in Core ML.
+    @_disfavoredOverload
     public init<Scalar>(
         rangeFrom start: Scalar, to end: Scalar, by stride: Scalar.Stride, scalarType: Scalar.Type = Scalar.self
     ) where Scalar: MLTensorScalar, Scalar: Strideable {
