@@ -1,7 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Swift 6 language mode turns on complete strict-concurrency checking for every target.
+// The Swift settings every target shares: the `ExistentialAny` upcoming feature (`any` is required
+// on existential types). Complete strict-concurrency checking does not come from this list but
+// from the Swift 6 language mode (`swiftLanguageModes` at the end).
 let strictConcurrency: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
@@ -19,7 +21,9 @@ let package = Package(
             path: "Sources/COpenBLAS",
             providers: [.apt(["libopenblas-dev"])]
         ),
-        // Single-instruction vector operations that Swift's SIMD types would scalarize.
+        // C kernels for loops Swift's SIMD types would scalarize: exp, element-wise binary ops, sqrt,
+        // sum, depthwise convolution planes, the convolution epilogue and arg-reductions, in AVX2/FMA
+        // and AVX-512 (picked at run time). Swift calls them only on CPUs with AVX2 and FMA.
         .target(name: "CTesseraSIMD"),
         .target(
             name: "TesseraKernels",
@@ -43,12 +47,13 @@ let package = Package(
         ),
         .target(
             name: "Tessera",
-            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray", "TesseraModels"],
+            dependencies: ["TesseraTensor", "TesseraMultiArray", "TesseraModels"],
             swiftSettings: strictConcurrency
         ),
         .executableTarget(
             name: "tessera",
-            dependencies: ["Tessera"],
+            // The kernel pipeline demo calls the kernel layer directly, past the API.
+            dependencies: ["Tessera", "TesseraKernels"],
             // The demo's digit classifier and its held-out samples (tools/make_demo_model.py).
             resources: [.copy("Resources/DigitsClassifier.mlpackage"), .copy("Resources/digits-samples.json")],
             swiftSettings: strictConcurrency
@@ -80,7 +85,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "TesseraBenchmarks",
-            dependencies: ["TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray", "TesseraModels", "COpenBLAS"],
+            dependencies: [
+                "TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray", "TesseraModels", "COpenBLAS",
+            ],
             path: "Benchmarks/TesseraBenchmarks",
             swiftSettings: strictConcurrency
         ),
@@ -106,6 +113,12 @@ let package = Package(
             dependencies: [
                 "TesseraModels", "TesseraProtobuf", "TesseraTensor", "TesseraMultiArray", "_TesseraTestSupport",
             ],
+            swiftSettings: strictConcurrency
+        ),
+        // What `import Tessera` alone gives a Core ML app.
+        .testTarget(
+            name: "TesseraTests",
+            dependencies: ["Tessera"],
             swiftSettings: strictConcurrency
         ),
     ],

@@ -30,7 +30,7 @@ public struct MLMultiArrayError: Error, Sendable, Equatable, CustomStringConvert
     public let message: String
 
     /// Creates an error with a code and a message.
-    public init(_ code: Code, _ message: String) {
+    package init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }

@@ -8,9 +8,9 @@
 ///     print(error)   // "truncated varint at byte 17 (field 2 (VARINT))"
 /// }
 /// ```
-public struct ProtobufError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ProtobufError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kinds of malformed input the reader detects.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// The input ends inside a tag, a varint, a fixed-width value or a length-delimited payload.
         case truncated
         /// A varint is longer than ten bytes or overflows 64 bits.
@@ -30,16 +30,16 @@ public struct ProtobufError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// What was wrong.
-    public var kind: Kind
+    package var kind: Kind
     /// The byte offset, from the start of the outermost buffer, where the problem was found.
-    public var offset: Int
+    package var offset: Int
     /// The tag of the field being read, when there is one.
-    public var tag: ProtobufTag?
+    package var tag: ProtobufTag?
     /// A sentence describing the problem.
-    public var message: String
+    package var message: String
 
     /// Creates an error.
-    public init(_ kind: Kind, offset: Int, tag: ProtobufTag? = nil, _ message: String) {
+    package init(_ kind: Kind, offset: Int, tag: ProtobufTag? = nil, _ message: String) {
         self.kind = kind
         self.offset = offset
         self.tag = tag
@@ -47,7 +47,7 @@ public struct ProtobufError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// The message, the byte offset and the field, e.g. `truncated varint at byte 17 (field 2 (VARINT))`.
-    public var description: String {
+    package var description: String {
         if let tag {
             return "\(message) at byte \(offset) (\(tag))"
         }

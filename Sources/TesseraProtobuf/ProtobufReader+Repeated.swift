@@ -6,7 +6,7 @@ extension ProtobufReader {
     ///
     /// - Parameter transform: Converts each raw varint (e.g. truncation to `Int32`).
     @inlinable
-    public mutating func readRepeatedVarint<T>(into values: inout [T], _ transform: (UInt64) -> T) throws {
+    package mutating func readRepeatedVarint<T>(into values: inout [T], _ transform: (UInt64) -> T) throws {
         guard let tag else {
             throw ProtobufError(.wireTypeMismatch, offset: position, "readRepeatedVarint called before nextField()")
         }
@@ -35,31 +35,31 @@ extension ProtobufReader {
 
     /// Appends the values of a repeated `int64` field, packed or not.
     @inlinable
-    public mutating func readRepeatedInt64(into values: inout [Int64]) throws {
+    package mutating func readRepeatedInt64(into values: inout [Int64]) throws {
         try readRepeatedVarint(into: &values) { Int64(bitPattern: $0) }
     }
 
     /// Appends the values of a repeated `uint64` field, packed or not.
     @inlinable
-    public mutating func readRepeatedUInt64(into values: inout [UInt64]) throws {
+    package mutating func readRepeatedUInt64(into values: inout [UInt64]) throws {
         try readRepeatedVarint(into: &values) { $0 }
     }
 
     /// Appends the values of a repeated `int32` field, packed or not.
     @inlinable
-    public mutating func readRepeatedInt32(into values: inout [Int32]) throws {
+    package mutating func readRepeatedInt32(into values: inout [Int32]) throws {
         try readRepeatedVarint(into: &values) { Int32(truncatingIfNeeded: $0) }
     }
 
     /// Appends the values of a repeated `bool` field, packed or not.
     @inlinable
-    public mutating func readRepeatedBool(into values: inout [Bool]) throws {
+    package mutating func readRepeatedBool(into values: inout [Bool]) throws {
         try readRepeatedVarint(into: &values) { $0 != 0 }
     }
 
     /// Appends the values of a repeated `float` field, packed or not.
     @inlinable
-    public mutating func readRepeatedFloat(into values: inout [Float]) throws {
+    package mutating func readRepeatedFloat(into values: inout [Float]) throws {
         try readRepeatedFixedWidth(into: &values, wireType: .fixed32) { buffer, offset in
             Float(bitPattern: UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         }
@@ -67,7 +67,7 @@ extension ProtobufReader {
 
     /// Appends the values of a repeated `double` field, packed or not.
     @inlinable
-    public mutating func readRepeatedDouble(into values: inout [Double]) throws {
+    package mutating func readRepeatedDouble(into values: inout [Double]) throws {
         try readRepeatedFixedWidth(into: &values, wireType: .fixed64) { buffer, offset in
             Double(bitPattern: UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self)))
         }
@@ -75,7 +75,7 @@ extension ProtobufReader {
 
     /// Appends the values of a repeated `fixed32` field, packed or not.
     @inlinable
-    public mutating func readRepeatedFixed32(into values: inout [UInt32]) throws {
+    package mutating func readRepeatedFixed32(into values: inout [UInt32]) throws {
         try readRepeatedFixedWidth(into: &values, wireType: .fixed32) { buffer, offset in
             UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
         }
@@ -83,7 +83,7 @@ extension ProtobufReader {
 
     /// Appends the values of a repeated `fixed64` field, packed or not.
     @inlinable
-    public mutating func readRepeatedFixed64(into values: inout [UInt64]) throws {
+    package mutating func readRepeatedFixed64(into values: inout [UInt64]) throws {
         try readRepeatedFixedWidth(into: &values, wireType: .fixed64) { buffer, offset in
             UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
         }

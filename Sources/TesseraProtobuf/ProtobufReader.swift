@@ -22,9 +22,9 @@
 ///
 /// The reader borrows the buffer: use it, and the child readers ``readMessage()`` returns,
 /// only while the buffer is alive (inside the `withUnsafeBytes` closure that produced it).
-public struct ProtobufReader {
+package struct ProtobufReader {
     /// The nesting limit used when none is given: deeper messages throw `nestingTooDeep`.
-    public static let defaultMaxDepth = 100
+    package static let defaultMaxDepth = 100
 
     /// The outermost buffer; child readers share it and read a sub-range.
     @usableFromInline let buffer: UnsafeRawBufferPointer
@@ -33,11 +33,11 @@ public struct ProtobufReader {
     /// One past the last byte of this reader's message.
     @usableFromInline let end: Int
     /// How many messages enclose this one (0 for the outermost reader).
-    public let depth: Int
+    package let depth: Int
     /// The deepest nesting ``readMessage()`` and group skipping accept.
-    public let maxDepth: Int
+    package let maxDepth: Int
     /// The tag returned by the last ``nextField()``; typed reads check its wire type.
-    @inlinable public var tag: ProtobufTag? { currentTag }
+    @inlinable package var tag: ProtobufTag? { currentTag }
     @usableFromInline var currentTag: ProtobufTag?
 
     /// Creates a reader over a whole buffer.
@@ -46,7 +46,7 @@ public struct ProtobufReader {
     ///   - buffer: The encoded message. It must stay alive while the reader is used.
     ///   - maxDepth: The deepest nesting of messages accepted; protects callers that decode
     ///     recursively from a stack overflow on hostile input.
-    public init(_ buffer: UnsafeRawBufferPointer, maxDepth: Int = ProtobufReader.defaultMaxDepth) {
+    package init(_ buffer: UnsafeRawBufferPointer, maxDepth: Int = ProtobufReader.defaultMaxDepth) {
         self.buffer = buffer
         self.position = 0
         self.end = buffer.count
@@ -66,13 +66,13 @@ public struct ProtobufReader {
     }
 
     /// The byte offset of the next unread byte, from the start of the outermost buffer.
-    @inlinable public var offset: Int { position }
+    @inlinable package var offset: Int { position }
 
     /// Whether every byte of this message has been read.
-    @inlinable public var isAtEnd: Bool { position >= end }
+    @inlinable package var isAtEnd: Bool { position >= end }
 
     /// The number of unread bytes in this message.
-    @inlinable public var remainingCount: Int { end - position }
+    @inlinable package var remainingCount: Int { end - position }
 
     // MARK: Tags
 
@@ -81,7 +81,7 @@ public struct ProtobufReader {
     /// - Throws: ``ProtobufError`` for a truncated tag, wire type 6 or 7, an unmatched
     ///   end-group tag, or field number 0 or above 2^29 − 1.
     @inlinable
-    public mutating func nextField() throws -> ProtobufTag? {
+    package mutating func nextField() throws -> ProtobufTag? {
         guard position < end else {
             currentTag = nil
             return nil
@@ -117,7 +117,7 @@ public struct ProtobufReader {
     ///
     /// - Throws: ``ProtobufError`` if the value runs past the end of the message, or a group
     ///   is unterminated or nested deeper than ``maxDepth``.
-    public mutating func skipField() throws {
+    package mutating func skipField() throws {
         guard let tag else {
             throw ProtobufError(.wireTypeMismatch, offset: position, "skipField() called before nextField()")
         }
@@ -282,105 +282,105 @@ public struct ProtobufReader {
 
     /// Reads the current `VARINT` field as an unsigned 64-bit value (`uint64`).
     @inlinable
-    public mutating func readUInt64() throws -> UInt64 {
+    package mutating func readUInt64() throws -> UInt64 {
         try expect(.varint, for: "uint64")
         return try readRawVarint()
     }
 
     /// Reads the current `VARINT` field as `int64` (two's complement).
     @inlinable
-    public mutating func readInt64() throws -> Int64 {
+    package mutating func readInt64() throws -> Int64 {
         try expect(.varint, for: "int64")
         return Int64(bitPattern: try readRawVarint())
     }
 
     /// Reads the current `VARINT` field as `int32` (the low 32 bits, as protobuf specifies).
     @inlinable
-    public mutating func readInt32() throws -> Int32 {
+    package mutating func readInt32() throws -> Int32 {
         try expect(.varint, for: "int32")
         return Int32(truncatingIfNeeded: try readRawVarint())
     }
 
     /// Reads the current `VARINT` field as `uint32` (the low 32 bits).
     @inlinable
-    public mutating func readUInt32() throws -> UInt32 {
+    package mutating func readUInt32() throws -> UInt32 {
         try expect(.varint, for: "uint32")
         return UInt32(truncatingIfNeeded: try readRawVarint())
     }
 
     /// Reads the current `VARINT` field as a zigzag-encoded `sint64`.
     @inlinable
-    public mutating func readSInt64() throws -> Int64 {
+    package mutating func readSInt64() throws -> Int64 {
         try expect(.varint, for: "sint64")
         return Self.zigzagDecode(try readRawVarint())
     }
 
     /// Reads the current `VARINT` field as a zigzag-encoded `sint32`.
     @inlinable
-    public mutating func readSInt32() throws -> Int32 {
+    package mutating func readSInt32() throws -> Int32 {
         try expect(.varint, for: "sint32")
         return Int32(truncatingIfNeeded: Self.zigzagDecode(try readRawVarint()))
     }
 
     /// Reads the current `VARINT` field as `bool` (any non-zero value is `true`).
     @inlinable
-    public mutating func readBool() throws -> Bool {
+    package mutating func readBool() throws -> Bool {
         try expect(.varint, for: "bool")
         return try readRawVarint() != 0
     }
 
     /// Reads the current `VARINT` field as an enum's raw value (an `int32`).
     @inlinable
-    public mutating func readEnum() throws -> Int32 {
+    package mutating func readEnum() throws -> Int32 {
         try expect(.varint, for: "enum")
         return Int32(truncatingIfNeeded: try readRawVarint())
     }
 
     /// Reads the current `I32` field as `fixed32`.
     @inlinable
-    public mutating func readFixed32() throws -> UInt32 {
+    package mutating func readFixed32() throws -> UInt32 {
         try expect(.fixed32, for: "fixed32")
         return try readRawFixed32()
     }
 
     /// Reads the current `I64` field as `fixed64`.
     @inlinable
-    public mutating func readFixed64() throws -> UInt64 {
+    package mutating func readFixed64() throws -> UInt64 {
         try expect(.fixed64, for: "fixed64")
         return try readRawFixed64()
     }
 
     /// Reads the current `I32` field as `sfixed32`.
     @inlinable
-    public mutating func readSFixed32() throws -> Int32 {
+    package mutating func readSFixed32() throws -> Int32 {
         try expect(.fixed32, for: "sfixed32")
         return Int32(bitPattern: try readRawFixed32())
     }
 
     /// Reads the current `I64` field as `sfixed64`.
     @inlinable
-    public mutating func readSFixed64() throws -> Int64 {
+    package mutating func readSFixed64() throws -> Int64 {
         try expect(.fixed64, for: "sfixed64")
         return Int64(bitPattern: try readRawFixed64())
     }
 
     /// Reads the current `I32` field as `float`.
     @inlinable
-    public mutating func readFloat() throws -> Float {
+    package mutating func readFloat() throws -> Float {
         try expect(.fixed32, for: "float")
         return Float(bitPattern: try readRawFixed32())
     }
 
     /// Reads the current `I64` field as `double`.
     @inlinable
-    public mutating func readDouble() throws -> Double {
+    package mutating func readDouble() throws -> Double {
         try expect(.fixed64, for: "double")
         return Double(bitPattern: try readRawFixed64())
     }
 
     /// Decodes a zigzag-encoded value: 0, 1, 2, 3, … map to 0, −1, 1, −2, ….
     @inlinable
-    public static func zigzagDecode(_ value: UInt64) -> Int64 {
+    package static func zigzagDecode(_ value: UInt64) -> Int64 {
         Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
     }
 
@@ -390,7 +390,7 @@ public struct ProtobufReader {
     ///
     /// The view borrows the reader's buffer and is valid only while that buffer is.
     @inlinable
-    public mutating func readBytesView() throws -> UnsafeRawBufferPointer {
+    package mutating func readBytesView() throws -> UnsafeRawBufferPointer {
         try expect(.lengthDelimited, for: "bytes")
         let length = try readLength()
         let start = position
@@ -400,7 +400,7 @@ public struct ProtobufReader {
 
     /// Reads the current `LEN` field as `bytes`, copied into an array.
     @inlinable
-    public mutating func readBytes() throws -> [UInt8] {
+    package mutating func readBytes() throws -> [UInt8] {
         Array(try readBytesView())
     }
 
@@ -408,7 +408,7 @@ public struct ProtobufReader {
     ///
     /// - Throws: ``ProtobufError`` with kind `invalidUTF8` when the bytes are not valid UTF-8.
     @inlinable
-    public mutating func readString() throws -> String {
+    package mutating func readString() throws -> String {
         let start = position
         let bytes = try readBytesView()
         // Names are ASCII; `String(validating:)` is generic and much slower, so it only
@@ -441,7 +441,7 @@ public struct ProtobufReader {
     /// - Throws: ``ProtobufError`` with kind `nestingTooDeep` when the child would be nested
     ///   deeper than ``maxDepth``.
     @inlinable
-    public mutating func readMessage() throws -> ProtobufReader {
+    package mutating func readMessage() throws -> ProtobufReader {
         try expect(.lengthDelimited, for: "message")
         guard depth < maxDepth else {
             throw nestingError()

@@ -3,7 +3,7 @@
 /// A reader needs the wire type to know how many bytes a field occupies, so it can skip
 /// fields it does not understand. Groups (`startGroup`/`endGroup`) are deprecated proto2
 /// features; the reader skips them but offers no API to decode them.
-public enum ProtobufWireType: UInt8, Sendable, CustomStringConvertible {
+package enum ProtobufWireType: UInt8, Sendable, CustomStringConvertible {
     /// A base-128 varint: `int32`, `int64`, `uint32`, `uint64`, `sint32`, `sint64`, `bool`, enums.
     case varint = 0
     /// Eight little-endian bytes: `fixed64`, `sfixed64`, `double`.
@@ -18,7 +18,7 @@ public enum ProtobufWireType: UInt8, Sendable, CustomStringConvertible {
     case fixed32 = 5
 
     /// The wire type's name as the protobuf documentation spells it (`VARINT`, `LEN`, …).
-    public var description: String {
+    package var description: String {
         switch self {
         case .varint: "VARINT"
         case .fixed64: "I64"
@@ -31,18 +31,18 @@ public enum ProtobufWireType: UInt8, Sendable, CustomStringConvertible {
 }
 
 /// A field's tag: its number in the message schema and how its value is encoded.
-public struct ProtobufTag: Sendable, Hashable, CustomStringConvertible {
+package struct ProtobufTag: Sendable, Hashable, CustomStringConvertible {
     /// The field number from the `.proto` schema, in `1...536_870_911`.
-    public var fieldNumber: Int
+    package var fieldNumber: Int
     /// How the field's value is encoded.
-    public var wireType: ProtobufWireType
+    package var wireType: ProtobufWireType
 
     /// Creates a tag from a field number and wire type.
-    public init(fieldNumber: Int, wireType: ProtobufWireType) {
+    package init(fieldNumber: Int, wireType: ProtobufWireType) {
         self.fieldNumber = fieldNumber
         self.wireType = wireType
     }
 
     /// `field 3 (LEN)`, the form used in error messages.
-    public var description: String { "field \(fieldNumber) (\(wireType))" }
+    package var description: String { "field \(fieldNumber) (\(wireType))" }
 }

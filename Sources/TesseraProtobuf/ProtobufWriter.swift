@@ -10,20 +10,20 @@
 /// writer.writeMessage(field: 2) { $0.writeString("x", field: 1) }
 /// let bytes = writer.bytes
 /// ```
-public struct ProtobufWriter: Sendable {
+package struct ProtobufWriter: Sendable {
     /// The encoded bytes so far.
-    public private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
 
     /// Creates an empty writer.
-    public init() {}
+    package init() {}
 
     /// Appends a tag.
-    public mutating func writeTag(field: Int, wireType: ProtobufWireType) {
+    package mutating func writeTag(field: Int, wireType: ProtobufWireType) {
         writeRawVarint(UInt64(field) << 3 | UInt64(wireType.rawValue))
     }
 
     /// Appends a base-128 varint without a tag.
-    public mutating func writeRawVarint(_ value: UInt64) {
+    package mutating func writeRawVarint(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
@@ -33,81 +33,81 @@ public struct ProtobufWriter: Sendable {
     }
 
     /// Appends raw bytes, e.g. a deliberately malformed fragment in a test.
-    public mutating func writeRaw(_ raw: [UInt8]) {
+    package mutating func writeRaw(_ raw: [UInt8]) {
         bytes.append(contentsOf: raw)
     }
 
     /// Appends an unsigned varint field (`uint32`, `uint64`).
-    public mutating func writeUInt64(_ value: UInt64, field: Int) {
+    package mutating func writeUInt64(_ value: UInt64, field: Int) {
         writeTag(field: field, wireType: .varint)
         writeRawVarint(value)
     }
 
     /// Appends a signed varint field (`int32`, `int64`, enums); negatives take ten bytes.
-    public mutating func writeInt64(_ value: Int64, field: Int) {
+    package mutating func writeInt64(_ value: Int64, field: Int) {
         writeUInt64(UInt64(bitPattern: value), field: field)
     }
 
     /// Appends a zigzag-encoded `sint32`/`sint64` field.
-    public mutating func writeSInt64(_ value: Int64, field: Int) {
+    package mutating func writeSInt64(_ value: Int64, field: Int) {
         writeUInt64(UInt64(bitPattern: (value << 1) ^ (value >> 63)), field: field)
     }
 
     /// Appends a `bool` field.
-    public mutating func writeBool(_ value: Bool, field: Int) {
+    package mutating func writeBool(_ value: Bool, field: Int) {
         writeUInt64(value ? 1 : 0, field: field)
     }
 
     /// Appends a `fixed32` field.
-    public mutating func writeFixed32(_ value: UInt32, field: Int) {
+    package mutating func writeFixed32(_ value: UInt32, field: Int) {
         writeTag(field: field, wireType: .fixed32)
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Appends a `fixed64` field.
-    public mutating func writeFixed64(_ value: UInt64, field: Int) {
+    package mutating func writeFixed64(_ value: UInt64, field: Int) {
         writeTag(field: field, wireType: .fixed64)
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     /// Appends a `float` field.
-    public mutating func writeFloat(_ value: Float, field: Int) {
+    package mutating func writeFloat(_ value: Float, field: Int) {
         writeFixed32(value.bitPattern, field: field)
     }
 
     /// Appends a `double` field.
-    public mutating func writeDouble(_ value: Double, field: Int) {
+    package mutating func writeDouble(_ value: Double, field: Int) {
         writeFixed64(value.bitPattern, field: field)
     }
 
     /// Appends a `bytes` field.
-    public mutating func writeBytes(_ value: [UInt8], field: Int) {
+    package mutating func writeBytes(_ value: [UInt8], field: Int) {
         writeTag(field: field, wireType: .lengthDelimited)
         writeRawVarint(UInt64(value.count))
         bytes.append(contentsOf: value)
     }
 
     /// Appends a `string` field as UTF-8.
-    public mutating func writeString(_ value: String, field: Int) {
+    package mutating func writeString(_ value: String, field: Int) {
         writeBytes(Array(value.utf8), field: field)
     }
 
     /// Appends an embedded message built by `body`.
-    public mutating func writeMessage(field: Int, _ body: (inout ProtobufWriter) -> Void) {
+    package mutating func writeMessage(field: Int, _ body: (inout ProtobufWriter) -> Void) {
         var child = ProtobufWriter()
         body(&child)
         writeBytes(child.bytes, field: field)
     }
 
     /// Appends a packed repeated varint field.
-    public mutating func writePackedVarints(_ values: [UInt64], field: Int) {
+    package mutating func writePackedVarints(_ values: [UInt64], field: Int) {
         var child = ProtobufWriter()
         for value in values { child.writeRawVarint(value) }
         writeBytes(child.bytes, field: field)
     }
 
     /// Appends a packed repeated `float` field.
-    public mutating func writePackedFloats(_ values: [Float], field: Int) {
+    package mutating func writePackedFloats(_ values: [Float], field: Int) {
         var raw: [UInt8] = []
         raw.reserveCapacity(values.count * 4)
         for value in values { withUnsafeBytes(of: value.bitPattern.littleEndian) { raw.append(contentsOf: $0) } }
@@ -115,7 +115,7 @@ public struct ProtobufWriter: Sendable {
     }
 
     /// Appends a packed repeated `double` field.
-    public mutating func writePackedDoubles(_ values: [Double], field: Int) {
+    package mutating func writePackedDoubles(_ values: [Double], field: Int) {
         var raw: [UInt8] = []
         raw.reserveCapacity(values.count * 8)
         for value in values { withUnsafeBytes(of: value.bitPattern.littleEndian) { raw.append(contentsOf: $0) } }

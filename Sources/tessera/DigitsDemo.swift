@@ -1,4 +1,5 @@
 import Tessera
+import TesseraKernels
 
 /// `tessera demo`: the embedded digit classifier run through `MLModel`, with `MLTensor`
 /// pre-processing (pixels 0–16 → 0–1) and post-processing (top 3 per sample).

@@ -1,4 +1,5 @@
 import Tessera
+import TesseraKernels
 
 /// The embedded demo: a tiny image classifier run step by step on the kernel layer.
 ///

@@ -80,7 +80,7 @@ struct CopyConcatTests {
                     let buffers = pieceCounts.map {
                         UnsafeMutableRawPointer.allocate(byteCount: max(1, $0) * MemoryLayout<T>.stride, alignment: 64)
                     }
-                    defer { buffers.forEach { $0.deallocate() } }
+                    defer { for buffer in buffers { buffer.deallocate() } }
                     withRaw(x.storage) { src in
                         CopyKernels.split(
                             from: src, layout: x.layout, axis: axis, sizes: sizes, elementSize: MemoryLayout<T>.stride,
@@ -133,7 +133,7 @@ func withRawAll<T, R>(_ arrays: [[T]], _ body: ([UnsafeRawPointer]) -> R) -> R {
         array.withUnsafeBytes { if let base = $0.baseAddress { p.copyMemory(from: base, byteCount: $0.count) } }
         return p
     }
-    defer { pointers.forEach { $0.deallocate() } }
+    defer { for pointer in pointers { pointer.deallocate() } }
     return body(pointers.map { UnsafeRawPointer($0) })
 }
 

@@ -11,7 +11,8 @@ struct APISeedPatternTests {
     func cachingPattern() async throws {
         #expect(URL.applicationSupportDirectory.path.isEmpty == false)
         let scratch = try TemporaryDirectory()
-        let appSupport = scratch.url.appendingPathComponent("Application Support")  // stands in for URL.applicationSupportDirectory
+        // Stands in for URL.applicationSupportDirectory.
+        let appSupport = scratch.url.appendingPathComponent("Application Support")
         let cachedURL = appSupport.appendingPathComponent("DigitsClassifier.mlmodelc")
         for _ in 0..<2 {  // the second launch finds the cache
             if !FileManager.default.fileExists(atPath: cachedURL.path) {

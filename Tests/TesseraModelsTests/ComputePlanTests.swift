@@ -204,7 +204,9 @@ struct ComputePlanPipelineTests {
     func pipeline() async throws {
         // Model { specificationVersion 4, pipeline { models: [NN(activation x→y), NN(innerProduct y→z)],
         //         names: ["first", "second"] } }
-        func network(_ name: String, _ field: Int, _ input: String, _ output: String) -> (inout ProtobufWriter) -> Void {
+        func network(
+            _ name: String, _ field: Int, _ input: String, _ output: String
+        ) -> (inout ProtobufWriter) -> Void {
             { model in
                 model.writeInt64(4, field: 1)
                 model.writeMessage(field: 500) { network in

@@ -13,30 +13,30 @@ import CTesseraSIMD
 /// ConvolutionKernels.conv2d(input: x, inputShape: [1, 32, 112, 112], weights: w, weightShape: [32, 1, 3, 3],
 ///                           bias: b, output: y, parameters: p, clamp: .relu6)
 /// ```
-public struct ConvolutionClamp: Sendable, Hashable, CustomStringConvertible {
+package struct ConvolutionClamp: Sendable, Hashable, CustomStringConvertible {
     /// The lower bound (`-infinity` for none).
-    public var lower: Float
+    package var lower: Float
     /// The upper bound (`+infinity` for none).
-    public var upper: Float
+    package var upper: Float
 
     /// A clamp to `[lower, upper]`; the defaults leave values unchanged.
-    public init(lower: Float = -.infinity, upper: Float = .infinity) {
+    package init(lower: Float = -.infinity, upper: Float = .infinity) {
         self.lower = lower
         self.upper = upper
     }
 
     /// No activation.
-    public static let none = ConvolutionClamp()
+    package static let none = ConvolutionClamp()
     /// `max(x, 0)`.
-    public static let relu = ConvolutionClamp(lower: 0)
+    package static let relu = ConvolutionClamp(lower: 0)
     /// `min(max(x, 0), 6)`.
-    public static let relu6 = ConvolutionClamp(lower: 0, upper: 6)
+    package static let relu6 = ConvolutionClamp(lower: 0, upper: 6)
 
     /// Whether the clamp leaves every value unchanged.
-    public var isIdentity: Bool { lower == -.infinity && upper == .infinity }
+    package var isIdentity: Bool { lower == -.infinity && upper == .infinity }
 
     /// The bounds in words, for plans and trap messages.
-    public var description: String { "clamp[\(lower), \(upper)]" }
+    package var description: String { "clamp[\(lower), \(upper)]" }
 
     /// Whether a bound is NaN, which makes every output that bound (see ``fillNaN(_:count:)``).
     var hasNaNBound: Bool { lower.isNaN || upper.isNaN }

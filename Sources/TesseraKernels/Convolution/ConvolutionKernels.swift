@@ -22,9 +22,9 @@
 /// ConvolutionKernels.conv2d(input: x, inputShape: [1, 64, 56, 56], weights: w,
 ///                           weightShape: [64, 64, 3, 3], bias: b, output: y, parameters: p)
 /// ```
-public enum ConvolutionKernels {
+package enum ConvolutionKernels {
     /// The largest im2col column buffer, in bytes; output positions are tiled to stay below it.
-    public static let defaultColumnBufferBytes = 8 << 20
+    package static let defaultColumnBufferBytes = 8 << 20
 
     /// Which algorithm
     /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:)``
@@ -81,7 +81,7 @@ public enum ConvolutionKernels {
     ///   the kernel allocates it outside the pool instead of failing, since the amount is
     ///   bounded. Runs multithreaded (OpenBLAS and ``parallelFor(count:cost:alignment:_:)``):
     ///   do not call it from inside a `parallelFor` body.
-    public static func conv2d(
+    package static func conv2d(
         input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
         bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters,
         residual: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none

@@ -5,7 +5,7 @@
 /// let p = Pool2DParameters(kernel: (3, 3), strides: (2, 2), padding: (top: 1, bottom: 1, left: 1, right: 1))
 /// PoolingKernels.maxPool2d(input: x, inputShape: [1, 64, 112, 112], output: y, parameters: p)
 /// ```
-public enum PoolingKernels {
+package enum PoolingKernels {
     /// The largest value in each window; padding never wins.
     ///
     /// A NaN in a window makes that output NaN (as in PyTorch). A window that lies entirely in
@@ -25,7 +25,7 @@ public enum PoolingKernels {
     ///   - parameters: Window, strides, padding, dilations and rounding.
     /// - Precondition: The parameters are valid for the input (see
     ///   ``Pool2DParameters/outputShape(inputShape:)``).
-    public static func maxPool2d(
+    package static func maxPool2d(
         input: UnsafePointer<Float>, inputShape: [Int], output: UnsafeMutablePointer<Float>,
         parameters p: Pool2DParameters
     ) {
@@ -81,7 +81,7 @@ public enum PoolingKernels {
     ///   - parameters: Window, strides, padding and rounding; dilations must be 1.
     ///   - countIncludePad: Whether padding positions count in the divisor.
     /// - Precondition: The parameters are valid for the input and have no dilation.
-    public static func averagePool2d(
+    package static func averagePool2d(
         input: UnsafePointer<Float>, inputShape: [Int], output: UnsafeMutablePointer<Float>,
         parameters p: Pool2DParameters, countIncludePad: Bool
     ) {
@@ -136,7 +136,7 @@ public enum PoolingKernels {
     ///   - inputShape: `[N, C, H, W]`.
     ///   - output: Contiguous destination for `N · C` means.
     /// - Precondition: `inputShape` has rank 4 with no negative size.
-    public static func globalAveragePool2d(
+    package static func globalAveragePool2d(
         input: UnsafePointer<Float>, inputShape: [Int], output: UnsafeMutablePointer<Float>
     ) {
         kernelPrecondition(

@@ -10,7 +10,7 @@ extension CopyKernels {
     /// - Precondition: There is at least one shape, the rank is at least 1, `axis` is in
     ///   `-rank..<rank`, and the shapes agree off the axis; otherwise the call traps with a
     ///   message that starts with `[op]` and names the shapes.
-    public static func concatenatedShape(_ shapes: [[Int]], axis: Int, op: String) -> (axis: Int, shape: [Int]) {
+    package static func concatenatedShape(_ shapes: [[Int]], axis: Int, op: String) -> (axis: Int, shape: [Int]) {
         kernelPrecondition(!shapes.isEmpty, "[\(op)] needs at least one operand")
         let first = shapes[0]
         let rank = first.count
@@ -51,7 +51,7 @@ extension CopyKernels {
     ///   - to: The contiguous destination; must not overlap any input.
     /// - Precondition: There is at least one input, the inputs have rank at least 1, `axis` is
     ///   in `-rank..<rank`, and the shapes agree off the axis.
-    public static func concatenate(
+    package static func concatenate(
         inputs: [(pointer: UnsafeRawPointer, layout: StridedLayout)], axis: Int, elementSize: Int,
         to: UnsafeMutableRawPointer
     ) {
@@ -88,7 +88,7 @@ extension CopyKernels {
     ///   - to: One contiguous destination per piece.
     /// - Precondition: The rank is at least 1, `axis` is in range, `sizes` are non-negative and
     ///   sum to the axis size, and `to.count == sizes.count`.
-    public static func split(
+    package static func split(
         from: UnsafeRawPointer, layout: StridedLayout, axis: Int, sizes: [Int], elementSize: Int,
         to: [UnsafeMutableRawPointer]
     ) {

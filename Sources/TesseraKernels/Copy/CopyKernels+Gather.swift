@@ -21,7 +21,7 @@ extension CopyKernels {
     ///   - to: The contiguous destination; must not overlap the input.
     /// - Precondition: `axis` is in range and every index is in `-size..<size` for the axis's
     ///   size; the message names the index and the size.
-    public static func gather(
+    package static func gather(
         from: UnsafeRawPointer, layout: StridedLayout, axis: Int, indices: UnsafePointer<Int32>, indicesShape: [Int],
         elementSize: Int, to: UnsafeMutableRawPointer
     ) {

@@ -1,6 +1,6 @@
 /// How ``CopyKernels/scatterElements(into:shape:axis:indices:indicesShape:updates:updatesLayout:elementSize:mode:scalarType:)``
 /// combines an update with the value already there.
-public enum ScatterMode: Sendable, Hashable {
+package enum ScatterMode: Sendable, Hashable {
     /// The update replaces the value. When several updates hit one element, the last in
     /// row-major order of the indices wins.
     case replace
@@ -34,7 +34,7 @@ extension CopyKernels {
     ///   - to: The contiguous destination of shape `indicesShape`.
     /// - Precondition: The shapes are as above and every index is in `-size..<size`; the
     ///   message names the index and the axis size.
-    public static func gatherElements(
+    package static func gatherElements(
         from: UnsafeRawPointer, layout: StridedLayout, axis: Int, indices: UnsafePointer<Int32>, indicesShape: [Int],
         elementSize: Int, to: UnsafeMutableRawPointer
     ) {
@@ -78,7 +78,7 @@ extension CopyKernels {
     ///   - scalarType: The element type; required for `.add` (which supports `.float32` only).
     /// - Precondition: The shapes are as above, every index is in `-size..<size`, and `.add` is
     ///   used with `scalarType == .float32` and `elementSize == 4`.
-    public static func scatterElements(
+    package static func scatterElements(
         into: UnsafeMutableRawPointer, shape: [Int], axis: Int, indices: UnsafePointer<Int32>, indicesShape: [Int],
         updates: UnsafeRawPointer, updatesLayout: StridedLayout, elementSize: Int, mode: ScatterMode = .replace,
         scalarType: KernelScalarType? = nil

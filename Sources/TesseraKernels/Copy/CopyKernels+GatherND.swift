@@ -15,7 +15,7 @@ extension CopyKernels {
     ///
     /// - Precondition: `indicesShape` has rank ≥ 1 and its last dimension is at most the
     ///   operand's rank; every index is in `-size..<size` for its axis.
-    public static func gatherND(
+    package static func gatherND(
         from: UnsafeRawPointer, shape: [Int], indices: UnsafePointer<Int32>, indicesShape: [Int], elementSize: Int,
         to: UnsafeMutableRawPointer
     ) {

@@ -9,7 +9,7 @@
 /// | `reflect`   | `[c, b, a, b, c, d, c, b]`   |
 /// | `symmetric` | `[b, a, a, b, c, d, d, c]`   |
 /// | `edge`      | `[a, a, a, b, c, d, d, d]`   |
-public enum PadMode: Sendable, Hashable {
+package enum PadMode: Sendable, Hashable {
     /// Every border element is the same value, given by its bits in the low `elementSize`
     /// bytes (e.g. `UInt64(Float(-1).bitPattern)`; `0` is zero for every type).
     case constant(bitPattern: UInt64)
@@ -45,7 +45,7 @@ extension CopyKernels {
     /// - Precondition: `padding.count == layout.rank` and every amount is non-negative. For
     ///   `reflect`, each amount is less than its dimension's size (as PyTorch requires); for
     ///   `symmetric`, at most the size; for `edge`, a padded dimension is not empty.
-    public static func pad(
+    package static func pad(
         from: UnsafeRawPointer, layout: StridedLayout, elementSize: Int, padding: [(before: Int, after: Int)],
         mode: PadMode, to: UnsafeMutableRawPointer
     ) {

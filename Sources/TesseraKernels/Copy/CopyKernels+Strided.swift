@@ -21,7 +21,7 @@ extension CopyKernels {
     ///   - elementSize: Bytes per element: 1, 2, 4 or 8.
     ///   - to: The contiguous destination of shape `layout.shape`; must not overlap the source.
     /// - Precondition: `elementSize` is 1, 2, 4 or 8.
-    public static func copy(
+    package static func copy(
         from: UnsafeRawPointer, layout: StridedLayout, elementSize: Int, to: UnsafeMutableRawPointer
     ) {
         checkElementSize(elementSize, op: "copy")
@@ -44,7 +44,7 @@ extension CopyKernels {
     ///
     /// - Precondition: `permutation` is a permutation of `0..<layout.rank`; `elementSize` is 1,
     ///   2, 4 or 8.
-    public static func permute(
+    package static func permute(
         from: UnsafeRawPointer, layout: StridedLayout, permutation: [Int], elementSize: Int,
         to: UnsafeMutableRawPointer
     ) {

@@ -17,7 +17,7 @@ extension CopyKernels {
     ///   - elementSize: Bytes per element: 1, 2, 4 or 8.
     ///   - to: The contiguous destination.
     /// - Precondition: `multiples.count == layout.rank` and no multiple is negative.
-    public static func tile(
+    package static func tile(
         from: UnsafeRawPointer, layout: StridedLayout, multiples: [Int], elementSize: Int,
         to: UnsafeMutableRawPointer
     ) {

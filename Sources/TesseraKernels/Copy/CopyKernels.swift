@@ -18,7 +18,7 @@ import Foundation
 ///
 /// Programmer errors (mismatched shapes, bad axes, out-of-range indices) trap with a message
 /// that starts with the kernel's name in brackets, e.g. `[concatenate] ...`.
-public enum CopyKernels {}
+package enum CopyKernels {}
 
 /// A fixed-size trivial type the copy loops move elements as: one per supported element size.
 @usableFromInline
@@ -94,7 +94,7 @@ extension CopyKernels {
     ///   - elementSize: 1, 2, 4 or 8.
     ///   - bitPattern: The element's bits in the low `elementSize` bytes; higher bytes are ignored.
     /// - Precondition: `count >= 0` and `elementSize` is 1, 2, 4 or 8.
-    public static func fill(_ to: UnsafeMutableRawPointer, count: Int, elementSize: Int, bitPattern: UInt64) {
+    package static func fill(_ to: UnsafeMutableRawPointer, count: Int, elementSize: Int, bitPattern: UInt64) {
         checkElementSize(elementSize, op: "fill")
         kernelPrecondition(count >= 0, "[fill] negative element count \(count)")
         if count == 0 { return }

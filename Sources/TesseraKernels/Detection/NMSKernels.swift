@@ -1,5 +1,5 @@
 /// Greedy non-maximum suppression over axis-aligned boxes.
-public enum NMSKernels {
+package enum NMSKernels {
     /// Writes the indices of the boxes kept by greedy NMS, highest score first, padded with -1.
     ///
     /// Boxes are `(x1, y1, x2, y2)` corners, `count × 4` contiguous float32; boxes are visited
@@ -14,7 +14,7 @@ public enum NMSKernels {
     ///
     /// - Returns: The number of boxes kept (at most `maxOutputCount`); the rest of `output` is -1.
     @discardableResult
-    public static func nonMaximumSuppression(
+    package static func nonMaximumSuppression(
         boxes: UnsafePointer<Float>, scores: UnsafePointer<Float>, count: Int, iouThreshold: Float,
         scoreThreshold: Float, maxOutputCount: Int, output: UnsafeMutablePointer<Int32>
     ) -> Int {

@@ -20,7 +20,7 @@ extension ElementwiseKernels {
     ///
     /// - Precondition: `op` does not produce booleans (comparisons and logical ops are
     ///   computed by the general ``binary(_:lhs:lhsLayout:rhs:rhsLayout:type:output:)``).
-    public static func smallBinary(
+    package static func smallBinary(
         _ op: BinaryOp, lhs: UnsafePointer<Float>, lhsIsScalar: Bool, rhs: UnsafePointer<Float>,
         rhsIsScalar: Bool, output: UnsafeMutablePointer<Float>, count: Int
     ) {
@@ -45,7 +45,7 @@ extension ElementwiseKernels {
     /// ```swift
     /// ElementwiseKernels.smallUnary(.sqrt, input: x, output: out, count: 16)
     /// ```
-    public static func smallUnary(
+    package static func smallUnary(
         _ op: UnaryOp, input: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>, count: Int
     ) {
         var start = 0

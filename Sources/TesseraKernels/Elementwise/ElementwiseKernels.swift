@@ -17,13 +17,13 @@
 ///                           rhs: b, rhsLayout: StridedLayout(contiguous: [3]),
 ///                           type: .float32, output: out)
 /// ```
-public enum ElementwiseKernels {
+package enum ElementwiseKernels {
     /// Applies `op` to every element of `input` and writes the results contiguously in
     /// `layout.shape`, with the input's type.
     ///
     /// - Precondition: `op` is defined for `type` (see ``UnaryOp/isDefinedForIntegers``;
     ///   nothing is defined for `bool`).
-    public static func unary(
+    package static func unary(
         _ op: UnaryOp, input: UnsafeRawPointer, layout: StridedLayout, type: KernelScalarType,
         output: UnsafeMutableRawPointer
     ) {
@@ -43,7 +43,7 @@ public enum ElementwiseKernels {
     /// The result type is `bool` for comparisons and logical ops, `type` otherwise.
     ///
     /// - Precondition: the shapes broadcast, and `op` is defined for `type`.
-    public static func binary(
+    package static func binary(
         _ op: BinaryOp, lhs: UnsafeRawPointer, lhsLayout: StridedLayout, rhs: UnsafeRawPointer,
         rhsLayout: StridedLayout, type: KernelScalarType, output: UnsafeMutableRawPointer
     ) {
@@ -65,7 +65,7 @@ public enum ElementwiseKernels {
 
     /// Converts every element of `input` from `sourceType` to `destinationType` (the rules of
     /// ``ScalarConversion``) and writes them contiguously in `layout.shape`.
-    public static func cast(
+    package static func cast(
         input: UnsafeRawPointer, layout: StridedLayout, from sourceType: KernelScalarType,
         output: UnsafeMutableRawPointer, to destinationType: KernelScalarType
     ) {
@@ -89,7 +89,7 @@ public enum ElementwiseKernels {
     /// `type` and the broadcast shape.
     ///
     /// - Precondition: the three shapes broadcast. `condition` is read as `bool`.
-    public static func select(
+    package static func select(
         condition: UnsafeRawPointer, conditionLayout: StridedLayout, a: UnsafeRawPointer, aLayout: StridedLayout,
         b: UnsafeRawPointer, bLayout: StridedLayout, type: KernelScalarType, output: UnsafeMutableRawPointer
     ) {
@@ -115,7 +115,7 @@ public enum ElementwiseKernels {
 
     /// The compute type for a binary op on `type`: `uint32` leaves int32 for the ops where
     /// two's-complement wrapping would change the answer.
-    public static func computeType(for op: BinaryOp, _ type: KernelScalarType) -> FusedProgram.ComputeType {
+    package static func computeType(for op: BinaryOp, _ type: KernelScalarType) -> FusedProgram.ComputeType {
         if type == .uint32 {
             switch op {
             case .add, .sub, .mul, .equal, .notEqual, .logicalAnd, .logicalOr, .logicalXor: return .int32

@@ -5,7 +5,7 @@
 /// Both directions are exact: half → float is a bit-level widening that keeps subnormals,
 /// infinities and NaNs; float → half rounds to nearest, ties to even, overflows to infinity
 /// and keeps NaN a (quiet) NaN — the same results as Swift's `Float16(_:)`.
-public enum Float16Conversion {
+package enum Float16Conversion {
     /// Measured cost of one element either way (about 0.6–0.7 ns), for splitting long runs
     /// across the kernel threads.
     static let cost = ParallelCost(nanosecondsPerItem: 0.7)
@@ -19,7 +19,7 @@ public enum Float16Conversion {
     /// ```swift
     /// Float16Conversion.widen(halves, into: floats, count: n)
     /// ```
-    public static func widen(
+    package static func widen(
         _ source: UnsafePointer<Float16>, into destination: UnsafeMutablePointer<Float>, count: Int
     ) {
         let src = UnsafeRawPointer(source).assumingMemoryBound(to: UInt16.self)
@@ -31,7 +31,7 @@ public enum Float16Conversion {
 
     /// Converts `count` floats to halves, rounding to nearest even (same loop style and
     /// threading as ``widen(_:into:count:)``).
-    public static func narrow(
+    package static func narrow(
         _ source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float16>, count: Int
     ) {
         let src = UnsafeRawPointer(source).assumingMemoryBound(to: UInt32.self)

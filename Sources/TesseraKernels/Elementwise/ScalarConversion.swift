@@ -9,13 +9,13 @@
 /// ```swift
 /// ScalarConversion.convert(pixels, from: .uint8, into: floats, to: .float32, count: n)
 /// ```
-public enum ScalarConversion {
+package enum ScalarConversion {
     /// Converts `count` contiguous elements of type `sourceType` into `destination` as
     /// `destinationType`. When the types are equal this is a copy.
     ///
     /// - Precondition: the ranges do not overlap unless `source == destination` and the
     ///   types have the same byte count.
-    public static func convert(
+    package static func convert(
         _ source: UnsafeRawPointer, from sourceType: KernelScalarType,
         into destination: UnsafeMutableRawPointer, to destinationType: KernelScalarType, count: Int
     ) {

@@ -7,7 +7,7 @@ import Synchronization
 /// again and again — a step of a cached graph plan — keeps a memo beside it; a run whose
 /// iteration shape, input types, layouts and output types match the memo's reuses its plan.
 /// Safe to share: the memo is behind a lock.
-public final class FusedPlanMemo: Sendable {
+package final class FusedPlanMemo: Sendable {
     private struct Entry {
         var signature: [Int]
         var plan: FusedPlan
@@ -16,7 +16,7 @@ public final class FusedPlanMemo: Sendable {
     private let last = Mutex<Entry?>(nil)
 
     /// An empty memo.
-    public init() {}
+    package init() {}
 
     /// The words a plan depends on besides the program: shape, each input's type and layout,
     /// the output types, and whether outputs overlap inputs.

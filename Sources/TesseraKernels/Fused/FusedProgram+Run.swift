@@ -10,7 +10,7 @@ extension FusedProgram {
     ///   - memo: Where to keep the plan between runs: a caller that runs the same program
     ///     again and again (a step of a cached graph plan) skips planning when the layouts
     ///     repeat.
-    public func run(
+    package func run(
         shape: [Int], inputs: [FusedInput], outputs outputOperands: [FusedOutput], memo: FusedPlanMemo? = nil
     ) {
         kernelPrecondition(

@@ -21,14 +21,14 @@
 /// ], outputs: [5])
 /// program.run(shape: [n], inputs: [a, b], outputs: [c])
 /// ```
-public struct FusedProgram: Sendable, Hashable, CustomStringConvertible {
+@usableFromInline package struct FusedProgram: Sendable, Hashable, CustomStringConvertible {
     /// The scalar type a program computes in.
-    public enum ComputeType: Sendable, Hashable, CustomStringConvertible {
+    @usableFromInline package enum ComputeType: Sendable, Hashable, CustomStringConvertible {
         case float32, float64, int32
 
         /// The compute type for data of `type`: float16 and float32 compute in float32,
         /// float64 in float64, integers and bool in int32.
-        public init(for type: KernelScalarType) {
+        package init(for type: KernelScalarType) {
             switch type {
             case .float16, .float32: self = .float32
             case .float64: self = .float64
@@ -36,7 +36,7 @@ public struct FusedProgram: Sendable, Hashable, CustomStringConvertible {
             }
         }
 
-        public var description: String {
+        @usableFromInline package var description: String {
             switch self {
             case .float32: return "float32"
             case .float64: return "float64"
@@ -55,7 +55,7 @@ public struct FusedProgram: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// One step of a program. Operands are indices of earlier instructions.
-    public enum Instruction: Sendable, Hashable, CustomStringConvertible {
+    package enum Instruction: Sendable, Hashable, CustomStringConvertible {
         /// The value of input operand `k` at each element.
         case input(Int)
         /// A constant (converted to the compute type; integers truncate).
@@ -72,7 +72,7 @@ public struct FusedProgram: Sendable, Hashable, CustomStringConvertible {
         case cast(to: KernelScalarType, Int)
 
         /// The earlier values the instruction reads.
-        public var operands: [Int] {
+        package var operands: [Int] {
             switch self {
             case .input, .constant: return []
             case .unary(_, let a), .cast(_, let a): return [a]
@@ -81,7 +81,7 @@ public struct FusedProgram: Sendable, Hashable, CustomStringConvertible {
             }
         }
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .input(let k): return "input \(k)"
             case .constant(let v): return "constant \(v)"
@@ -96,23 +96,23 @@ public struct FusedProgram: Sendable, Hashable, CustomStringConvertible {
     /// The number of elements each instruction processes at a time: 2048 (8 KB of `Float` per
     /// scratch slot) halves the per-block interpreter overhead of 1024 and keeps a
     /// three-operand block in a 32 KB L1 cache.
-    public static let blockSize = 2048
+    package static let blockSize = 2048
 
     /// The type all arithmetic happens in.
-    public let computeType: ComputeType
+    package let computeType: ComputeType
     /// The instructions, in order.
-    public let instructions: [Instruction]
+    package let instructions: [Instruction]
     /// For each output operand, the value it stores.
-    public let outputs: [Int]
+    package let outputs: [Int]
     /// The number of input operands the program reads (one more than the largest `input` index).
-    public let inputCount: Int
+    package let inputCount: Int
 
     /// Checks and builds a program.
     ///
     /// - Precondition: every operand names an earlier instruction, every output names an
     ///   instruction, and every unary op is defined for the compute type (integer programs
     ///   support neg, abs, sign and square).
-    public init(computeType: ComputeType, instructions: [Instruction], outputs: [Int]) {
+    package init(computeType: ComputeType, instructions: [Instruction], outputs: [Int]) {
         var inputCount = 0
         for (index, instruction) in instructions.enumerated() {
             for operand in instruction.operands {
@@ -142,7 +142,7 @@ public struct FusedProgram: Sendable, Hashable, CustomStringConvertible {
         self.inputCount = inputCount
     }
 
-    public var description: String {
+    @usableFromInline package var description: String {
         var lines = ["fused program (\(computeType), \(inputCount) inputs)"]
         for (index, instruction) in instructions.enumerated() { lines.append("  %\(index) = \(instruction)") }
         lines.append("  outputs: " + outputs.map { "%\($0)" }.joined(separator: ", "))
@@ -154,16 +154,16 @@ public struct FusedProgram: Sendable, Hashable, CustomStringConvertible {
 ///
 /// The layout's shape must equal the iteration shape (broadcast dimensions have stride 0);
 /// use ``StridedLayout/broadcast(to:)`` first.
-public struct FusedInput {
+package struct FusedInput {
     /// The base pointer; element positions are `layout.offset + Σ index × stride`.
-    public var pointer: UnsafeRawPointer
+    package var pointer: UnsafeRawPointer
     /// Where the elements are.
-    public var layout: StridedLayout
+    package var layout: StridedLayout
     /// The stored type.
-    public var type: KernelScalarType
+    package var type: KernelScalarType
 
     /// An input read through `layout` from `pointer`, stored as `type`.
-    public init(pointer: UnsafeRawPointer, layout: StridedLayout, type: KernelScalarType) {
+    package init(pointer: UnsafeRawPointer, layout: StridedLayout, type: KernelScalarType) {
         self.pointer = pointer
         self.layout = layout
         self.type = type
@@ -174,14 +174,14 @@ public struct FusedInput {
 ///
 /// An output may share memory with an input only when that input is read contiguously, with
 /// the same type and no offset difference (an in-place update).
-public struct FusedOutput {
+package struct FusedOutput {
     /// Where to write, contiguously.
-    public var pointer: UnsafeMutableRawPointer
+    package var pointer: UnsafeMutableRawPointer
     /// The type to store.
-    public var type: KernelScalarType
+    package var type: KernelScalarType
 
     /// An output written contiguously at `pointer` as `type`.
-    public init(pointer: UnsafeMutableRawPointer, type: KernelScalarType) {
+    package init(pointer: UnsafeMutableRawPointer, type: KernelScalarType) {
         self.pointer = pointer
         self.type = type
     }

@@ -16,7 +16,7 @@ import COpenBLAS
 /// GEMMKernels.matmul(a: aPointer, aLayout: StridedLayout(contiguous: [2, 3]),
 ///                    b: bPointer, bLayout: bT, type: .float32, output: outPointer)
 /// ```
-public enum GEMMKernels {
+package enum GEMMKernels {
     /// Matrices with at most this many multiply-adds, in batches of at least
     /// ``smallBatchMinimum``, are computed by a loop parallel over the batch instead of one
     /// BLAS call each: a call costs about a microsecond before any arithmetic.
@@ -52,7 +52,7 @@ public enum GEMMKernels {
     /// - Note: Float16 operands are widened to Float32 temporaries and the result rounded
     ///   once; strided operands BLAS cannot read are copied. Temporaries come from
     ///   ``BufferPool/shared`` and fall back to an unpooled allocation if the pool refuses.
-    public static func matmul(
+    package static func matmul(
         a: UnsafeRawPointer, aLayout: StridedLayout, b: UnsafeRawPointer, bLayout: StridedLayout,
         type: KernelScalarType, output: UnsafeMutableRawPointer
     ) {
@@ -105,7 +105,7 @@ public enum GEMMKernels {
     ///
     /// - Precondition: Sizes are non-negative and fit in 32 bits; each leading dimension is
     ///   at least 1 and at least the column count of the matrix as stored.
-    public static func sgemm(
+    package static func sgemm(
         transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int, alpha: Float,
         a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int, beta: Float,
         c: UnsafeMutablePointer<Float>, ldc: Int
@@ -124,7 +124,7 @@ public enum GEMMKernels {
     /// ```
     ///
     /// - Precondition: As for `sgemm`.
-    public static func dgemm(
+    package static func dgemm(
         transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int, alpha: Double,
         a: UnsafePointer<Double>, lda: Int, b: UnsafePointer<Double>, ldb: Int, beta: Double,
         c: UnsafeMutablePointer<Double>, ldc: Int

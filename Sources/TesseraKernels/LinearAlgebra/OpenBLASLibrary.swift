@@ -21,13 +21,13 @@ import Foundation
 /// ```swift
 /// print(OpenBLASLibrary.shared.coreName)   // "SkylakeX"
 /// ```
-public struct OpenBLASLibrary: @unchecked Sendable {
+package struct OpenBLASLibrary: @unchecked Sendable {
     let sgemm: tessera_cblas_sgemm_fn
     let dgemm: tessera_cblas_dgemm_fn
     private let getCoreName: tessera_openblas_get_corename_fn?
 
     /// The library, loaded on first use. Traps with install instructions when OpenBLAS is missing.
-    public static let shared = OpenBLASLibrary()
+    package static let shared = OpenBLASLibrary()
 
     private init() {
         let settings = [
@@ -66,7 +66,7 @@ public struct OpenBLASLibrary: @unchecked Sendable {
 
     /// The CPU kernel family OpenBLAS chose (for example `SkylakeX`, `Haswell`, or `Prescott`
     /// for its generic fallback).
-    public var coreName: String {
+    package var coreName: String {
         guard let getCoreName, let name = getCoreName() else { return "unknown" }
         return String(cString: name)
     }
@@ -74,7 +74,7 @@ public struct OpenBLASLibrary: @unchecked Sendable {
     /// Row-major single-precision GEMM, `C = alpha · op(A) · op(B) + beta · C`, straight to
     /// OpenBLAS (one thread).
     @inlinable
-    public func sgemm(
+    package func sgemm(
         transposeA: Bool, transposeB: Bool, m: Int, n: Int, k: Int, alpha: Float, a: UnsafePointer<Float>,
         lda: Int, b: UnsafePointer<Float>, ldb: Int, beta: Float, c: UnsafeMutablePointer<Float>, ldc: Int
     ) {

@@ -5,19 +5,19 @@ import CTesseraSIMD
 ///
 /// Accuracy is within a few ulp of the C library over the normal range; results that would
 /// be subnormal flush to zero.
-public enum SIMDMath {
+package enum SIMDMath {
     /// The correctly rounded square root of each lane, as one vector instruction per
     /// register (Swift's `squareRoot()` on SIMD types calls `sqrtf` once per lane).
     @inlinable
     @inline(__always)
-    public static func sqrt(_ x: SIMD16<Float>) -> SIMD16<Float> {
+    package static func sqrt(_ x: SIMD16<Float>) -> SIMD16<Float> {
         tessera_sqrt_f32x16(x)
     }
 
     /// The correctly rounded square root of each lane.
     @inlinable
     @inline(__always)
-    public static func sqrt(_ x: SIMD16<Double>) -> SIMD16<Double> {
+    package static func sqrt(_ x: SIMD16<Double>) -> SIMD16<Double> {
         tessera_sqrt_f64x16(x)
     }
 
@@ -26,7 +26,7 @@ public enum SIMDMath {
     /// `exp(-inf) == 0`, `exp(+inf) == +inf`, NaN stays NaN; inputs below about -87.3 give 0.
     @inlinable
     @inline(__always)
-    public static func exp(_ x: SIMD16<Float>) -> SIMD16<Float> {
+    package static func exp(_ x: SIMD16<Float>) -> SIMD16<Float> {
         let high: Float = 88.72283
         let low: Float = -87.33654
         var v = x.replacing(with: high, where: x .> high)
@@ -60,7 +60,7 @@ public enum SIMDMath {
     }
 
     /// Whether the AVX2 + FMA block kernels of `CTesseraSIMD` run on this CPU.
-    public static let hasAVX2FMA: Bool = tessera_cpu_has_avx2_fma() != 0
+    package static let hasAVX2FMA: Bool = tessera_cpu_has_avx2_fma() != 0
 
     /// `dst[i] = e^(src[i] - shift)` for `i < count` (`dst` may be `nil` to only sum), and the
     /// sum of those exponentials.
@@ -68,7 +68,7 @@ public enum SIMDMath {
     /// Runs the AVX2 + FMA kernel when the CPU has it (eight lanes per instruction, fused
     /// multiply-adds; results within an ulp of ``exp(_:)-(SIMD16<Float>)``), otherwise the
     /// `SIMD16` body.
-    public static func expShifted(
+    package static func expShifted(
         _ src: UnsafePointer<Float>, into dst: UnsafeMutablePointer<Float>?, count: Int, shift: Float
     ) -> Float {
         if hasAVX2FMA { return tessera_exp_shifted_f32_vector(src, dst, count, shift) }
@@ -93,7 +93,7 @@ public enum SIMDMath {
 
     /// `e^x` for one value, matching the lanes of ``exp(_:)-(SIMD16<Float>)`` exactly.
     @inlinable
-    public static func exp(_ x: Float) -> Float {
+    package static func exp(_ x: Float) -> Float {
         exp(SIMD16<Float>(repeating: x))[0]
     }
 }

@@ -1,13 +1,13 @@
 import Synchronization
 
 /// Why the pool refused an allocation.
-public enum BufferPoolError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum BufferPoolError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Granting the request would put more than `limit` bytes in live buffers.
     case memoryLimitExceeded(requested: Int, live: Int, limit: Int)
     /// A negative size was asked for.
     case invalidSize(Int)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .memoryLimitExceeded(let requested, let live, let limit):
             return "BufferPool: allocating \(requested) bytes would exceed the memory limit of \(limit) bytes "
@@ -36,23 +36,23 @@ public enum BufferPoolError: Error, Sendable, Equatable, CustomStringConvertible
 /// let a = try pool.allocate(byteCount: 4096)
 /// print(pool.statistics.liveBytes)   // 4096
 /// ```
-public final class BufferPool: Sendable {
+@usableFromInline package final class BufferPool: Sendable {
     /// Counters describing the pool's use since it was made.
-    public struct Statistics: Sendable, Equatable, CustomStringConvertible {
+    package struct Statistics: Sendable, Equatable, CustomStringConvertible {
         /// Allocations served.
-        public var allocations = 0
+        package var allocations = 0
         /// Allocations served from the cache.
-        public var reuses = 0
+        package var reuses = 0
         /// Allocations refused for the memory limit.
-        public var refusals = 0
+        package var refusals = 0
         /// Bytes (size classes) currently handed out.
-        public var liveBytes = 0
+        package var liveBytes = 0
         /// The most bytes ever live at once.
-        public var peakLiveBytes = 0
+        package var peakLiveBytes = 0
         /// Bytes held in the cache for reuse.
-        public var cachedBytes = 0
+        package var cachedBytes = 0
 
-        public var description: String {
+        package var description: String {
             "allocations \(allocations), reuses \(reuses), refusals \(refusals), live \(liveBytes) B, "
                 + "peak \(peakLiveBytes) B, cached \(cachedBytes) B"
         }
@@ -71,14 +71,14 @@ public final class BufferPool: Sendable {
     /// The pool the kernels and the graph use unless told otherwise.
     ///
     /// Its memory limit is 80% of physical memory; its cache limit is 1/8 of that.
-    public static let shared: BufferPool = {
+    package static let shared: BufferPool = {
         let physical = Int(clamping: ProcessInfoShim.physicalMemory)
         let limit = physical / 10 * 8
         return BufferPool(memoryLimit: limit, cacheLimit: limit / 8)
     }()
 
     /// A pool with the given limits, in bytes.
-    public init(memoryLimit: Int, cacheLimit: Int) {
+    package init(memoryLimit: Int, cacheLimit: Int) {
         state = Mutex(State(memoryLimit: memoryLimit, cacheLimit: cacheLimit))
     }
 
@@ -92,13 +92,13 @@ public final class BufferPool: Sendable {
     }
 
     /// The most bytes that may be live at once.
-    public var memoryLimit: Int {
+    package var memoryLimit: Int {
         get { state.withLock { $0.memoryLimit } }
         set { state.withLock { $0.memoryLimit = newValue } }
     }
 
     /// The most bytes kept for reuse; lowering it frees cached buffers at once.
-    public var cacheLimit: Int {
+    package var cacheLimit: Int {
         get { state.withLock { $0.cacheLimit } }
         set {
             state.withLock { state in
@@ -109,12 +109,12 @@ public final class BufferPool: Sendable {
     }
 
     /// A snapshot of the counters.
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    package var statistics: Statistics { state.withLock { $0.statistics } }
 
     /// The size class a request of `byteCount` bytes is served from.
     ///
     /// At least 64 bytes; above that, four classes per power of two (x, 1.25x, 1.5x, 1.75x).
-    public static func sizeClass(for byteCount: Int) -> Int {
+    package static func sizeClass(for byteCount: Int) -> Int {
         if byteCount <= 64 { return 64 }
         let highBit = Int.bitWidth - 1 - (byteCount - 1).leadingZeroBitCount  // floor(log2(byteCount - 1))
         let base = 1 << highBit
@@ -126,7 +126,7 @@ public final class BufferPool: Sendable {
     ///
     /// - Throws: ``BufferPoolError/memoryLimitExceeded(requested:live:limit:)`` when the live
     ///   total would pass ``memoryLimit``; ``BufferPoolError/invalidSize(_:)`` for a negative size.
-    public func allocate(byteCount: Int) throws(BufferPoolError) -> AlignedBuffer {
+    package func allocate(byteCount: Int) throws(BufferPoolError) -> AlignedBuffer {
         guard byteCount >= 0 else { throw .invalidSize(byteCount) }
         let capacity = BufferPool.sizeClass(for: byteCount)
         let reused: UInt? = try state.withLock { (state) throws(BufferPoolError) -> UInt? in
@@ -152,7 +152,7 @@ public final class BufferPool: Sendable {
     }
 
     /// Frees every cached buffer.
-    public func trim() {
+    package func trim() {
         state.withLock { state in
             for (_, list) in state.freeLists {
                 for address in list { UnsafeMutableRawPointer(bitPattern: address)?.deallocate() }

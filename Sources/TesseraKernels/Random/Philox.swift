@@ -8,21 +8,21 @@
 /// ```swift
 /// let words = Philox4x32(key: 42).block(0)   // four UInt32s
 /// ```
-public struct Philox4x32: Sendable, Hashable {
+package struct Philox4x32: Sendable, Hashable {
     /// The key: the seed.
-    public var key: (UInt32, UInt32) { (k0, k1) }
+    package var key: (UInt32, UInt32) { (k0, k1) }
     @usableFromInline let k0: UInt32
     @usableFromInline let k1: UInt32
 
     /// A generator keyed by a 64-bit seed (low word first).
-    public init(key seed: UInt64) {
+    package init(key seed: UInt64) {
         k0 = UInt32(truncatingIfNeeded: seed)
         k1 = UInt32(truncatingIfNeeded: seed >> 32)
     }
 
     /// The block for the 128-bit counter `(c0, c1, c2, c3)`.
     @inlinable
-    public func block(_ c0: UInt32, _ c1: UInt32, _ c2: UInt32, _ c3: UInt32) -> SIMD4<UInt32> {
+    package func block(_ c0: UInt32, _ c1: UInt32, _ c2: UInt32, _ c3: UInt32) -> SIMD4<UInt32> {
         var (x0, x1, x2, x3) = (c0, c1, c2, c3)
         var (key0, key1) = (k0, k1)
         for round in 0..<10 {
@@ -43,7 +43,7 @@ public struct Philox4x32: Sendable, Hashable {
 
     /// The block for a 64-bit counter (the high words zero).
     @inlinable
-    public func block(_ counter: UInt64) -> SIMD4<UInt32> {
+    package func block(_ counter: UInt64) -> SIMD4<UInt32> {
         block(UInt32(truncatingIfNeeded: counter), UInt32(truncatingIfNeeded: counter >> 32), 0, 0)
     }
 }

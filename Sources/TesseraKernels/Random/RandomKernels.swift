@@ -7,14 +7,14 @@ import Foundation
 /// Philox block of counter `i` (uniforms, integers) or `i / 2` (normals, two per block), so
 /// results do not depend on threads, and a prefix of a longer tensor with the same seed is
 /// the shorter tensor.
-public enum RandomKernels {
+package enum RandomKernels {
     /// Fills `output` with `count` uniform doubles in `[0, 1)` built from `bits` random bits
     /// (24 suits float32 and float16, whose conversion then never rounds up to 1; at most 53).
     ///
     /// ```swift
     /// RandomKernels.uniform(seed: 7, count: 4, bits: 24, output: buffer)
     /// ```
-    public static func uniform(seed: UInt64, count: Int, bits: Int, output: UnsafeMutablePointer<Double>) {
+    package static func uniform(seed: UInt64, count: Int, bits: Int, output: UnsafeMutablePointer<Double>) {
         kernelPrecondition(bits > 0 && bits <= 53, "[randomUniform] bits must be in 1...53, got \(bits)")
         let philox = Philox4x32(key: seed)
         let scale = 1.0 / Double(UInt64(1) << bits)
@@ -32,7 +32,7 @@ public enum RandomKernels {
     /// ```swift
     /// RandomKernels.normal(seed: 7, count: 4, output: buffer)
     /// ```
-    public static func normal(seed: UInt64, count: Int, output: UnsafeMutablePointer<Double>) {
+    package static func normal(seed: UInt64, count: Int, output: UnsafeMutablePointer<Double>) {
         let philox = Philox4x32(key: seed)
         let pairs = (count + 1) / 2
         let scale = 1.0 / Double(UInt64(1) << 53)
@@ -58,7 +58,7 @@ public enum RandomKernels {
     /// ```
     ///
     /// - Precondition: `lower <= upper`.
-    public static func integers(
+    package static func integers(
         seed: UInt64, count: Int, lower: Int64, upper: Int64, output: UnsafeMutablePointer<Int64>
     ) {
         kernelPrecondition(lower <= upper, "[randomUniform] empty range \(lower)...\(upper)")
@@ -87,7 +87,7 @@ public enum RandomKernels {
     ///
     /// - Precondition: `type` is a floating-point type; every weight is finite and
     ///   non-negative and every row has a positive sum.
-    public static func multinomial(
+    package static func multinomial(
         weights: UnsafeRawPointer, type: KernelScalarType, rows: Int, categories: Int, samples: Int, seed: UInt64,
         output: UnsafeMutablePointer<Int32>
     ) {

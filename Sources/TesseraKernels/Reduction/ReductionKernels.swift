@@ -31,7 +31,7 @@ public enum ReductionOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringCo
     /// The output type the op produces for `input`, or `nil` when the caller must choose
     /// (`mean` of an integer type: any floating-point type) or the op does not apply
     /// (`sum`, `mean`, `product` of `bool`).
-    public func outputType(for input: KernelScalarType) -> KernelScalarType? {
+    package func outputType(for input: KernelScalarType) -> KernelScalarType? {
         switch self {
         case .sum, .product: return input == .bool ? nil : input
         case .mean: return input.isFloatingPoint ? input : nil
@@ -42,7 +42,7 @@ public enum ReductionOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringCo
     }
 
     /// Whether reducing an empty axis is an error (there is no identity element).
-    public var requiresNonEmpty: Bool {
+    package var requiresNonEmpty: Bool {
         switch self {
         case .max, .min, .argmax, .argmin: return true
         default: return false
@@ -66,7 +66,7 @@ public enum ReductionOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringCo
 }
 
 /// Reductions over axes of a strided operand into a contiguous output.
-public enum ReductionKernels {
+package enum ReductionKernels {
     /// Reduces `input` (read through `layout`) over `axes` into `output`.
     ///
     /// The output is contiguous row-major of shape `layout.shape` with every reduced axis set
@@ -98,7 +98,7 @@ public enum ReductionKernels {
     /// - Precondition: `axes` are valid; `outputType` follows the rules above; `sum`,
     ///   `product`, `mean` are not applied to `bool`; `max`, `min`, `argmax`, `argmin` do not
     ///   reduce an empty axis; `argmax`/`argmin` reduce fewer than 2³¹ elements.
-    public static func reduce(
+    package static func reduce(
         _ op: ReductionOp, input: UnsafeRawPointer, layout: StridedLayout, type: KernelScalarType,
         axes: [Int], output: UnsafeMutableRawPointer, outputType: KernelScalarType
     ) {

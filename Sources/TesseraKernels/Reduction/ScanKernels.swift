@@ -1,5 +1,5 @@
 /// Cumulative sums and products along one axis of a strided operand.
-public enum ScanKernels {
+package enum ScanKernels {
     /// Writes the running sum along `axis` into `output`.
     ///
     /// Element `k` of a line is `x[0] + … + x[k]`; with `exclusive` it is `x[0] + … + x[k-1]`
@@ -24,7 +24,7 @@ public enum ScanKernels {
     ///   - reverse: Whether to scan from the end of the axis.
     ///   - output: Room for `layout.count` elements of `type`.
     /// - Precondition: `type` is not `.bool`; `axis` is in range (so rank ≥ 1).
-    public static func cumulativeSum(
+    package static func cumulativeSum(
         input: UnsafeRawPointer, layout: StridedLayout, type: KernelScalarType, axis: Int,
         exclusive: Bool = false, reverse: Bool = false, output: UnsafeMutableRawPointer
     ) {
@@ -46,7 +46,7 @@ public enum ScanKernels {
     /// ```
     ///
     /// - Precondition: `type` is not `.bool`; `axis` is in `-rank..<rank`.
-    public static func cumulativeProduct(
+    package static func cumulativeProduct(
         input: UnsafeRawPointer, layout: StridedLayout, type: KernelScalarType, axis: Int,
         exclusive: Bool = false, reverse: Bool = false, output: UnsafeMutableRawPointer
     ) {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Softmax and log-softmax along one axis of a strided operand.
-public enum SoftmaxKernels {
+package enum SoftmaxKernels {
     /// Writes `exp(x - max) / sum(exp(x - max))` along `axis` into `output`.
     ///
     /// Subtracting the maximum keeps large inputs (1e30) from overflowing. A line of all
@@ -21,7 +21,7 @@ public enum SoftmaxKernels {
     ///   - axis: The axis to normalise, in `-rank..<rank`.
     ///   - output: Room for `layout.count` elements of `type`.
     /// - Precondition: `type` is a floating-point type; `axis` is in range (so rank ≥ 1).
-    public static func softmax(
+    package static func softmax(
         input: UnsafeRawPointer, layout: StridedLayout, type: KernelScalarType, axis: Int,
         output: UnsafeMutableRawPointer
     ) {
@@ -40,7 +40,7 @@ public enum SoftmaxKernels {
     /// ```
     ///
     /// - Precondition: `type` is a floating-point type; `axis` is in `-rank..<rank`.
-    public static func logSoftmax(
+    package static func logSoftmax(
         input: UnsafeRawPointer, layout: StridedLayout, type: KernelScalarType, axis: Int,
         output: UnsafeMutableRawPointer
     ) {

@@ -8,7 +8,7 @@ public enum ResizeKernelMethod: Sendable, Hashable {
 }
 
 /// Spatial resizing of the last two axes of contiguous `[planes, height, width]` data.
-public enum ResizeKernels {
+package enum ResizeKernels {
     /// Resizes every plane to `newHeight × newWidth`.
     ///
     /// Coordinates follow `torch.nn.functional.interpolate`: with `alignCorners` the corner
@@ -21,7 +21,7 @@ public enum ResizeKernels {
     /// ```
     ///
     /// - Precondition: `type` is `.float32` or `.float64`; the sizes are positive.
-    public static func resize(
+    package static func resize(
         input: UnsafeRawPointer, type: KernelScalarType, planes: Int, height: Int, width: Int, newHeight: Int,
         newWidth: Int, method: ResizeKernelMethod, output: UnsafeMutableRawPointer
     ) {

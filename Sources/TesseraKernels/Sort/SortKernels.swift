@@ -5,7 +5,7 @@ import CTesseraSIMD
 /// The order is total and deterministic: NaN sorts above every number (as in PyTorch and
 /// NumPy), and equal values keep their original order (lower index first) in both
 /// directions, so `argsort` is a stable sort and `topK` prefers the earlier of tied elements.
-public enum SortKernels {
+package enum SortKernels {
     /// Writes the indices that sort each line along `axis`, or only the first `count` of them.
     ///
     /// The output is contiguous, with the input's shape except that `axis` has `count`
@@ -29,7 +29,7 @@ public enum SortKernels {
     ///   - output: `count * (elements per axis line)` contiguous `Int32`s.
     /// - Precondition: `axis` is in range, `count` is in `0...shape[axis]`, and the axis has at
     ///   most `Int32.max` elements.
-    public static func argsort(
+    package static func argsort(
         input: UnsafeRawPointer, layout: StridedLayout, type: KernelScalarType, axis: Int, descending: Bool,
         count: Int, output: UnsafeMutablePointer<Int32>
     ) {

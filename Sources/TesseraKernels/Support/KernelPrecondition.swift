@@ -10,7 +10,7 @@
 /// ```
 @inlinable
 @inline(__always)
-public func kernelPrecondition(
+package func kernelPrecondition(
     _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
     file: StaticString = #fileID, line: UInt = #line
 ) {
@@ -19,6 +19,7 @@ public func kernelPrecondition(
 
 /// Stops with `message` in every build configuration (see ``kernelPrecondition(_:_:file:line:)``).
 @inline(never)
-public func kernelFailure(_ message: String, file: StaticString = #fileID, line: UInt = #line) -> Never {
+@usableFromInline
+package func kernelFailure(_ message: String, file: StaticString = #fileID, line: UInt = #line) -> Never {
     fatalError(message, file: file, line: line)
 }

@@ -5,21 +5,21 @@ import Synchronization
 
 /// How much work one item of a ``parallelFor(count:cost:_:)`` loop is, in nanoseconds on one
 /// core. It decides whether a loop is worth splitting across threads and into how many chunks.
-public struct ParallelCost: Sendable, Hashable {
+@usableFromInline package struct ParallelCost: Sendable, Hashable {
     /// Estimated nanoseconds per item.
-    public var nanosecondsPerItem: Double
+    @usableFromInline package var nanosecondsPerItem: Double
 
     /// A cost of `nanoseconds` per item.
-    public init(nanosecondsPerItem: Double) {
+    package init(nanosecondsPerItem: Double) {
         self.nanosecondsPerItem = nanosecondsPerItem
     }
 
     /// One streaming element-wise operation (an add, a copy, a compare) per item.
-    public static let elementwise = ParallelCost(nanosecondsPerItem: 0.4)
+    package static let elementwise = ParallelCost(nanosecondsPerItem: 0.4)
     /// One transcendental function (exp, log, tanh, erf) per item.
-    public static let transcendental = ParallelCost(nanosecondsPerItem: 4)
+    package static let transcendental = ParallelCost(nanosecondsPerItem: 4)
     /// `nanoseconds` per item, for rows, blocks or images.
-    public static func perItem(nanoseconds: Double) -> ParallelCost {
+    package static func perItem(nanoseconds: Double) -> ParallelCost {
         ParallelCost(nanosecondsPerItem: nanoseconds)
     }
 }
@@ -28,17 +28,17 @@ public struct ParallelCost: Sendable, Hashable {
 ///
 /// Both default to the number of active processors. Change them together through
 /// ``setCoreBudget(_:)`` so Tessera's own loops and OpenBLAS never oversubscribe the machine.
-public enum KernelThreads {
+@usableFromInline package enum KernelThreads {
     private static let budget = Atomic<Int>(0)
     /// Loops whose estimated total work is below this many nanoseconds run serially: splitting
     /// them costs more than it saves. `TESSERA_SERIAL_THRESHOLD_NS` overrides it (for tuning
     /// on a new machine).
-    public static let serialThresholdNanoseconds: Double =
+    @usableFromInline package static let serialThresholdNanoseconds: Double =
         ProcessInfo.processInfo.environment["TESSERA_SERIAL_THRESHOLD_NS"].flatMap { Double($0) } ?? 30_000
 
     /// The number of threads a ``parallelFor(count:cost:_:)`` loop may use: the
     /// `TESSERA_NUM_THREADS` environment variable if set, else the active processor count.
-    public static var coreBudget: Int {
+    @usableFromInline package static var coreBudget: Int {
         let current = budget.load(ordering: .relaxed)
         if current > 0 { return current }
         // `TESSERA_NUM_THREADS` overrides the processor count (for example to leave cores to
@@ -55,14 +55,14 @@ public enum KernelThreads {
     /// products into blocks across this budget.
     ///
     /// - Precondition: `cores >= 1`.
-    public static func setCoreBudget(_ cores: Int) {
+    package static func setCoreBudget(_ cores: Int) {
         kernelPrecondition(cores >= 1, "[KernelThreads] core budget must be at least 1, got \(cores)")
         budget.store(cores, ordering: .relaxed)
     }
 
     /// The CPU core type OpenBLAS chose for its kernels (for example `Haswell`, `SkylakeX`, or
     /// `Prescott` when it did not recognise the CPU), as reported by `openblas_get_corename`.
-    public static var blasCoreName: String { OpenBLASLibrary.shared.coreName }
+    package static var blasCoreName: String { OpenBLASLibrary.shared.coreName }
 
     /// Runs `body` with every ``parallelFor(count:cost:alignment:_:)`` it reaches on this
     /// thread kept on this thread, as inside a parallel region.
@@ -75,7 +75,7 @@ public enum KernelThreads {
     /// ```swift
     /// let sum = KernelThreads.withSerialLoops { computeSomething() }
     /// ```
-    public static func withSerialLoops<Result>(_ body: () throws -> Result) rethrows -> Result {
+    package static func withSerialLoops<Result>(_ body: () throws -> Result) rethrows -> Result {
         let previous = ParallelRegion.enter()
         defer { ParallelRegion.leave(restoring: previous) }
         return try body()
@@ -128,7 +128,7 @@ enum ParallelRegion {
 ///     floats, one cache line), except the end of the last chunk.
 ///   - body: Called once per chunk with the chunk's items.
 @inlinable
-public func parallelFor(
+package func parallelFor(
     count: Int, cost: ParallelCost, alignment: Int = 1, _ body: (Range<Int>) -> Void
 ) {
     guard count > 0 else { return }

@@ -1,6 +1,8 @@
 import Foundation
 
 /// The error domain of Core ML errors (`MLModelError.errorDomain`).
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// Core ML's name for the constant.
 public let MLModelErrorDomain: String = "com.apple.CoreML"
 
 /// An error a model throws while loading, compiling or predicting: Core ML's error type,
@@ -17,7 +19,7 @@ public let MLModelErrorDomain: String = "com.apple.CoreML"
 /// Catch by code with the static shorthands, as on Apple platforms:
 /// `catch MLModelError.featureType { … }`.
 ///
-/// Errors from lower layers (a corrupted package's ``ModelFormatError``) are wrapped: the
+/// Errors from lower layers (such as a corrupted package's format error) are wrapped: the
 /// message repeats theirs and ``underlyingError`` keeps the original.
 public struct MLModelError: Error, Sendable, CustomStringConvertible, CustomNSError {
     /// Core ML's error codes; raw values are Apple's.

@@ -34,20 +34,14 @@ public enum MLComputeDevice: Sendable, Hashable, CustomStringConvertible {
 public protocol MLComputeDeviceProtocol: Sendable {}
 
 /// The CPU as a compute device. It has no public members, as on Apple platforms.
-public struct MLCPUComputeDevice: MLComputeDeviceProtocol, Hashable {
-    init() {}
-}
+public struct MLCPUComputeDevice: MLComputeDeviceProtocol, Hashable {}
 
 /// A GPU as a compute device. Linux has no Metal, so Tessera never creates one and
 /// Apple's `metalDevice` property is not provided.
-public struct MLGPUComputeDevice: MLComputeDeviceProtocol, Hashable {
-    init() {}
-}
+public struct MLGPUComputeDevice: MLComputeDeviceProtocol, Hashable {}
 
 /// The Neural Engine as a compute device. Tessera never creates one.
 public struct MLNeuralEngineComputeDevice: MLComputeDeviceProtocol, Hashable {
     /// The number of Neural Engine cores.
     public let totalCoreCount: Int
-
-    init(totalCoreCount: Int) { self.totalCoreCount = totalCoreCount }
 }

@@ -8,9 +8,9 @@
 /// weight.bin: blob at offset 640 runs past the end of the file (768 bytes); the package is truncated or corrupted
 /// model.mlmodel: truncated varint at byte 1021 (field 2 (VARINT)) in Model > Program > Function > Block > Operation
 /// ```
-public struct ModelFormatError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ModelFormatError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kinds of problem the format layer reports.
-    public enum Kind: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// A file or directory the model needs does not exist.
         case fileNotFound
         /// A file exists but cannot be read.
@@ -28,16 +28,16 @@ public struct ModelFormatError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// What was wrong.
-    public var kind: Kind
+    package var kind: Kind
     /// The file the problem is in, as a short path (e.g. `model.mlmodel`, `weights/weight.bin`).
-    public var file: String
+    package var file: String
     /// A sentence describing the problem and where in the file it is.
-    public var message: String
+    package var message: String
     /// The protobuf messages being decoded when the problem was found, outermost first.
-    public var messagePath: [String]
+    package var messagePath: [String]
 
     /// Creates an error.
-    public init(_ kind: Kind, file: String = "", _ message: String, messagePath: [String] = []) {
+    package init(_ kind: Kind, file: String = "", _ message: String, messagePath: [String] = []) {
         self.kind = kind
         self.file = file
         self.message = message
@@ -45,7 +45,7 @@ public struct ModelFormatError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// `file: message in Outer > Inner`.
-    public var description: String {
+    package var description: String {
         var text = file.isEmpty ? message : "\(file): \(message)"
         if !messagePath.isEmpty {
             text += " in " + messagePath.joined(separator: " > ")

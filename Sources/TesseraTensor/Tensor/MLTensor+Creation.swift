@@ -27,7 +27,9 @@ extension MLTensor {
     /// - Precondition: the number of scalars equals the product of `shape`.
     ///
     /// The collection's element type is `Scalar` (Apple's documentation renders the parameter
-    /// as `some Collection`), so literals take the requested type.
+    /// as `some Collection`), so literals take the requested type. Without `scalarType:`, float
+    /// literals make a `Float` tensor, as in Core ML.
+    @_disfavoredOverload
     public init<Scalar: MLTensorScalar>(
         shape: [Int], scalars: some Collection<Scalar>, scalarType: Scalar.Type = Scalar.self
     ) {
@@ -57,6 +59,10 @@ extension MLTensor {
     /// ```swift
     /// let t = MLTensor([1, 2, 3], scalarType: Int32.self)   // shape [3]
     /// ```
+    ///
+    /// Without `scalarType:`, float literals make a `Float` tensor, as in Core ML:
+    /// `MLTensor([1.0, 3.0, 2.0])` is the `Float` initializer, not this one with `Double`.
+    @_disfavoredOverload
     public init<Scalar: MLTensorScalar>(_ scalars: some Collection<Scalar>, scalarType: Scalar.Type = Scalar.self) {
         self.init(shape: [scalars.count], scalars: scalars, scalarType: scalarType)
     }

@@ -72,7 +72,8 @@ extension MLTensor {
         let below = rows - columns  // i - j
         var mask: MLTensor?
         if lowerBandCount >= 0 {
-            mask = below .<= MLTensor.scalarConstant(Double(Swift.min(lowerBandCount, m)), type: indexType)
+            let lower = below .<= MLTensor.scalarConstant(Double(Swift.min(lowerBandCount, m)), type: indexType)
+            mask = lower
         }
         if upperBandCount >= 0 {
             let upper = below .>= MLTensor.scalarConstant(Double(-Swift.min(upperBandCount, n)), type: indexType)

@@ -6,7 +6,7 @@ import TesseraKernels
 ///
 /// An `MLTensor` is a lazy value: building an expression records a graph and returns at once;
 /// nothing is computed until you read the result with `await tensor.shapedArray(of:)` (or, as
-/// a Tessera extension, the synchronous overload or ``materialized()``). At that point the
+/// a Tessera extension, the synchronous overload or `materialized()`). At that point the
 /// whole pending expression runs as one plan: chains of element-wise operations and
 /// broadcasts are fused into single passes over memory, matrix products and convolutions run
 /// on OpenBLAS, and the plan is cached for the next tensor of the same structure and shapes.
