@@ -119,31 +119,7 @@ public struct _ShapedArrayCore<Scalar: MLShapedArrayScalar>: Sendable {
     /// Calls `body` once per innermost row of the layout with the row's row-major position,
     /// its storage offset, its length and its stride. A rank-0 layout is one row of length 1.
     func forEachRow(_ body: (_ linear: Int, _ offset: Int, _ length: Int, _ stride: Int) -> Void) {
-        let shape = layout.shape
-        let strides = layout.strides
-        if shape.contains(0) { return }
-        guard let inner = shape.last, let innerStride = strides.last else {
-            body(0, layout.offset, 1, 1)
-            return
-        }
-        let outerRank = shape.count - 1
-        var index = [Int](repeating: 0, count: outerRank)
-        var offset = layout.offset
-        var linear = 0
-        while true {
-            body(linear, offset, inner, innerStride)
-            linear += inner
-            var axis = outerRank - 1
-            while axis >= 0 {
-                index[axis] += 1
-                offset += strides[axis]
-                if index[axis] < shape[axis] { break }
-                offset -= strides[axis] * shape[axis]
-                index[axis] = 0
-                axis -= 1
-            }
-            if axis < 0 { return }
-        }
+        layout.forEachRow(body)
     }
 
     /// The storage offset of the element at `indices` (one per axis).
