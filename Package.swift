@@ -55,7 +55,7 @@ let package = Package(
         ),
         .target(
             name: "_TesseraTestSupport",
-            dependencies: ["TesseraKernels"],
+            dependencies: ["TesseraKernels", "TesseraModels"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(
