@@ -28,5 +28,5 @@ extension MLMultiArray: CustomStringConvertible, CustomDebugStringConvertible {
     }
 
     /// The description, with the memory kind for debugging.
-    public var debugDescription: String { "MLMultiArray(\(description), \(storage.kind))" }
+    public var debugDescription: String { "MLMultiArray(\(description), \(storage.ownerKind))" }
 }

@@ -9,10 +9,10 @@ import TesseraKernels
 /// element offset). Strides are never negative, so the first element `[0, 0, …]` is also the
 /// lowest address. Every mutation goes through ``makeUnique()`` first.
 public struct _ShapedArrayCore<Scalar: MLShapedArrayScalar>: Sendable {
-    var storage: _ShapedArrayStorage
+    var storage: TensorStorage
     var layout: StridedLayout
 
-    init(storage: _ShapedArrayStorage, layout: StridedLayout) {
+    init(storage: TensorStorage, layout: StridedLayout) {
         self.storage = storage
         self.layout = layout
     }
@@ -23,7 +23,7 @@ public struct _ShapedArrayCore<Scalar: MLShapedArrayScalar>: Sendable {
     /// A contiguous row-major core of `shape` with uninitialized memory.
     init(uninitializedShape shape: [Int], op: @autoclosure () -> String) {
         let count = _ShapedArrayCore.checkedCount(shape, op: op())
-        let storage = _ShapedArrayStorage.allocate(byteCount: count * _ShapedArrayCore.elementSize)
+        let storage = TensorStorage.allocateUnpooled(byteCount: count * _ShapedArrayCore.elementSize)
         storage.pointer.bindMemory(to: Scalar.self, capacity: count)
         self.init(storage: storage, layout: StridedLayout(contiguous: shape))
     }
@@ -60,7 +60,7 @@ public struct _ShapedArrayCore<Scalar: MLShapedArrayScalar>: Sendable {
 
     /// Copies into fresh contiguous storage unless this core is the memory's only, writable owner.
     mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) || !storage.isWritable {
+        if !isKnownUniquelyReferenced(&storage) || !storage.isOwned {
             self = contiguousCopy()
         }
     }
