@@ -41,10 +41,11 @@ extension MLTensor {
         kernelPrecondition(
             needed == 0 || Int(bitPattern: base) % type.byteCount == 0,
             "[MLTensor] bytesNoCopy: pointer is not aligned for \(type)")
-        // An empty buffer has no base address and nothing to release.
-        let storage =
-            base.map { TensorStorage(adopting: $0, byteCount: bytes.count, deallocator: deallocator) }
-            ?? TensorStorage(adopting: UnsafeRawPointer(bitPattern: 64)!, byteCount: 0, release: nil)
+        let count = bytes.count
+        let release = DeallocatorBox(deallocator, pointer: base, count: count)
+        let storage = TensorStorage(
+            adopting: base ?? UnsafeMutableRawPointer(bitPattern: 64)!, byteCount: count,
+            release: { release.run() })
         self.init(value: TensorValue(storage: storage, layout: StridedLayout(contiguous: shape), type: type))
     }
 
@@ -64,5 +65,25 @@ extension MLTensor {
         try self.init(shape: shape, kernelType: type) { pointer, count in
             try initializer(UnsafeMutableRawBufferPointer(start: pointer, count: count * type.byteCount))
         }
+    }
+}
+
+/// Runs a `Data.Deallocator` once, from whichever thread frees the storage.
+private final class DeallocatorBox: @unchecked Sendable {
+    private let deallocator: Data.Deallocator
+    private let pointer: UnsafeMutableRawPointer?
+    private let count: Int
+
+    init(_ deallocator: Data.Deallocator, pointer: UnsafeMutableRawPointer?, count: Int) {
+        self.deallocator = deallocator
+        self.pointer = pointer
+        self.count = count
+    }
+
+    /// Hands the memory to a `Data` and drops it, which runs the deallocator exactly the way
+    /// Foundation defines each case.
+    func run() {
+        guard let pointer else { return }
+        _ = Data(bytesNoCopy: pointer, count: count, deallocator: deallocator)
     }
 }
