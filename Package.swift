@@ -60,7 +60,7 @@ let package = Package(
         ),
         .target(
             name: "_TesseraTestSupport",
-            dependencies: ["TesseraKernels"],
+            dependencies: ["TesseraKernels", "TesseraModels"],
             swiftSettings: strictConcurrency
         ),
         .testTarget(

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compressed-weight fixtures for Tessera's constexpr_* decoder (issue 7, item 7).
+"""Compressed-weight fixtures for Tessera's constexpr_* decoder.
 
 Writes tiny .mlpackage files under Tests/Fixtures/compression/, each a MIL program
 `y = linear(x, W)` (or several) whose weights are stored with one of the constexpr ops

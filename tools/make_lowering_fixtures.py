@@ -19,8 +19,7 @@ independently of Tessera. Output, in Tests/Fixtures/lowering/:
 
 The whole-model cases (a conv-bn-relu-pool-linear CNN, a transformer encoder block, the CNN
 with Float16 weights, a classifier) are written with the MIL builder too: the only torch
-wheel available here (2.13) is far newer than coremltools 9.0 supports (2.7), see
-`../shared/reference/model-formats.md` §3. A fixed seed keeps the weights reproducible.
+wheel available here (2.13) is far newer than coremltools 9.0 supports (2.7). A fixed seed keeps the weights reproducible.
 """
 
 import json

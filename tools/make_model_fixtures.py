@@ -279,7 +279,7 @@ def neural_network():
     ct.models.MLModel(builder.spec).save(path)
 
 
-# Batch fixtures (issue 7, "Batches"): models whose dimension 0 is flexible, so a batch of
+# Batch fixtures (see "Batches" in Docs/Architecture.md): models whose dimension 0 is flexible, so a batch of
 # predictions can run as one execution, and a NumPy reference for a few items of each.
 BATCH_EXPECTED = {}
 

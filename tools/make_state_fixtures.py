@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Stateful-model fixture for Tessera's MLState (issue 7, item 1).
+"""Stateful-model fixture for Tessera's MLState.
 
 Writes Tests/Fixtures/state/accumulator.mlpackage: an iOS18 ML program built with the MIL
 builder, with one fp16 state `acc` of shape (1, 4) and one fp16 input `x`:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """T10 bridge in NumPy: the peer figures for `TesseraBenchmarks multiarray`.
 
-Workload (Docs: /work/shared/reference/workloads.md, T10): a [1, 80, 3000] float32 array
+Workload (T10 in Docs/Performance.md): a [1, 80, 3000] float32 array
 stored time-major ([1, 3000, 80] memory, read as a transposed view), made contiguous
 (`np.ascontiguousarray`) and converted (`astype`), in both directions. Inputs are built once
 outside the timed region; 3 warm-ups; the median of N runs (default 100).

@@ -2,7 +2,7 @@
 layer with a flexible batch axis): make the models, then time PyTorch eager and ONNX Runtime on them; Tessera times the same .mlpackage files
 through its MLModel API (`TesseraBenchmarks models --models-dir DIR`).
 
-Protocol (Docs: /work/shared/reference/workloads.md):
+Protocol (figures in Docs/Performance.md):
   * M1: MobileNetV2 (torchvision's architecture, written out here because torchvision's
     compiled ops do not match the CPU torch wheel; random weights, seed 0), input [1,3,224,224];
   * M3: one transformer encoder layer, d_model 256, 4 heads, feed-forward 1024, post-norm

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run the tensor workloads T1-T9 in each peer (NumPy, JAX, MLX, PyTorch) and write a JSON.
 
-Protocol (Docs: /work/shared/reference/workloads.md):
+Protocol (figures in Docs/Performance.md):
   * inputs: float32, built once with a fixed seed, outside the timed region;
   * 3 warm-ups (JAX compiles its `jax.jit` functions there), then the median of >= 30 runs;
   * the timed region ends when the result is materialized: `block_until_ready` for JAX,

@@ -45,7 +45,7 @@ extension MLMultiArray {
         case .success(let value): span = value
         case .failure(let error): kernelFailure(error.prefixed(op).message)
         }
-        let storage = MultiArrayStorage(allocating: span * dataType.byteCount, zeroed: true)
+        let storage = TensorStorage.allocateUnpooled(byteCount: span * dataType.byteCount, zeroed: true)
         dataType.bind(storage.pointer, count: span)
         self.init(storage: storage, shape: shape, strides: strides, dataType: dataType, span: span)
     }
@@ -86,7 +86,7 @@ extension MLMultiArray {
             throw MLMultiArrayError(
                 .misalignedPointer, "[\(op)] pointer \(dataPointer) is not aligned to \(size) bytes for \(dataType)")
         }
-        let storage = MultiArrayStorage(wrapping: dataPointer, byteCount: span * size, deallocator: deallocator)
+        let storage = TensorStorage(wrapping: dataPointer, byteCount: span * size, deallocator: deallocator)
         dataType.bind(dataPointer, count: span)
         self.init(storage: storage, shape: dims, strides: steps, dataType: dataType, span: span)
     }

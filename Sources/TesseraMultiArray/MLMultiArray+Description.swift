@@ -12,8 +12,7 @@ extension MLMultiArray: CustomStringConvertible, CustomDebugStringConvertible {
         if !isContiguous { text += " (strides \(strideValues))" }
         let limit = 16
         var values: [String] = []
-        var offsets: [Int] = []
-        forEachOffset(limit: limit) { offsets.append($0) }
+        let offsets = StridedLayout(shape: shapeValues, strides: strideValues).elementOffsets(limit: limit)
         withExtendedLifetime(storage) {
             for offset in offsets {
                 let number = dataType.load(readPointer + offset * dataType.byteCount)
@@ -29,23 +28,5 @@ extension MLMultiArray: CustomStringConvertible, CustomDebugStringConvertible {
     }
 
     /// The description, with the memory kind for debugging.
-    public var debugDescription: String { "MLMultiArray(\(description), \(storage.kind))" }
-
-    /// Calls `body` with the linear offsets of the first `limit` elements in row-major order.
-    private func forEachOffset(limit: Int, _ body: (Int) -> Void) {
-        let total = Swift.min(count, limit)
-        var index = [Int](repeating: 0, count: shapeValues.count)
-        for _ in 0..<total {
-            var offset = 0
-            for axis in 0..<index.count { offset += index[axis] * strideValues[axis] }
-            body(offset)
-            var axis = index.count - 1
-            while axis >= 0 {
-                index[axis] += 1
-                if index[axis] < shapeValues[axis] { break }
-                index[axis] = 0
-                axis -= 1
-            }
-        }
-    }
+    public var debugDescription: String { "MLMultiArray(\(description), \(storage.ownerKind))" }
 }

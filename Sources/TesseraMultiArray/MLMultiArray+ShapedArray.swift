@@ -42,13 +42,12 @@ extension MLMultiArray {
     /// Borrowed storage over a shaped array's memory, or `nil` when its layout overlaps.
     private static func sharing(
         _ array: some _MLShapedArrayCoreBacked, dataType: MLMultiArrayDataType
-    ) -> (storage: MultiArrayStorage, layout: StridedLayout, span: Int)? {
+    ) -> (storage: TensorStorage, layout: StridedLayout, span: Int)? {
         let (pointer, layout, owner) = array._storage
         guard MultiArrayLayout.isNonOverlapping(layout) else { return nil }
         let size = dataType.byteCount
         let span = layout.elementRange.map { $0.upperBound - layout.offset + 1 } ?? 0
-        let storage = MultiArrayStorage(
-            borrowing: pointer + layout.offset * size, byteCount: span * size, owner: owner)
+        let storage = TensorStorage(borrowing: pointer + layout.offset * size, byteCount: span * size, keepAlive: owner)
         return (storage, StridedLayout(shape: layout.shape, strides: layout.strides), span)
     }
 }
@@ -110,7 +109,7 @@ extension MLMultiArray {
     fileprivate static func sharedArray<A: _MLShapedArrayCoreBacked>(_: A.Type, _ multiArray: MLMultiArray) -> A {
         let storage = multiArray.storage
         return A(
-            _sharing: storage.pointer, byteCount: storage.byteCount, owner: MultiArrayStorageOwner(storage),
+            _sharing: storage.pointer, byteCount: storage.byteCount, owner: storage,
             layout: multiArray.layout)
     }
 }

@@ -51,7 +51,7 @@ import TesseraTensor
 /// Identity semantics: `==` and `hash(into:)` compare objects, as `NSObject`'s do.
 public final class MLMultiArray {
     /// The memory; replaced by a copy before a write while others share it.
-    var storage: MultiArrayStorage
+    var storage: TensorStorage
     /// The dimension sizes.
     let shapeValues: [Int]
     /// The element strides.
@@ -62,7 +62,7 @@ public final class MLMultiArray {
     let span: Int
 
     /// Wraps checked storage and layout.
-    init(storage: MultiArrayStorage, shape: [Int], strides: [Int], dataType: MLMultiArrayDataType, span: Int) {
+    init(storage: TensorStorage, shape: [Int], strides: [Int], dataType: MLMultiArrayDataType, span: Int) {
         self.storage = storage
         self.shapeValues = shape
         self.strideValues = strides
@@ -73,7 +73,7 @@ public final class MLMultiArray {
     /// Fresh owned, contiguous row-major memory for `shape` (the shape already checked).
     convenience init(contiguousShape shape: [Int], dataType: MLMultiArrayDataType, zeroed: Bool) {
         let count = shape.reduce(1, *)
-        let storage = MultiArrayStorage(allocating: count * dataType.byteCount, zeroed: zeroed)
+        let storage = TensorStorage.allocateUnpooled(byteCount: count * dataType.byteCount, zeroed: zeroed)
         dataType.bind(storage.pointer, count: count)
         self.init(
             storage: storage, shape: shape, strides: StridedLayout.contiguousStrides(for: shape), dataType: dataType,
@@ -110,7 +110,7 @@ public final class MLMultiArray {
         return storage.pointer
     }
 
-    /// The layout in kernel terms (offset 0 from ``MultiArrayStorage/pointer``).
+    /// The layout in kernel terms (offset 0 from the storage's pointer).
     var layout: StridedLayout { StridedLayout(shape: shapeValues, strides: strideValues) }
 
     /// Whether the elements are contiguous and row-major.
@@ -119,11 +119,8 @@ public final class MLMultiArray {
     /// Moves to an owned copy unless the memory may be written in place: the caller's wrapped
     /// memory always may; owned memory may while nothing else shares it; borrowed never.
     func prepareForWriting() {
-        switch storage.kind {
-        case .wrapped: return
-        case .owned: if isKnownUniquelyReferenced(&storage) { return }
-        case .borrowed: break
-        }
+        if storage.isWrapped { return }
+        if storage.isOwned && isKnownUniquelyReferenced(&storage) { return }
         storage = storage.ownedCopy()
         dataType.bind(storage.pointer, count: span)
     }

@@ -83,38 +83,16 @@ enum MultiArrayCopy {
         _: W.Type, _ source: UnsafeRawPointer, into destination: UnsafeMutableRawPointer, layout: StridedLayout
     ) {
         let size = MemoryLayout<W>.size
-        let shape = layout.shape
-        let strides = layout.strides
-        let dst = destination + layout.offset * size
-        guard let inner = shape.last, let innerStride = strides.last else {
-            dst.copyMemory(from: source, byteCount: size)
-            return
-        }
-        let outerRank = shape.count - 1
-        var index = [Int](repeating: 0, count: outerRank)
-        var offset = 0
-        var linear = 0
-        while true {
-            if innerStride == 1 {
-                (dst + offset * size).copyMemory(from: source + linear * size, byteCount: inner * size)
+        layout.forEachRow { linear, offset, length, stride in
+            if stride == 1 {
+                (destination + offset * size).copyMemory(from: source + linear * size, byteCount: length * size)
             } else {
                 // Raw loads and stores: the memory is bound to the element type, not to `W`.
-                for i in 0..<inner {
+                for i in 0..<length {
                     let value = source.loadUnaligned(fromByteOffset: (linear + i) * size, as: W.self)
-                    dst.storeBytes(of: value, toByteOffset: (offset + i * innerStride) * size, as: W.self)
+                    destination.storeBytes(of: value, toByteOffset: (offset + i * stride) * size, as: W.self)
                 }
             }
-            linear += inner
-            var axis = outerRank - 1
-            while axis >= 0 {
-                index[axis] += 1
-                offset += strides[axis]
-                if index[axis] < shape[axis] { break }
-                offset -= strides[axis] * shape[axis]
-                index[axis] = 0
-                axis -= 1
-            }
-            if axis < 0 { return }
         }
     }
 }

@@ -4,8 +4,8 @@ import TesseraKernels
 /// The embedded demo: a tiny image classifier run step by step on the kernel layer.
 ///
 /// The image and the weights are made from a fixed seed, so every run prints the same
-/// numbers. Later releases run a real Core ML model here; until the model executor lands,
-/// this shows the kernels a model's prediction goes through.
+/// numbers. It runs after the digit classifier (`DigitsDemo`) and shows, step by step, the
+/// kernels a model's prediction goes through.
 enum KernelPipelineDemo {
     static func run() {
         print(

@@ -24,7 +24,7 @@ enum PredictCommand {
                 let file = URL(fileURLWithPath: String(pair[pair.index(after: equals)...]))
                 do {
                     inputs[name] = MLFeatureValue(multiArray: try NumPyFile.read(file))
-                } catch let error as NumPyFileError {
+                } catch {
                     throw CLIError(error.description)
                 }
                 index += 2

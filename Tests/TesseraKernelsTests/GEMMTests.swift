@@ -1,3 +1,4 @@
+import TesseraModels
 import Testing
 import _TesseraTestSupport
 
@@ -189,8 +190,8 @@ struct GEMMTests {
 
     @Test("NumPy fixtures: plain, transposed, broadcast batch, float64")
     func numpyFixtures() throws {
-        func load(_ name: String) throws -> NPYArray { try Fixtures.npy("kernels/\(name).npy") }
-        func storage<T>(_ array: NPYArray, _ values: [T]) -> StridedStorage<T> {
+        func load(_ name: String) throws -> NumPyArray { try Fixtures.npy("kernels/\(name).npy") }
+        func storage<T>(_ array: NumPyArray, _ values: [T]) -> StridedStorage<T> {
             StridedStorage(storage: values, layout: StridedLayout(contiguous: array.shape))
         }
         for name in ["plain", "broadcast"] {

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("API: compileModel and loading")
 struct APICompileTests {
-    @Test("compile, move to a permanent place, load: the seeds' caching pattern")
+    @Test("compile, move to a permanent place, load: the usual caching pattern")
     func roundTrip() throws {
         let scratch = try TemporaryDirectory()
         let compiled = try MLModel.compileModel(at: DigitsDemo.packageURL)

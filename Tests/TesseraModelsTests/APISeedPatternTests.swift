@@ -4,8 +4,9 @@ import TesseraMultiArray
 import TesseraTensor
 import Testing
 
-/// Core ML code as the seeds write it (reference/coreml-api.md §8), compiled and run unchanged.
-@Suite("API: the seeds' Core ML patterns")
+/// Core ML app code as it is commonly written on a Mac (compile once and cache, load, predict,
+/// read a classifier's outputs), compiled and run unchanged.
+@Suite("API: common Core ML app patterns")
 struct APISeedPatternTests {
     @Test("compile once, cache, load, predict, read the classifier's outputs")
     func cachingPattern() async throws {

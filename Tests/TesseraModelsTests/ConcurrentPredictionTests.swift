@@ -5,7 +5,7 @@ import TesseraTensor
 import Testing
 import _TesseraTestSupport
 
-/// Issue 7 item 6: one `MLModel` shared by many tasks. Weights and plans are shared;
+/// One `MLModel` shared by many tasks. Weights and plans are shared;
 /// each prediction has its own graph and activations, so concurrent results must equal
 /// serial ones exactly (same kernels, same plan, same inputs).
 @Suite("Concurrency: one model, many tasks")

@@ -56,7 +56,7 @@ struct LoweringFixture: Decodable, Sendable, CustomTestStringConvertible {
     }
 
     /// The expected value of output `index`.
-    func expected(_ index: Int) throws -> NPYArray {
+    func expected(_ index: Int) throws -> NumPyArray {
         try Fixtures.npy("lowering/\(name)/expected_\(index).npy")
     }
 }

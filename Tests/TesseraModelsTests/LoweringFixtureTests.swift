@@ -24,7 +24,7 @@ struct LoweringFixtureTests {
         }
     }
 
-    @Test("every per-op fixture's ops are lowered, and together they cover the issue's op list")
+    @Test("every per-op fixture's ops are lowered, and together they cover the ops every model needs")
     func coverage() {
         let lowered = LoweredFunction.supportedOperationTypes.union(["const"])
         let used = Set(LoweringFixture.supported.flatMap(\.ops))

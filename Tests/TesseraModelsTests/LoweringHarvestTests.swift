@@ -93,7 +93,7 @@ struct LoweringHarvestTests {
         do {
             var inputs: [String: MLTensor] = [:]
             for (index, name) in harvested.inputs.enumerated() {
-                let array = try NPYArray(contentsOf: directory.appendingPathComponent("input_\(index).npy"))
+                let array = try NumPyArray(contentsOf: directory.appendingPathComponent("input_\(index).npy"))
                 inputs[name] =
                     array.dtype == "<i4"
                     ? MLTensor(shape: array.shape, scalars: array.ints.map { Int32($0) }, scalarType: Int32.self)
@@ -102,7 +102,7 @@ struct LoweringHarvestTests {
             let outputs = try function.run(inputs)
             MLTensor.materialize(Array(outputs.values))
             for (index, name) in harvested.outputs.enumerated() {
-                let expected = try NPYArray(contentsOf: directory.appendingPathComponent("expected_\(index).npy"))
+                let expected = try NumPyArray(contentsOf: directory.appendingPathComponent("expected_\(index).npy"))
                 guard let got = outputs[name] else { return (.fail, "no output \(name)") }
                 guard got.scalarCount == expected.count else {
                     return (.fail, "\(name): shape \(got.shape), expected \(expected.shape)")

@@ -3,8 +3,9 @@ import TesseraMultiArray
 import TesseraTensor
 import Testing
 
-// The seeds' patterns (coreml-api.md §8), written the way Core ML code on a Mac writes them;
-// with `import Tessera` instead of `import CoreML` they compile and run unchanged.
+// Common Core ML multi-array patterns (image pre-processing, strided outputs, `NSNumber`
+// subscripts), written the way Core ML code on a Mac writes them; with `import Tessera` instead
+// of `import CoreML` they compile and run unchanged.
 
 /// Interleaved RGB bytes into a planar [1, 3, H, W] float tensor in 0...1, through an
 /// `MLMultiArray` filled with `NSNumber` subscripts.
@@ -78,7 +79,7 @@ struct SeedPatternTests {
             dataPointer: raw, shape: [1, 4, 3], dataType: .float32, strides: [12, 1, 4],
             deallocator: { $0.deallocate() })
         #expect(features(from: output) == [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11])
-        // Reading the memory as if contiguous gives storage order: the bug the seeds warn about.
+        // Reading the memory as if contiguous gives storage order: the classic strided-output bug.
         #expect(floats(from: output) == stored)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraKernels
+import TesseraModels
 import Testing
 import _TesseraTestSupport
 
@@ -33,7 +34,7 @@ struct FixtureCase: Sendable, CustomTestStringConvertible {
 }
 
 /// The tensor holding a fixture array, with the matching scalar type.
-func fixtureTensor(_ array: NPYArray) -> MLTensor {
+func fixtureTensor(_ array: NumPyArray) -> MLTensor {
     let values = array.doubles
     switch array.dtype {
     case "<f4": return MLTensor(shape: array.shape, scalars: values.map { Float($0) }, scalarType: Float.self)

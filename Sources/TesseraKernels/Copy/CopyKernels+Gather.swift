@@ -110,35 +110,20 @@ extension CopyKernels {
         }
     }
 
-    /// Copies a small box element by element on the calling thread (an odometer over `shape`).
+    /// Copies a small box element by element on the calling thread, one row at a time.
     static func copyBoxSerial<W: CopyWord>(
         _: W.Type, shape: [Int], from src: UnsafeRawPointer, strides srcStrides: [Int],
         to dst: UnsafeMutableRawPointer, strides dstStrides: [Int]
     ) {
         let size = MemoryLayout<W>.size
-        let rank = shape.count
-        let n = shape[rank - 1]
-        let sStep = srcStrides[rank - 1] * size
-        let dStep = dstStrides[rank - 1] * size
-        var index = [Int](repeating: 0, count: rank)
-        var sOffset = 0
-        var dOffset = 0
-        while true {
-            let s = src + sOffset * size
-            let d = dst + dOffset * size
-            copyRun(W.self, from: s, step: sStep, to: d, step: dStep, count: n)
-            var axis = rank - 2
-            while axis >= 0 {
-                index[axis] += 1
-                sOffset += srcStrides[axis]
-                dOffset += dstStrides[axis]
-                if index[axis] < shape[axis] { break }
-                sOffset -= srcStrides[axis] * shape[axis]
-                dOffset -= dstStrides[axis] * shape[axis]
-                index[axis] = 0
-                axis -= 1
-            }
-            if axis < 0 { return }
+        StridedRowCursor.withCursor(shape: shape, strides: srcStrides, otherStrides: dstStrides) { cursor in
+            let sStep = cursor.rowStride * size
+            let dStep = cursor.otherRowStride * size
+            repeat {
+                copyRun(
+                    W.self, from: src + cursor.offset * size, step: sStep, to: dst + cursor.otherOffset * size,
+                    step: dStep, count: cursor.rowLength)
+            } while cursor.nextRow()
         }
     }
 }

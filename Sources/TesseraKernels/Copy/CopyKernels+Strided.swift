@@ -139,28 +139,12 @@ extension CopyKernels {
             let src = self.src
             let dst = self.dst
             parallelFor(count: rows, cost: cost) { range in
-                var index = [Int](repeating: 0, count: Swift.max(outerRank, 1))
-                var sOffset = 0
-                var dOffset = 0
-                var remaining = range.lowerBound
-                for axis in stride(from: outerRank - 1, through: 0, by: -1) {
-                    index[axis] = remaining % shape[axis]
-                    remaining /= shape[axis]
-                    sOffset += index[axis] * srcStrides[axis]
-                    dOffset += index[axis] * dstStrides[axis]
-                }
-                for _ in range {
-                    body(src + sOffset * size, dst + dOffset * size)
-                    var axis = outerRank - 1
-                    while axis >= 0 {
-                        index[axis] += 1
-                        sOffset += srcStrides[axis]
-                        dOffset += dstStrides[axis]
-                        if index[axis] < shape[axis] { break }
-                        sOffset -= srcStrides[axis] * shape[axis]
-                        dOffset -= dstStrides[axis] * shape[axis]
-                        index[axis] = 0
-                        axis -= 1
+                StridedRowCursor.withCursor(
+                    shape: shape, strides: srcStrides, otherStrides: dstStrides, row: range.lowerBound
+                ) { cursor in
+                    for _ in range {
+                        body(src + cursor.offset * size, dst + cursor.otherOffset * size)
+                        _ = cursor.nextRow()
                     }
                 }
             }

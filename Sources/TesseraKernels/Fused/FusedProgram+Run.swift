@@ -199,38 +199,18 @@ struct FusedRunner<C: FusedComputeScalar> {
         let rank = shape.count
         let innerSize = shape[rank - 1]
         let innerStride = strides[rank - 1]
-        // The common broadcast case (a per-row mean or scale, blocks inside one row): find the
-        // row's position with one division per outer axis and return it as a uniform block.
-        if innerStride == 0 {
-            let (row, column) = start.quotientAndRemainder(dividingBy: innerSize)
-            if innerSize - column >= n {
-                var remainder = row
-                var position = origin
-                var axis = rank - 2
-                while axis > 0 {
-                    let (quotient, index) = remainder.quotientAndRemainder(dividingBy: shape[axis])
-                    position += index * strides[axis]
-                    remainder = quotient
-                    axis -= 1
-                }
-                if rank > 1 { position += remainder * strides[0] }
-                return .uniform(C.converting(base[position]))
+        let (row, firstColumn) = start.quotientAndRemainder(dividingBy: innerSize)
+        return StridedRowCursor.withCursor(shape: shape, strides: strides, offset: origin, row: row) { cursor in
+            // The common broadcast case (a per-row mean or scale, blocks inside one row): the
+            // block is one element repeated.
+            if innerStride == 0 && innerSize - firstColumn >= n {
+                return .uniform(C.converting(base[cursor.offset]))
             }
-        }
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: rank) { index in
-            var remainder = start
-            var position = origin
-            for axis in stride(from: rank - 1, through: 0, by: -1) {
-                index[axis] = remainder % shape[axis]
-                remainder /= shape[axis]
-                position += index[axis] * strides[axis]
-            }
-            if innerStride == 0 && innerSize - index[rank - 1] >= n {
-                return .uniform(C.converting(base[position]))
-            }
+            var column = firstColumn
             var done = 0
-            while done < n {
-                let run = Swift.min(innerSize - index[rank - 1], n - done)
+            while true {
+                let run = Swift.min(innerSize - column, n - done)
+                let position = cursor.offset + column * innerStride
                 let out = destination + done
                 if innerStride == 0 {
                     out.update(repeating: C.converting(base[position]), count: run)
@@ -240,23 +220,10 @@ struct FusedRunner<C: FusedComputeScalar> {
                     for j in 0..<run { out[j] = C.converting(base[position + j * innerStride]) }
                 }
                 done += run
-                index[rank - 1] += run
-                position += run * innerStride
-                if index[rank - 1] == innerSize && done < n {
-                    position -= innerSize * innerStride
-                    index[rank - 1] = 0
-                    var axis = rank - 2
-                    while axis >= 0 {
-                        index[axis] += 1
-                        position += strides[axis]
-                        if index[axis] < shape[axis] { break }
-                        position -= shape[axis] * strides[axis]
-                        index[axis] = 0
-                        axis -= 1
-                    }
-                }
+                if done == n { return .block(destination) }
+                column = 0
+                _ = cursor.nextRow()
             }
-            return .block(destination)
         }
     }
 

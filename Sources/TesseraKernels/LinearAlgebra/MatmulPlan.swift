@@ -72,36 +72,15 @@ struct MatmulPlan {
         aColStride = a.strides[a.rank - 1]
         bRowStride = b.strides[b.rank - 2]
         bColStride = b.strides[b.rank - 1]
-        let aBatch = StridedLayout(shape: Array(a.shape.dropLast(2)), strides: Array(a.strides.dropLast(2)))
-        let bBatch = StridedLayout(shape: Array(b.shape.dropLast(2)), strides: Array(b.strides.dropLast(2)))
+        let aBatch = StridedLayout(
+            shape: Array(a.shape.dropLast(2)), strides: Array(a.strides.dropLast(2)), offset: a.offset)
+        let bBatch = StridedLayout(
+            shape: Array(b.shape.dropLast(2)), strides: Array(b.strides.dropLast(2)), offset: b.offset)
         guard let batch = StridedLayout.broadcastShape(aBatch.shape, bBatch.shape) else {
             kernelFailure("[matmul] batch dimensions do not broadcast: \(a.shape) vs \(b.shape)")
         }
         batchShape = batch
-        aOffsets = MatmulPlan.offsets(of: aBatch.broadcast(to: batch), base: a.offset)
-        bOffsets = MatmulPlan.offsets(of: bBatch.broadcast(to: batch), base: b.offset)
-    }
-
-    /// Every element position of `layout` in row-major order of its shape, plus `base`.
-    static func offsets(of layout: StridedLayout, base: Int) -> [Int] {
-        let count = layout.count
-        var result = [Int](repeating: base, count: count)
-        if count <= 1 { return result }
-        var index = [Int](repeating: 0, count: layout.rank)
-        var position = base
-        for linear in 0..<count {
-            result[linear] = position
-            // Odometer increment, innermost dimension first.
-            var axis = layout.rank - 1
-            while axis >= 0 {
-                index[axis] += 1
-                position += layout.strides[axis]
-                if index[axis] < layout.shape[axis] { break }
-                position -= layout.strides[axis] * layout.shape[axis]
-                index[axis] = 0
-                axis -= 1
-            }
-        }
-        return result
+        aOffsets = aBatch.broadcast(to: batch).elementOffsets()
+        bOffsets = bBatch.broadcast(to: batch).elementOffsets()
     }
 }

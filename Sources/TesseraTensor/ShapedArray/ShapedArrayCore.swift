@@ -9,10 +9,10 @@ import TesseraKernels
 /// element offset). Strides are never negative, so the first element `[0, 0, …]` is also the
 /// lowest address. Every mutation goes through ``makeUnique()`` first.
 public struct _ShapedArrayCore<Scalar: MLShapedArrayScalar>: Sendable {
-    var storage: _ShapedArrayStorage
+    var storage: TensorStorage
     var layout: StridedLayout
 
-    init(storage: _ShapedArrayStorage, layout: StridedLayout) {
+    init(storage: TensorStorage, layout: StridedLayout) {
         self.storage = storage
         self.layout = layout
     }
@@ -23,7 +23,7 @@ public struct _ShapedArrayCore<Scalar: MLShapedArrayScalar>: Sendable {
     /// A contiguous row-major core of `shape` with uninitialized memory.
     init(uninitializedShape shape: [Int], op: @autoclosure () -> String) {
         let count = _ShapedArrayCore.checkedCount(shape, op: op())
-        let storage = _ShapedArrayStorage.allocate(byteCount: count * _ShapedArrayCore.elementSize)
+        let storage = TensorStorage.allocateUnpooled(byteCount: count * _ShapedArrayCore.elementSize)
         storage.pointer.bindMemory(to: Scalar.self, capacity: count)
         self.init(storage: storage, layout: StridedLayout(contiguous: shape))
     }
@@ -60,7 +60,7 @@ public struct _ShapedArrayCore<Scalar: MLShapedArrayScalar>: Sendable {
 
     /// Copies into fresh contiguous storage unless this core is the memory's only, writable owner.
     mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) || !storage.isWritable {
+        if !isKnownUniquelyReferenced(&storage) || !storage.isOwned {
             self = contiguousCopy()
         }
     }
@@ -119,31 +119,7 @@ public struct _ShapedArrayCore<Scalar: MLShapedArrayScalar>: Sendable {
     /// Calls `body` once per innermost row of the layout with the row's row-major position,
     /// its storage offset, its length and its stride. A rank-0 layout is one row of length 1.
     func forEachRow(_ body: (_ linear: Int, _ offset: Int, _ length: Int, _ stride: Int) -> Void) {
-        let shape = layout.shape
-        let strides = layout.strides
-        if shape.contains(0) { return }
-        guard let inner = shape.last, let innerStride = strides.last else {
-            body(0, layout.offset, 1, 1)
-            return
-        }
-        let outerRank = shape.count - 1
-        var index = [Int](repeating: 0, count: outerRank)
-        var offset = layout.offset
-        var linear = 0
-        while true {
-            body(linear, offset, inner, innerStride)
-            linear += inner
-            var axis = outerRank - 1
-            while axis >= 0 {
-                index[axis] += 1
-                offset += strides[axis]
-                if index[axis] < shape[axis] { break }
-                offset -= strides[axis] * shape[axis]
-                index[axis] = 0
-                axis -= 1
-            }
-            if axis < 0 { return }
-        }
+        layout.forEachRow(body)
     }
 
     /// The storage offset of the element at `indices` (one per axis).

@@ -146,7 +146,7 @@ extension _MLShapedArrayCoreBacked {
         let span = layout.elementRange.map { $0.upperBound + 1 } ?? 0
         let byteCount = span * MemoryLayout<Scalar>.stride
         UnsafeMutableRawPointer(mutating: bytes).bindMemory(to: Scalar.self, capacity: span)
-        let storage = _ShapedArrayStorage(adopting: bytes, byteCount: byteCount, deallocator: deallocator)
+        let storage = TensorStorage(adopting: bytes, byteCount: byteCount, deallocator: deallocator)
         self.init(_core: _ShapedArrayCore(storage: storage, layout: layout))
     }
 
@@ -226,7 +226,7 @@ extension _MLShapedArrayCoreBacked {
             data.count >= byteCount,
             "[\(op)] data of \(data.count) bytes is too short for shape \(shape) with strides \(strides) "
                 + "(\(byteCount) bytes of \(Scalar.self))")
-        let storage = _ShapedArrayStorage.allocate(byteCount: byteCount)
+        let storage = TensorStorage.allocateUnpooled(byteCount: byteCount)
         storage.pointer.bindMemory(to: Scalar.self, capacity: span)
         data.withUnsafeBytes { raw in
             if let source = raw.baseAddress, byteCount > 0 {
@@ -300,7 +300,7 @@ extension _MLShapedArrayCoreBacked {
         }
         self.init(
             _core: _ShapedArrayCore(
-                storage: _ShapedArrayStorage(sharing: pointer, byteCount: byteCount, owner: owner), layout: layout))
+                storage: TensorStorage(borrowing: pointer, byteCount: byteCount, keepAlive: owner), layout: layout))
     }
 
     /// Adopts an initialized buffer read through `layout`, without copying. **Tessera
@@ -317,6 +317,6 @@ extension _MLShapedArrayCoreBacked {
                 "[\(op)] layout \(layout) reaches elements \(range) outside a buffer of \(capacity) \(Scalar.self)")
         }
         buffer.pointer.bindMemory(to: Scalar.self, capacity: capacity)
-        self.init(_core: _ShapedArrayCore(storage: _ShapedArrayStorage(buffer: buffer), layout: layout))
+        self.init(_core: _ShapedArrayCore(storage: TensorStorage(buffer: buffer), layout: layout))
     }
 }

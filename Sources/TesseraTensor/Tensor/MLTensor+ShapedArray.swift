@@ -1,12 +1,6 @@
 import TesseraGraph
 import TesseraKernels
 
-/// Keeps a shaped array's storage alive while a tensor reads it.
-private final class SharedOwner: @unchecked Sendable {
-    let owner: AnyObject
-    init(_ owner: AnyObject) { self.owner = owner }
-}
-
 extension MLTensor {
     /// Creates a tensor from a shaped array or slice, sharing its memory (no copy), whatever
     /// its strides.
@@ -17,12 +11,9 @@ extension MLTensor {
     where ShapedArray.Scalar: MLTensorScalar {
         if let backed = shapedArray as? any _MLShapedArrayCoreBacked {
             let (pointer, layout, owner) = MLTensor.storage(of: backed)
-            let keeper = SharedOwner(owner)
             let byteCount =
                 ((layout.elementRange?.upperBound ?? -1) + 1) * ShapedArray.Scalar.kernelScalarType.byteCount
-            let storage = TensorStorage(
-                adopting: UnsafeMutableRawPointer(mutating: pointer), byteCount: byteCount,
-                release: { withExtendedLifetime(keeper) {} })
+            let storage = TensorStorage(borrowing: pointer, byteCount: byteCount, keepAlive: owner)
             self.init(value: TensorValue(storage: storage, layout: layout, type: ShapedArray.Scalar.kernelScalarType))
         } else {
             self.init(shape: shapedArray.shape, scalars: shapedArray.scalars, scalarType: ShapedArray.Scalar.self)
