@@ -1,0 +1,14 @@
+"""Core ML models on Linux: ``MLModel`` with the API of ``coremltools.models.MLModel``.
+
+>>> import tessera.coreml as tc                                         # doctest: +SKIP
+>>> model = tc.MLModel("Digits.mlpackage")                               # doctest: +SKIP
+>>> model.predict({"image": pixels})["classLabel"]                       # doctest: +SKIP
+
+``install_coremltools_backend()`` makes unmodified coremltools code predict with Tessera;
+``compare()`` reports how far a model's outputs are from reference outputs.
+"""
+
+from ._errors import FeatureTypeError, TesseraError
+from ._model import MLModel, MLState, compile_model
+
+__all__ = ["MLModel", "MLState", "TesseraError", "FeatureTypeError", "compile_model"]
