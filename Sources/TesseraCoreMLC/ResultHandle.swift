@@ -15,8 +15,10 @@ final class ResultHandle {
         let kind: Int32
         /// ``MLMultiArrayDataType`` raw value for a multi-array, else 0.
         let dataType: Int32
-        /// The dimensions of a multi-array (empty otherwise).
+        /// The dimensions of a multi-array (room for one when it has none).
         let shape: UnsafeMutableBufferPointer<Int64>
+        /// The number of dimensions of a multi-array; 0 for other kinds.
+        let rank: Int32
         /// The value of an int64 feature.
         let integer: Int64
         /// The value of a double feature.
@@ -54,6 +56,7 @@ final class ResultHandle {
                     .featureType, "output \"\(name)\" is a \(value.type); the Python binding returns no such values yet")
             }
             self.dataType = dataType
+            self.rank = Int32(shape.count)
             self.shape = .allocate(capacity: max(shape.count, 1))
             _ = self.shape.initialize(from: shape)
             self.integer = integer
@@ -84,9 +87,6 @@ final class ResultHandle {
             let data = try JSONSerialization.data(withJSONObject: object)
             return (String(decoding: data, as: UTF8.self), integerKeys)
         }
-
-        /// The shape's rank.
-        var rank: Int32 { Int32(array == nil ? 0 : shape.count) }
     }
 
     /// One input item's outputs.
