@@ -31,11 +31,12 @@ def test_lowering_fixture_matches_numpy(case):
     outputs = model.predict(inputs, state)
     for index, name in enumerate(case["outputs"]):
         expected = np.load(fixture("lowering", case["name"], f"expected_{index}.npy"))
-        got = outputs[name]
+        got = state.read_state(name) if name in states else outputs[name]
         if case.get("labels") and not isinstance(got, np.ndarray):
             continue  # the classifier's label; checked in test_lowering_classifier
         assert isinstance(got, np.ndarray), f"{name} is {type(got)}"
-        declared = model.output_description.feature(name).get("dataType")
+        described = model.state_description if name in states else model.output_description
+        declared = described.feature(name).get("dataType")
         if declared:
             assert got.dtype == np.dtype(declared)
         close(got.reshape(expected.shape) if got.size == expected.size else got, expected, case["rtol"], case["atol"])
