@@ -4,7 +4,7 @@
 
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 
-.PHONY: deps demo test bench bench-peers bench-models format
+.PHONY: deps demo test bench bench-peers bench-models format python python-venv wheel test-python test-scale test-coremltools-ops bench-python
 
 deps:
 	@if ! dpkg -s libopenblas-dev >/dev/null 2>&1; then \
@@ -18,6 +18,7 @@ demo: deps
 test: deps
 	swift build --build-tests
 	swift test --skip-build
+	$(MAKE) --no-print-directory test-python
 
 bench: deps
 	swift run -c release TesseraBenchmarks $(ARGS)
@@ -32,3 +33,43 @@ bench-models: deps
 
 format:
 	swift-format format --in-place --recursive Sources Tests Benchmarks Package.swift
+
+# The Python package (python/): `make python` installs it into the venv below, building the C
+# ABI library in release; `make test-python` runs its tests against the debug library that
+# `swift build` made (no release build); `make wheel` builds a wheel that carries the Swift
+# runtime and OpenBLAS (dist/). PY_VENV may point at another venv.
+PY_VENV ?= .build/python-venv
+PY := $(PY_VENV)/bin/python
+PY_TEST_PACKAGES := numpy pillow pytest coremltools
+
+$(PY):
+	python3 -m venv $(PY_VENV)
+
+python-venv: $(PY)
+	@$(PY) -c "import numpy, PIL, pytest, coremltools" 2>/dev/null || \
+		$(PY) -m pip install -q --disable-pip-version-check $(PY_TEST_PACKAGES)
+
+python: deps python-venv
+	$(PY) -m pip install -q --disable-pip-version-check ./python
+
+test-python: deps python-venv
+	swift build --product TesseraCoreMLC
+	TESSERA_LIBRARY=$(CURDIR)/.build/debug/libTesseraCoreMLC.so PYTHONPATH=$(CURDIR)/python \
+		$(PY) -m pytest -q -p no:cacheprovider python/tests
+
+wheel: deps python-venv
+	$(PY) tools/build_wheel.py --output dist
+
+# Ray Data and MLServer (large installs, so not in `make test`), against the release library.
+test-scale: python
+	@$(PY) -c "import ray, mlserver" 2>/dev/null || \
+		$(PY) -m pip install -q --disable-pip-version-check "ray[data]" mlserver
+	$(PY) -m pytest -q -p no:cacheprovider python/tests/scale
+
+# coremltools' own op tests (from its wheel) with Tessera installed as its backend.
+test-coremltools-ops: python
+	$(PY) python/tools/run_coremltools_op_tests.py $(ARGS)
+
+# tessera.coreml.MLModel.predict vs ONNX Runtime's InferenceSession.run from Python (M1, M3).
+bench-python: python
+	bash Benchmarks/peers/run_python.sh $(ARGS)
