@@ -9,6 +9,22 @@
 """
 
 from ._errors import FeatureTypeError, TesseraError
+from ._backend import (
+    TESTED_COREMLTOOLS_VERSIONS,
+    coremltools_backend_installed,
+    install_coremltools_backend,
+    uninstall_coremltools_backend,
+)
 from ._model import MLModel, MLState, compile_model
 
-__all__ = ["MLModel", "MLState", "TesseraError", "FeatureTypeError", "compile_model"]
+__all__ = [
+    "MLModel",
+    "MLState",
+    "TesseraError",
+    "FeatureTypeError",
+    "compile_model",
+    "install_coremltools_backend",
+    "uninstall_coremltools_backend",
+    "coremltools_backend_installed",
+    "TESTED_COREMLTOOLS_VERSIONS",
+]
