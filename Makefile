@@ -55,7 +55,7 @@ python: deps python-venv
 test-python: deps python-venv
 	swift build --product TesseraCoreMLC
 	TESSERA_LIBRARY=$(CURDIR)/.build/debug/libTesseraCoreMLC.so PYTHONPATH=$(CURDIR)/python \
-		$(PY) -m pytest -q -p no:cacheprovider python/tests
+		$(PY) -m pytest -q -p no:cacheprovider --ignore=python/tests/scale python/tests
 
 wheel: deps python-venv
 	$(PY) tools/build_wheel.py --output dist
@@ -68,6 +68,7 @@ test-scale: python
 
 # coremltools' own op tests (from its wheel) with Tessera installed as its backend.
 test-coremltools-ops: python
+	@$(PY) -c "import scipy" 2>/dev/null || $(PY) -m pip install -q --disable-pip-version-check scipy
 	$(PY) python/tools/run_coremltools_op_tests.py $(ARGS)
 
 # tessera.coreml.MLModel.predict vs ONNX Runtime's InferenceSession.run from Python (M1, M3).

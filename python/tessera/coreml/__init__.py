@@ -8,6 +8,7 @@
 ``compare()`` reports how far a model's outputs are from reference outputs.
 """
 
+from ._compare import OutputParity, ParityReport, compare
 from ._errors import FeatureTypeError, TesseraError
 from ._backend import (
     TESTED_COREMLTOOLS_VERSIONS,
@@ -20,6 +21,9 @@ from ._model import MLModel, MLState, compile_model
 __all__ = [
     "MLModel",
     "MLState",
+    "compare",
+    "ParityReport",
+    "OutputParity",
     "TesseraError",
     "FeatureTypeError",
     "compile_model",
