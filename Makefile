@@ -58,13 +58,19 @@ test-python: deps python-venv
 		$(PY) -m pytest -q -p no:cacheprovider --ignore=python/tests/scale python/tests
 
 wheel: deps python-venv
-	$(PY) tools/build_wheel.py --output dist
+	$(PY) python/tools/build_wheel.py --output dist
 
-# Ray Data and MLServer (large installs, so not in `make test`), against the release library.
-test-scale: python
-	@$(PY) -c "import ray, mlserver" 2>/dev/null || \
-		$(PY) -m pip install -q --disable-pip-version-check "ray[data]" mlserver
-	$(PY) -m pytest -q -p no:cacheprovider python/tests/scale
+# Ray Data and MLServer (large installs, so not in `make test`; their own venv), against the
+# release library.
+SCALE_VENV ?= .build/python-scale-venv
+
+test-scale: deps
+	swift build -c release --product TesseraCoreMLC
+	@[ -x $(SCALE_VENV)/bin/python ] || python3 -m venv $(SCALE_VENV)
+	@$(SCALE_VENV)/bin/python -c "import ray, mlserver, pytest, requests" 2>/dev/null || \
+		$(SCALE_VENV)/bin/python -m pip install -q --disable-pip-version-check "ray[data]" mlserver pytest requests
+	TESSERA_LIBRARY=$(CURDIR)/.build/release/libTesseraCoreMLC.so PYTHONPATH=$(CURDIR)/python \
+		$(SCALE_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests/scale
 
 # coremltools' own op tests (from its wheel) with Tessera installed as its backend.
 test-coremltools-ops: python

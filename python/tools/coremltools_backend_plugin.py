@@ -21,3 +21,26 @@ _utils._is_macos = lambda: True
 
 def pytest_report_header(config):
     return f"Tessera is coremltools' backend (claimed macOS {'.'.join(map(str, _tc._backend.CLAIMED_MACOS_VERSION))})"
+
+
+_outcomes = None
+
+
+def pytest_configure(config):
+    # One JSON line per test outcome, written as the run goes, so a run stopped early still
+    # has its counts ($TESSERA_CT_OUTCOMES).
+    global _outcomes
+    import os
+
+    path = os.environ.get("TESSERA_CT_OUTCOMES")
+    if path:
+        _outcomes = open(path, "w", buffering=1)
+
+
+def pytest_runtest_logreport(report):
+    if _outcomes is None:
+        return
+    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+        import json
+
+        _outcomes.write(json.dumps({"test": report.nodeid, "outcome": report.outcome, "when": report.when}) + "\n")

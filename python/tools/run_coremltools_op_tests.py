@@ -37,6 +37,7 @@ def main() -> int:
         [HERE, os.path.join(ROOT, "python")] + ([environment["PYTHONPATH"]] if environment.get("PYTHONPATH") else [])
     )
     junit = arguments.report + ".xml"
+    environment["TESSERA_CT_OUTCOMES"] = arguments.report + ".outcomes.jsonl"
     command = [
         sys.executable, "-m", "pytest", tests, "-p", "coremltools_backend_plugin", "-p", "no:cacheprovider",
         "-q", "-rN", f"--junitxml={junit}", "-o", "junit_family=xunit1",
