@@ -1,4 +1,6 @@
-import os
-import sys
+"""Paths for the scale tests (run on their own by `make test-scale`)."""
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import os
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+RESOURCES = os.path.join(ROOT, "Sources", "tessera", "Resources")
