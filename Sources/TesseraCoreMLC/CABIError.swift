@@ -38,7 +38,8 @@ struct CABIError: Error {
     /// Writes the error to the out-parameters (either may be nil) and returns its code.
     @discardableResult
     func write(
-        code codePointer: UnsafeMutablePointer<Int32>?, message messagePointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+        code codePointer: UnsafeMutablePointer<Int32>?,
+        message messagePointer: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
     ) -> Int32 {
         codePointer?.pointee = code
         messagePointer?.pointee = strdup(message)

@@ -29,7 +29,8 @@ struct FeatureArrays {
     ///   data type, a rank over ``maximumRank``); ``MLModelError`` for a value Core ML refuses.
     func providers(itemCount: Int) throws -> [any MLFeatureProvider] {
         guard itemCount >= 1, count >= 0 else {
-            throw CABIError(code: CABIError.badArgument, "\(itemCount) items and \(count) features; need at least one item")
+            throw CABIError(
+                code: CABIError.badArgument, "\(itemCount) items and \(count) features; need at least one item")
         }
         guard count == 0 || (items != nil && names != nil && kinds != nil) else {
             throw CABIError(code: CABIError.badArgument, "items, names and kinds must not be null")
@@ -39,7 +40,8 @@ struct FeatureArrays {
         for index in 0..<count {
             let item = Int(items![index])
             guard (0..<itemCount).contains(item), let namePointer = names![index] else {
-                throw CABIError(code: CABIError.badArgument, "feature \(index): item \(item) or its name is out of range")
+                throw CABIError(
+                    code: CABIError.badArgument, "feature \(index): item \(item) or its name is out of range")
             }
             let name = String(cString: namePointer)
             features[item][name] = try value(at: index, name: name, dimension: &dimension)
@@ -66,7 +68,8 @@ struct FeatureArrays {
             throw CABIError(
                 code: Int32(MLModelError.Code.featureType.rawValue),
                 "input \"\(name)\": Tessera's Python binding cannot pass a feature of kind \(kinds![index]) "
-                    + "(\(kind?.description ?? "unknown")); it passes multi-arrays, int64, double, string and dictionary values")
+                    + "(\(kind?.description ?? "unknown")); it passes multi-arrays, int64, double, string and dictionary values"
+            )
         }
     }
 
@@ -109,7 +112,8 @@ struct FeatureArrays {
         let rank = Int(try required(ranks, "ranks")[index])
         guard (0...Self.maximumRank).contains(rank) else {
             throw CABIError(
-                code: CABIError.badArgument, "input \"\(name)\" has rank \(rank); at most \(Self.maximumRank) dimensions")
+                code: CABIError.badArgument,
+                "input \"\(name)\" has rank \(rank); at most \(Self.maximumRank) dimensions")
         }
         let rawType = Int(try required(dataTypes, "dataTypes")[index])
         guard let dataType = MLMultiArrayDataType(rawValue: rawType) else {
@@ -125,7 +129,8 @@ struct FeatureArrays {
         }
         do {
             return try MLMultiArray(
-                dataPointer: UnsafeMutableRawPointer(mutating: pointer), shape: shape, dataType: dataType, strides: steps)
+                dataPointer: UnsafeMutableRawPointer(mutating: pointer), shape: shape, dataType: dataType,
+                strides: steps)
         } catch {
             throw MLModelError(.featureType, "input \"\(name)\": \(error)")
         }

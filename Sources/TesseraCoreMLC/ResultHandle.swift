@@ -53,7 +53,8 @@ final class ResultHandle {
                 }
             default:
                 throw MLModelError(
-                    .featureType, "output \"\(name)\" is a \(value.type); the Python binding returns no such values yet")
+                    .featureType, "output \"\(name)\" is a \(value.type); the Python binding returns no such values yet"
+                )
             }
             self.dataType = dataType
             self.rank = Int32(shape.count)
