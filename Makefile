@@ -58,7 +58,7 @@ test-python: deps python-venv
 		$(PY) -m pytest -q -p no:cacheprovider --ignore=python/tests/scale python/tests
 
 wheel: deps python-venv
-	$(PY) python/tools/build_wheel.py --output dist
+	$(PY) python/tools/build_wheel.py --output .build/dist
 
 # Ray Data and MLServer (large installs, so not in `make test`; their own venv), against the
 # release library.

