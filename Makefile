@@ -37,7 +37,8 @@ format:
 # The Python package (python/): `make python` installs it into the venv below, building the C
 # ABI library in release; `make test-python` runs its tests against the debug library that
 # `swift build` made (no release build); `make wheel` builds a wheel that carries the Swift
-# runtime and OpenBLAS (dist/). PY_VENV may point at another venv.
+# runtime and OpenBLAS (.build/dist/) and checks it in a fresh venv without the toolchain.
+# PY_VENV may point at another venv.
 PY_VENV ?= .build/python-venv
 PY := $(PY_VENV)/bin/python
 PY_TEST_PACKAGES := numpy pillow pytest coremltools
@@ -59,6 +60,7 @@ test-python: deps python-venv
 
 wheel: deps python-venv
 	$(PY) python/tools/build_wheel.py --output .build/dist
+	$(PY) python/tools/check_wheel.py --wheel-dir .build/dist
 
 # Ray Data and MLServer (large installs, so not in `make test`; their own venv), against the
 # release library.
