@@ -1,6 +1,6 @@
 """Runs coremltools' own op tests (from its installed wheel) with Tessera as the backend.
 
-    python python/tools/run_coremltools_op_tests.py [--fp32] [--report FILE] [pytest args…]
+    python python/tools/run_coremltools_op_tests.py [--fp32] [--sample N] [--report FILE] [pytest args…]
 
 The tests are ``coremltools/converters/mil/mil/ops/tests`` (iOS14–iOS18 op suites) with
 ``PYMIL_TEST_TARGETS=mlprogram`` (Tessera runs ML programs, not neural networks) and the
@@ -23,6 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--fp32", action="store_true", help="also run the fp32 variants")
+    parser.add_argument("--sample", type=int, default=1, help="run every Nth test only")
     parser.add_argument("--report", default=os.path.join(ROOT, ".build", "coremltools-op-tests.json"))
     arguments, rest = parser.parse_known_args()
 
@@ -31,6 +32,7 @@ def main() -> int:
     tests = os.path.join(os.path.dirname(coremltools.__file__), "converters", "mil", "mil", "ops", "tests")
     environment = dict(os.environ)
     environment["PYMIL_TEST_TARGETS"] = "mlprogram"
+    environment["TESSERA_CT_SAMPLE"] = str(arguments.sample)
     if arguments.fp32:
         environment["INCLUDE_MIL_FP32_UNIT_TESTS"] = "1"
     environment["PYTHONPATH"] = os.pathsep.join(
