@@ -194,3 +194,42 @@ public func resultFree(_ result: UnsafeMutableRawPointer?) {
     guard let result else { return }
     Unmanaged<ResultHandle>.fromOpaque(result).release()
 }
+
+/// Describes every output feature of item `item` in one call, into `buffer` of `capacity`
+/// 64-bit words; returns the number of words the description takes (nothing is written
+/// when that is more than `capacity`; call again with a larger buffer), or -1 when `item`
+/// is out of range.
+///
+/// Per feature, in output order: the name's address (a NUL-terminated string valid until
+/// `tessera_result_free`), the ``MLFeatureType`` raw value, the ``MLMultiArrayDataType`` raw
+/// value (0 unless a multi-array), the rank, the int64 value (or 1 for a dictionary with
+/// integer keys), the double value's bits, the text's address (0 unless a string or a
+/// dictionary's JSON), then `rank` dimensions.
+///
+/// ```c
+/// int64_t words[256];
+/// int64_t used = tessera_result_describe(result, 0, words, 256);
+/// ```
+@_cdecl("tessera_result_describe")
+public func resultDescribe(
+    _ result: UnsafeMutableRawPointer, _ item: Int32, _ buffer: UnsafeMutablePointer<Int64>, _ capacity: Int
+) -> Int {
+    let handle = Unmanaged<ResultHandle>.fromOpaque(result).takeUnretainedValue()
+    guard handle.items.indices.contains(Int(item)) else { return -1 }
+    let features = handle.items[Int(item)].features
+    let needed = features.reduce(0) { $0 + 7 + Int($1.rank) }
+    guard needed <= capacity else { return needed }
+    var offset = 0
+    for feature in features {
+        buffer[offset] = Int64(Int(bitPattern: feature.name))
+        buffer[offset + 1] = Int64(feature.kind)
+        buffer[offset + 2] = Int64(feature.dataType)
+        buffer[offset + 3] = Int64(feature.rank)
+        buffer[offset + 4] = feature.integer
+        buffer[offset + 5] = Int64(bitPattern: feature.double.bitPattern)
+        buffer[offset + 6] = Int64(Int(bitPattern: feature.text))
+        for dimension in 0..<Int(feature.rank) { buffer[offset + 7 + dimension] = feature.shape[dimension] }
+        offset += 7 + Int(feature.rank)
+    }
+    return needed
+}

@@ -123,6 +123,7 @@ def _declare(lib) -> None:
                 ctypes.POINTER(ctypes.c_char_p),
             ],
         ),
+        "tessera_result_describe": (ctypes.c_ssize_t, [vp, ctypes.c_int32, vp, ctypes.c_ssize_t]),
         "tessera_result_copy_array": (ctypes.c_int32, [vp, ctypes.c_int32, ctypes.c_int32, vp, ctypes.c_size_t]),
         "tessera_result_free": (None, [vp]),
         "tessera_model_make_state": (vp, [vp]),

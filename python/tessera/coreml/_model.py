@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import array
 import ctypes
 import json
 import os
 import shutil
+import struct
 import tempfile
 
 import numpy as np
@@ -163,6 +165,7 @@ class MLModel:
         self.input_description = FeatureDescriptions(self._description["inputs"])
         self.output_description = FeatureDescriptions(self._description["outputs"])
         self.state_description = FeatureDescriptions(self._description["states"])
+        self._describe_words = 64  # grows to what the largest result description needed
 
     def _path_of_coremltools_model(self, model) -> str:
         if getattr(model, "is_package", False) and getattr(model, "package_path", None):
@@ -262,23 +265,20 @@ class MLModel:
     def _run(self, batch: list[dict], state_handle):
         lib = self._lib
         items, names, kinds, codes, ranks, integers, doubles, pointers = [], [], [], [], [], [], [], []
-        shapes: list[int] = []
-        strides: list[int] = []
+        dims: list[int] = []
         keep = []
         for index, item in enumerate(batch):
             for name, value in item.items():
                 spec = self._inputs.get(name)
                 if spec is None:
                     continue  # Core ML ignores features the model does not declare.
-                integer, real, pointer, code, rank = 0, 0.0, None, 0, 0
+                integer, real, pointer, code, rank = 0, 0.0, 0, 0, 0
                 kind = spec.kind
                 if kind == _MULTI_ARRAY:
-                    array = self._array(spec, value)
-                    keep.append(array)
-                    code, rank, pointer = _DATA_TYPE_CODES[array.dtype], array.ndim, array.ctypes.data
-                    shapes.extend(array.shape)
-                    size = array.itemsize
-                    strides.extend(s // size for s in array.strides)
+                    elements = self._array(spec, value)
+                    keep.append(elements)
+                    code, rank, pointer = _DATA_TYPE_CODES[elements.dtype], elements.ndim, elements.ctypes.data
+                    dims.extend(elements.shape)
                 elif kind == _INT64:
                     integer = _integer(spec, value)
                 elif kind == _DOUBLE:
@@ -310,38 +310,48 @@ class MLModel:
                 doubles.append(real)
                 pointers.append(pointer)
         count = len(names)
-        c_items = (ctypes.c_int32 * count)(*items)
-        c_names = (ctypes.c_char_p * count)(*names)
-        c_kinds = (ctypes.c_int32 * count)(*kinds)
-        c_codes = (ctypes.c_int32 * count)(*codes)
-        c_ranks = (ctypes.c_int32 * count)(*ranks)
-        c_shapes = (ctypes.c_int64 * max(len(shapes), 1))(*shapes)
-        c_strides = (ctypes.c_int64 * max(len(strides), 1))(*strides)
-        c_pointers = (ctypes.c_void_p * count)(*pointers)
-        c_integers = (ctypes.c_int64 * count)(*integers)
-        c_doubles = (ctypes.c_double * count)(*doubles)
+        # The int32 columns in one buffer and the int64 ones in another: few allocations,
+        # passed to the C ABI as plain addresses. Inputs are C-contiguous (see _array), so
+        # their strides follow from their shapes.
+        strides: list[int] = []
+        offset = 0
+        for rank in ranks:
+            step = 1
+            run = []
+            for dimension in reversed(dims[offset : offset + rank]):
+                run.append(step)
+                step *= dimension
+            strides.extend(reversed(run))
+            offset += rank
+        total = len(dims)
+        small = array.array("i", items + kinds + codes + ranks + [0])
+        wide = array.array("q", dims + strides + integers + pointers + [0])
+        real_values = array.array("d", doubles + [0.0])
+        c_names = (ctypes.c_char_p * max(count, 1))(*names)
+        base32 = small.buffer_info()[0]
+        base64 = wide.buffer_info()[0]
         result = _call_with_error(
             lib.tessera_model_predict,
             self._handle,
             state_handle,
             len(batch),
             count,
-            c_items,
+            base32,
             c_names,
-            c_kinds,
-            c_codes,
-            c_ranks,
-            c_shapes,
-            c_strides,
-            c_pointers,
-            c_integers,
-            c_doubles,
+            base32 + 4 * count,
+            base32 + 8 * count,
+            base32 + 12 * count,
+            base64,
+            base64 + 8 * total,
+            base64 + 8 * (2 * total + count),
+            base64 + 8 * 2 * total,
+            real_values.buffer_info()[0],
         )
         try:
             return [self._outputs(result, item) for item in range(len(batch))]
         finally:
             lib.tessera_result_free(result)
-            del keep
+            del keep, small, wide, real_values, c_names
 
     def _array(self, spec: _Input, value) -> np.ndarray:
         array = value if type(value) is np.ndarray else np.asarray(value)
@@ -358,54 +368,44 @@ class MLModel:
 
     def _outputs(self, result, item: int) -> dict:
         lib = self._lib
-        name = ctypes.c_char_p()
-        kind = ctypes.c_int32()
-        code = ctypes.c_int32()
-        rank = ctypes.c_int32()
-        shape = ctypes.POINTER(ctypes.c_int64)()
-        integer = ctypes.c_int64()
-        real = ctypes.c_double()
-        text = ctypes.c_char_p()
+        words = np.empty(self._describe_words, dtype=np.int64)
+        needed = lib.tessera_result_describe(result, item, words.ctypes.data, len(words))
+        if needed > len(words):
+            self._describe_words = needed
+            words = np.empty(needed, dtype=np.int64)
+            lib.tessera_result_describe(result, item, words.ctypes.data, needed)
+        values = words[:needed].tolist()
         outputs = {}
-        count = lib.tessera_result_feature_count(result, item, None)
-        for index in range(count):
-            lib.tessera_result_feature(
-                result,
-                item,
-                index,
-                ctypes.byref(name),
-                ctypes.byref(kind),
-                ctypes.byref(code),
-                ctypes.byref(rank),
-                ctypes.byref(shape),
-                ctypes.byref(integer),
-                ctypes.byref(real),
-                ctypes.byref(text),
-            )
-            key = name.value.decode("utf-8")
-            k = kind.value
-            if k == _MULTI_ARRAY:
-                out = np.empty(shape[: rank.value], dtype=_CODE_DATA_TYPES[code.value])
+        offset = 0
+        index = 0
+        while offset < needed:
+            address, kind, code, rank, integer, real_bits, text = values[offset : offset + 7]
+            key = ctypes.c_char_p(address).value.decode("utf-8")
+            if kind == _MULTI_ARRAY:
+                out = np.empty(values[offset + 7 : offset + 7 + rank], dtype=_CODE_DATA_TYPES[code])
                 if lib.tessera_result_copy_array(result, item, index, out.ctypes.data, out.nbytes) != 0:
                     raise TesseraError(f"cannot copy output {key!r}")
                 outputs[key] = out
-            elif k == _INT64:
-                outputs[key] = integer.value
-            elif k == _DOUBLE:
-                outputs[key] = real.value
-            elif k == _STRING:
-                outputs[key] = text.value.decode("utf-8")
-            elif k == _DICTIONARY:
-                values = json.loads(text.value)
-                labels = self._description.get("classLabels")
-                if key == self._description.get("predictedProbabilitiesName") and labels and len(labels) == len(values):
-                    # In the classifier's label order, as Core ML's dictionaries print.
-                    outputs[key] = {label: values[str(label)] for label in labels}
-                elif integer.value == 1:
-                    outputs[key] = {int(label): probability for label, probability in values.items()}
-                else:
-                    outputs[key] = values
+            elif kind == _INT64:
+                outputs[key] = integer
+            elif kind == _DOUBLE:
+                outputs[key] = _double_from_bits(real_bits)
+            elif kind == _STRING:
+                outputs[key] = ctypes.c_char_p(text).value.decode("utf-8")
+            elif kind == _DICTIONARY:
+                outputs[key] = self._dictionary(key, json.loads(ctypes.c_char_p(text).value), integer == 1)
+            offset += 7 + rank
+            index += 1
         return outputs
+
+    def _dictionary(self, key: str, values: dict, integer_keys: bool) -> dict:
+        labels = self._description.get("classLabels")
+        if key == self._description.get("predictedProbabilitiesName") and labels and len(labels) == len(values):
+            # In the classifier's label order, as Core ML's dictionaries print.
+            return {label: values[str(label)] for label in labels}
+        if integer_keys:
+            return {int(label): probability for label, probability in values.items()}
+        return values
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
@@ -417,6 +417,10 @@ class MLModel:
 
     def __repr__(self) -> str:
         return f"tessera.coreml.MLModel({self.path!r}, inputs={list(self.input_description)}, outputs={list(self.output_description)})"
+
+
+def _double_from_bits(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<q", bits))[0]
 
 
 def _integer(spec: _Input, value) -> int:
