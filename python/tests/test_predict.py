@@ -83,12 +83,11 @@ def test_threads_predict_at_once(digits):
 def test_prediction_releases_the_gil(digits):
     # A Python thread records the time of each of its loop turns while the main thread runs
     # one long batch prediction. Were the GIL held for the whole foreign call, the thread would
-    # stop for the call's whole duration; with it released, it never waits longer than a
-    # switch interval or so.
+    # stop for the call's whole duration.
     import time
 
     model, samples = digits
-    batch = [digit_input(sample) for sample in samples["samples"]] * 8
+    batch = [digit_input(sample) for sample in samples["samples"]] * 4
     model.predict(batch[:2])
     stop = threading.Event()
     stamps = []
@@ -105,10 +104,11 @@ def test_prediction_releases_the_gil(digits):
     end = time.perf_counter()
     stop.set()
     recorder.join()
-    during = [start] + [t for t in stamps if start <= t <= end] + [end]
-    longest = max(b - a for a, b in zip(during, during[1:]))
+    during = [t for t in stamps if start <= t <= end]
     assert end - start > 0.02, "the prediction is too short to tell"
-    assert longest < 0.5 * (end - start), f"the thread stopped for {longest:.3f} s of a {end - start:.3f} s prediction"
+    # Holding the GIL, the call would leave the thread a turn only at the few switch
+    # intervals of its Python parts (a handful of stamps); released, it loops freely.
+    assert len(during) > 1000, f"the thread ran {len(during)} turns during a {end - start:.3f} s prediction"
 
 
 BAD_INPUTS = [
