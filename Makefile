@@ -12,7 +12,7 @@
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 FORMATTED := Sources Tests Benchmarks Package.swift
 
-.PHONY: deps demo build test check lint warnings check-api api-list docs bench bench-peers bench-models format
+.PHONY: deps demo build test check lint warnings check-api api-list docs bench bench-peers bench-models format python python-venv wheel test-python test-scale test-coremltools-ops bench-python
 
 deps:
 	@missing=""; \
@@ -32,6 +32,7 @@ build: deps
 
 test: check
 	swift test --skip-build
+	$(MAKE) --no-print-directory test-python
 
 check: lint warnings check-api docs
 
@@ -63,3 +64,52 @@ bench-models: deps
 
 format:
 	swift-format format --in-place --recursive $(FORMATTED)
+
+# The Python package (python/): `make python` installs it into the venv below, building the C
+# ABI library in release; `make test-python` runs its tests against the debug library that
+# `swift build` made (no release build); `make wheel` builds a wheel that carries the Swift
+# runtime and OpenBLAS (.build/dist/) and checks it in a fresh venv without the toolchain.
+# PY_VENV may point at another venv.
+PY_VENV ?= .build/python-venv
+PY := $(PY_VENV)/bin/python
+PY_TEST_PACKAGES := numpy pillow pytest coremltools
+
+$(PY):
+	python3 -m venv $(PY_VENV)
+
+python-venv: $(PY)
+	@$(PY) -c "import numpy, PIL, pytest, coremltools" 2>/dev/null || \
+		$(PY) -m pip install -q --disable-pip-version-check $(PY_TEST_PACKAGES)
+
+python: deps python-venv
+	$(PY) -m pip install -q --disable-pip-version-check ./python
+
+test-python: deps python-venv
+	swift build --product TesseraCoreMLC
+	TESSERA_LIBRARY=$(CURDIR)/.build/debug/libTesseraCoreMLC.so PYTHONPATH=$(CURDIR)/python \
+		$(PY) -m pytest -q -p no:cacheprovider --ignore=python/tests/scale python/tests
+
+wheel: deps python-venv
+	$(PY) python/tools/build_wheel.py --output .build/dist
+	$(PY) python/tools/check_wheel.py --wheel-dir .build/dist
+
+# Ray Data and MLServer (large installs, so not in `make test`; their own venv), against the
+# release library.
+SCALE_VENV ?= .build/python-scale-venv
+
+test-scale: deps
+	swift build -c release --product TesseraCoreMLC
+	@[ -x $(SCALE_VENV)/bin/python ] || python3 -m venv $(SCALE_VENV)
+	@$(SCALE_VENV)/bin/python -c "import ray, mlserver, pytest, requests" 2>/dev/null || \
+		$(SCALE_VENV)/bin/python -m pip install -q --disable-pip-version-check "ray[data]" mlserver pytest requests
+	TESSERA_LIBRARY=$(CURDIR)/.build/release/libTesseraCoreMLC.so PYTHONPATH=$(CURDIR)/python \
+		$(SCALE_VENV)/bin/python -m pytest -q -p no:cacheprovider python/tests/scale
+
+# coremltools' own op tests (from its wheel) with Tessera installed as its backend.
+test-coremltools-ops: python
+	@$(PY) -c "import scipy" 2>/dev/null || $(PY) -m pip install -q --disable-pip-version-check scipy
+	$(PY) python/tools/run_coremltools_op_tests.py $(ARGS)
+
+# tessera.coreml.MLModel.predict vs ONNX Runtime's InferenceSession.run from Python (M1, M3).
+bench-python: python
+	bash Benchmarks/peers/run_python.sh $(ARGS)

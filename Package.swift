@@ -13,6 +13,8 @@ let package = Package(
     products: [
         .library(name: "Tessera", targets: ["Tessera"]),
         .executable(name: "tessera", targets: ["tessera"]),
+        // The C ABI the Python package (python/) loads: a shared library of @_cdecl functions.
+        .library(name: "TesseraCoreMLC", type: .dynamic, targets: ["TesseraCoreMLC"]),
     ],
     targets: [
         // OpenBLAS through its C interface; `libopenblas-dev` provides the header and library.
@@ -119,6 +121,12 @@ let package = Package(
         .testTarget(
             name: "TesseraTests",
             dependencies: ["Tessera"],
+            swiftSettings: strictConcurrency
+        ),
+        // C entry points over MLModel for the Python package (python/tessera/_native.py).
+        .target(
+            name: "TesseraCoreMLC",
+            dependencies: ["TesseraModels", "TesseraMultiArray", "TesseraTensor"],
             swiftSettings: strictConcurrency
         ),
     ],
