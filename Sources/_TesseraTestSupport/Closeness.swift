@@ -2,7 +2,7 @@
 /// treating NaNs as equal to NaNs and infinities as equal to the same infinity.
 ///
 /// Returns a description of the first mismatch, or `nil` when everything is close.
-public func firstMismatch(
+package func firstMismatch(
     _ actual: [Double], _ expected: [Double], rtol: Double = 1e-5, atol: Double = 1e-6
 ) -> String? {
     guard actual.count == expected.count else {
@@ -24,7 +24,7 @@ public func firstMismatch(
 }
 
 /// `firstMismatch` for `Float` arrays.
-public func firstMismatch(
+package func firstMismatch(
     _ actual: [Float], _ expected: [Float], rtol: Double = 1e-5, atol: Double = 1e-6
 ) -> String? {
     firstMismatch(actual.map(Double.init), expected.map(Double.init), rtol: rtol, atol: atol)

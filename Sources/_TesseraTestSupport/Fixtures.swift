@@ -2,9 +2,9 @@ import Foundation
 import TesseraModels
 
 /// Locates checked-in test fixtures without SwiftPM resources.
-public enum Fixtures {
+package enum Fixtures {
     /// The repository root: the nearest directory above this source file holding `Package.swift`.
-    public static let repositoryRoot: URL = {
+    package static let repositoryRoot: URL = {
         var directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         while directory.path != "/" {
             if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Package.swift").path) {
@@ -16,7 +16,7 @@ public enum Fixtures {
     }()
 
     /// The URL of `Tests/Fixtures/<name>`, e.g. `Fixtures.url("kernels/gemm_plain_a.npy")`.
-    public static func url(_ name: String) -> URL {
+    package static func url(_ name: String) -> URL {
         repositoryRoot.appendingPathComponent("Tests/Fixtures").appendingPathComponent(name)
     }
 

@@ -1,9 +1,9 @@
 /// Deliberately naive references for the copy kernels: every output element is computed from
 /// its multi-index with the textbook formula, on row-major arrays. Inputs are the logical
 /// elements (use ``StridedStorage/logicalElements`` for a strided operand).
-public enum NaiveCopy {
+package enum NaiveCopy {
     /// `numpy.concatenate(parts, axis)`.
-    public static func concatenate<T>(_ parts: [(elements: [T], shape: [Int])], axis: Int) -> (
+    package static func concatenate<T>(_ parts: [(elements: [T], shape: [Int])], axis: Int) -> (
         elements: [T], shape: [Int]
     ) {
         var outShape = parts[0].shape
@@ -25,7 +25,7 @@ public enum NaiveCopy {
     }
 
     /// `numpy.split` into pieces of the given sizes along `axis`.
-    public static func split<T>(_ elements: [T], shape: [Int], axis: Int, sizes: [Int]) -> [[T]] {
+    package static func split<T>(_ elements: [T], shape: [Int], axis: Int, sizes: [Int]) -> [[T]] {
         var start = 0
         var pieces: [[T]] = []
         for size in sizes {
@@ -43,13 +43,13 @@ public enum NaiveCopy {
     }
 
     /// The pad modes, with the constant as a value.
-    public enum Mode<T> {
+    package enum Mode<T> {
         case constant(T)
         case reflect, symmetric, edge
     }
 
     /// `numpy.pad(x, padding, mode)`.
-    public static func pad<T>(_ elements: [T], shape: [Int], padding: [(Int, Int)], mode: Mode<T>) -> [T] {
+    package static func pad<T>(_ elements: [T], shape: [Int], padding: [(Int, Int)], mode: Mode<T>) -> [T] {
         let outShape = (0..<shape.count).map { shape[$0] + padding[$0].0 + padding[$0].1 }
         return NaiveLayout.indices(of: outShape).map { index in
             var source: [Int] = []
@@ -72,7 +72,8 @@ public enum NaiveCopy {
     }
 
     /// `numpy.take(x, indices, axis)`.
-    public static func take<T>(_ elements: [T], shape: [Int], axis: Int, indices: [Int32], indicesShape: [Int]) -> [T] {
+    package static func take<T>(_ elements: [T], shape: [Int], axis: Int, indices: [Int32], indicesShape: [Int]) -> [T]
+    {
         let outShape = Array(shape[..<axis]) + indicesShape + Array(shape[(axis + 1)...])
         return NaiveLayout.indices(of: outShape).map { index in
             let j = NaiveLayout.linear(Array(index[axis..<(axis + indicesShape.count)]), in: indicesShape)
@@ -84,7 +85,7 @@ public enum NaiveCopy {
     }
 
     /// `torch.gather(x, axis, indices)`.
-    public static func gatherElements<T>(
+    package static func gatherElements<T>(
         _ elements: [T], shape: [Int], axis: Int, indices: [Int32], indicesShape: [Int]
     ) -> [T] {
         NaiveLayout.indices(of: indicesShape).map { index in
@@ -98,7 +99,7 @@ public enum NaiveCopy {
 
     /// `torch.scatter(data, axis, indices, updates)` (or `scatter_add` with `combine: +`),
     /// applying updates in row-major order of the indices.
-    public static func scatterElements<T>(
+    package static func scatterElements<T>(
         _ data: [T], shape: [Int], axis: Int, indices: [Int32], indicesShape: [Int], updates: [T],
         combine: (T, T) -> T = { _, new in new }
     ) -> [T] {
@@ -116,7 +117,7 @@ public enum NaiveCopy {
     }
 
     /// `numpy.tile(x, multiples)` with one multiple per axis.
-    public static func tile<T>(_ elements: [T], shape: [Int], multiples: [Int]) -> [T] {
+    package static func tile<T>(_ elements: [T], shape: [Int], multiples: [Int]) -> [T] {
         let outShape = zip(shape, multiples).map { $0 * $1 }
         return NaiveLayout.indices(of: outShape).map { index in
             elements[NaiveLayout.linear((0..<shape.count).map { index[$0] % shape[$0] }, in: shape)]

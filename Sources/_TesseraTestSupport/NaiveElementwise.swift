@@ -3,9 +3,9 @@ import TesseraKernels
 
 /// Reference element-wise semantics, one scalar at a time in `Double` (floats) or `Int64`
 /// (integers), written from the documented rules rather than from the kernels.
-public enum NaiveElementwise {
+package enum NaiveElementwise {
     /// The reference value of a unary op on a float.
-    public static func unary(_ op: UnaryOp, _ x: Double) -> Double {
+    package static func unary(_ op: UnaryOp, _ x: Double) -> Double {
         switch op {
         case .neg: return -x
         case .abs: return Swift.abs(x)
@@ -38,7 +38,7 @@ public enum NaiveElementwise {
     }
 
     /// The reference value of a binary op on floats (comparisons and logic give 1 or 0).
-    public static func binary(_ op: BinaryOp, _ x: Double, _ y: Double) -> Double {
+    package static func binary(_ op: BinaryOp, _ x: Double, _ y: Double) -> Double {
         switch op {
         case .add: return x + y
         case .sub: return x - y
@@ -64,7 +64,7 @@ public enum NaiveElementwise {
     }
 
     /// The reference value of a binary op on integers, before wrapping to the storage width.
-    public static func binary(_ op: BinaryOp, _ x: Int64, _ y: Int64) -> Int64 {
+    package static func binary(_ op: BinaryOp, _ x: Int64, _ y: Int64) -> Int64 {
         switch op {
         case .add: return x &+ y
         case .sub: return x &- y
@@ -95,7 +95,7 @@ public enum NaiveElementwise {
     }
 
     /// An input range on which `op` is defined and well-conditioned, for random test data.
-    public static func domain(of op: UnaryOp) -> ClosedRange<Double> {
+    package static func domain(of op: UnaryOp) -> ClosedRange<Double> {
         switch op {
         case .sqrt, .rsqrt, .log: return 0.01...10
         case .asin, .acos, .atanh: return -0.95...0.95

@@ -2,10 +2,10 @@ import TesseraKernels
 
 /// Deliberately simple index arithmetic for reference implementations: no collapsing, no
 /// fast paths, just multi-indices walked in row-major order.
-public enum NaiveLayout {
+package enum NaiveLayout {
     /// Every multi-index of `shape` in row-major order (one empty index for rank 0, none when
     /// a dimension is 0).
-    public static func indices(of shape: [Int]) -> [[Int]] {
+    package static func indices(of shape: [Int]) -> [[Int]] {
         if shape.contains(0) { return [] }
         var result: [[Int]] = [[]]
         for size in shape {
@@ -20,7 +20,7 @@ public enum NaiveLayout {
     }
 
     /// The element position of `index` under `layout`, relative to the base pointer.
-    public static func position(of index: [Int], in layout: StridedLayout) -> Int {
+    package static func position(of index: [Int], in layout: StridedLayout) -> Int {
         precondition(index.count == layout.rank, "index \(index) does not match layout \(layout)")
         var position = layout.offset
         for axis in 0..<index.count { position += index[axis] * layout.strides[axis] }
@@ -28,28 +28,28 @@ public enum NaiveLayout {
     }
 
     /// The row-major linear position of `index` in `shape`.
-    public static func linear(_ index: [Int], in shape: [Int]) -> Int {
+    package static func linear(_ index: [Int], in shape: [Int]) -> Int {
         var position = 0
         for axis in 0..<shape.count { position = position * shape[axis] + index[axis] }
         return position
     }
 
     /// Reads every element of a strided operand into a row-major array.
-    public static func gather<T>(_ storage: [T], _ layout: StridedLayout) -> [T] {
+    package static func gather<T>(_ storage: [T], _ layout: StridedLayout) -> [T] {
         indices(of: layout.shape).map { storage[position(of: $0, in: layout)] }
     }
 }
 
 /// A test operand: backing storage plus a layout into it, made in one of the shapes of
 /// memory kernels must handle.
-public struct StridedStorage<T>: @unchecked Sendable {
+package struct StridedStorage<T>: @unchecked Sendable {
     /// The backing elements (including padding that the layout skips).
-    public var storage: [T]
+    package var storage: [T]
     /// How the operand's elements sit in `storage`.
-    public var layout: StridedLayout
+    package var layout: StridedLayout
 
     /// Storage and a layout inside it; traps if the layout reaches outside.
-    public init(storage: [T], layout: StridedLayout) {
+    package init(storage: [T], layout: StridedLayout) {
         if let range = layout.elementRange {
             precondition(range.lowerBound >= 0 && range.upperBound < storage.count, "layout outside storage")
         }
@@ -58,11 +58,11 @@ public struct StridedStorage<T>: @unchecked Sendable {
     }
 
     /// The elements in row-major order of `layout.shape`.
-    public var logicalElements: [T] { NaiveLayout.gather(storage, layout) }
+    package var logicalElements: [T] { NaiveLayout.gather(storage, layout) }
 }
 
 /// The kinds of memory layout the tests sweep.
-public enum LayoutKind: String, CaseIterable, Sendable, CustomStringConvertible {
+package enum LayoutKind: String, CaseIterable, Sendable, CustomStringConvertible {
     /// Row-major, no gaps, offset 0.
     case contiguous
     /// A permutation (reversed axes) of a contiguous buffer.
@@ -72,11 +72,11 @@ public enum LayoutKind: String, CaseIterable, Sendable, CustomStringConvertible 
     /// A reversed view: negative strides along the first axis.
     case reversed
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// Storage of `shape` laid out this way, filled by `fill` for every storage slot
     /// (padding included, so a kernel that reads padding gets a wrong answer).
-    public func make<T>(shape: [Int], fill: (Int) -> T) -> StridedStorage<T> {
+    package func make<T>(shape: [Int], fill: (Int) -> T) -> StridedStorage<T> {
         switch self {
         case .contiguous:
             let count = shape.reduce(1, *)

@@ -3,10 +3,10 @@ import TesseraKernels
 /// Deliberately naive references for the GEMM, convolution and pooling kernels: straight
 /// from the definitions, in `Double`, over row-major arrays, with no tiling, no BLAS and
 /// none of the kernels' index helpers.
-public enum NaiveLinearAlgebra {
+package enum NaiveLinearAlgebra {
     /// `torch.matmul` for rank ≥ 2 operands given as row-major arrays: batch dimensions
     /// broadcast, `[..., M, K] × [..., K, N] → [batch..., M, N]`. Returns the shape and values.
-    public static func matmul(_ a: [Double], _ aShape: [Int], _ b: [Double], _ bShape: [Int]) -> ([Int], [Double]) {
+    package static func matmul(_ a: [Double], _ aShape: [Int], _ b: [Double], _ bShape: [Int]) -> ([Int], [Double]) {
         let m = aShape[aShape.count - 2]
         let k = aShape[aShape.count - 1]
         let n = bShape[bShape.count - 1]
@@ -39,7 +39,7 @@ public enum NaiveLinearAlgebra {
     }
 
     /// Integer matmul with wrapping arithmetic, same rules as ``matmul(_:_:_:_:)``.
-    public static func matmulWrapping<T: FixedWidthInteger>(_ a: [T], _ aShape: [Int], _ b: [T], _ bShape: [Int])
+    package static func matmulWrapping<T: FixedWidthInteger>(_ a: [T], _ aShape: [Int], _ b: [T], _ bShape: [Int])
         -> [T]
     {
         let m = aShape[aShape.count - 2]
@@ -64,7 +64,7 @@ public enum NaiveLinearAlgebra {
     }
 
     /// PyTorch `conv2d` by its definition: every output element sums its taps one by one.
-    public static func conv2d(
+    package static func conv2d(
         _ x: [Double], _ xShape: [Int], _ w: [Double], _ wShape: [Int], bias: [Double]?, _ p: Conv2DParameters
     ) -> ([Int], [Double]) {
         let (n, c, h, wd) = (xShape[0], xShape[1], xShape[2], xShape[3])
@@ -102,7 +102,7 @@ public enum NaiveLinearAlgebra {
 
     /// Max or average pooling by its definition; `outputShape` comes from the caller (the
     /// tests check output sizes separately, against NumPy fixtures).
-    public static func pool2d(
+    package static func pool2d(
         _ x: [Double], _ xShape: [Int], outputShape: [Int], _ p: Pool2DParameters, max: Bool, countIncludePad: Bool
     ) -> [Double] {
         let (n, c, h, w) = (xShape[0], xShape[1], xShape[2], xShape[3])

@@ -3,12 +3,12 @@ import TesseraKernels
 
 /// Deliberately naive references for the reduction, softmax and scan kernels: every element
 /// is visited through ``NaiveLayout/indices(of:)`` and computed in `Double`.
-public enum NaiveReduction {
+package enum NaiveReduction {
     /// The keep-rank result of reducing `storage` (read through `layout`) over `axes`.
     ///
     /// Sums and products are exact-ish in `Double`; callers wrap integer results to their
     /// type. `argmax`/`argmin` give the first index of the extreme, the first NaN winning.
-    public static func reduce(_ op: ReductionOp, _ storage: [Double], _ layout: StridedLayout, axes: [Int]) -> [Double]
+    package static func reduce(_ op: ReductionOp, _ storage: [Double], _ layout: StridedLayout, axes: [Int]) -> [Double]
     {
         var outShape = layout.shape
         for axis in axes { outShape[axis] = 1 }
@@ -25,7 +25,7 @@ public enum NaiveReduction {
     }
 
     /// `op` applied to one group of values in order (`argmax`/`argmin` give the position).
-    public static func reduceValues(_ op: ReductionOp, _ values: [Double]) -> Double {
+    package static func reduceValues(_ op: ReductionOp, _ values: [Double]) -> Double {
         switch op {
         case .sum: return values.reduce(0, +)
         case .mean: return values.reduce(0, +) / Double(values.count)
@@ -46,7 +46,7 @@ public enum NaiveReduction {
     }
 
     /// Softmax (or log-softmax) along `axis`, row-major output of `layout.shape`.
-    public static func softmax(_ storage: [Double], _ layout: StridedLayout, axis: Int, log: Bool) -> [Double] {
+    package static func softmax(_ storage: [Double], _ layout: StridedLayout, axis: Int, log: Bool) -> [Double] {
         var result = [Double](repeating: 0, count: layout.count)
         for index in NaiveLayout.indices(of: layout.shape) where index[axis] == 0 {
             var line: [Double] = []
@@ -69,7 +69,7 @@ public enum NaiveReduction {
     }
 
     /// Cumulative sum or product along `axis`, row-major output of `layout.shape`.
-    public static func cumulative(
+    package static func cumulative(
         _ storage: [Double], _ layout: StridedLayout, axis: Int, product: Bool, exclusive: Bool, reverse: Bool
     ) -> [Double] {
         var result = [Double](repeating: 0, count: layout.count)

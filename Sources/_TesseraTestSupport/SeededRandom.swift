@@ -5,16 +5,16 @@
 /// var rng = SeededRandom(seed: 42)
 /// let x = Float.random(in: -1...1, using: &rng)
 /// ```
-public struct SeededRandom: RandomNumberGenerator, Sendable {
+package struct SeededRandom: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
     /// A generator whose sequence is fixed by `seed`.
-    public init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed &+ 0x9E37_79B9_7F4A_7C15
     }
 
     /// The next 64 random bits.
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -23,17 +23,17 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     /// `count` values uniformly drawn from `range`.
-    public mutating func floats(_ count: Int, in range: ClosedRange<Float> = -1...1) -> [Float] {
+    package mutating func floats(_ count: Int, in range: ClosedRange<Float> = -1...1) -> [Float] {
         (0..<count).map { _ in Float.random(in: range, using: &self) }
     }
 
     /// `count` values uniformly drawn from `range`.
-    public mutating func doubles(_ count: Int, in range: ClosedRange<Double> = -1...1) -> [Double] {
+    package mutating func doubles(_ count: Int, in range: ClosedRange<Double> = -1...1) -> [Double] {
         (0..<count).map { _ in Double.random(in: range, using: &self) }
     }
 
     /// A random shape of the given rank with each dimension in `sizes`.
-    public mutating func shape(rank: Int, sizes: ClosedRange<Int> = 1...5) -> [Int] {
+    package mutating func shape(rank: Int, sizes: ClosedRange<Int> = 1...5) -> [Int] {
         (0..<rank).map { _ in Int.random(in: sizes, using: &self) }
     }
 }

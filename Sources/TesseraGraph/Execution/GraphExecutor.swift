@@ -4,26 +4,26 @@ import TesseraKernels
 
 /// What one materialization did: how many steps and kernels ran, how much was fused, and the
 /// most memory intermediates held at once.
-public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
+package struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
     /// Steps run: fused programs, kernels and views.
-    public var steps = 0
+    package var steps = 0
     /// Steps that ran a kernel or a fused program (views cost nothing).
-    public var kernels = 0
+    package var kernels = 0
     /// Fused element-wise programs among the kernels.
-    public var fusedGroups = 0
+    package var fusedGroups = 0
     /// Element-wise graph nodes those programs absorbed.
-    public var fusedNodes = 0
+    package var fusedNodes = 0
     /// Convolutions that added a residual and/or applied a clamp (ReLU, ReLU6, `clip`) as they
     /// wrote their output, so that element-wise program ran as no step of its own.
-    public var convEpilogues = 0
+    package var convEpilogues = 0
     /// The most bytes of results allocated by this run alive at once.
-    public var peakBytes = 0
+    package var peakBytes = 0
     /// Fused programs that wrote their result over a dying intermediate instead of a new buffer.
-    public var inPlaceSteps = 0
+    package var inPlaceSteps = 0
     /// Whether the plan came from the cache.
-    public var planCacheHit = false
+    package var planCacheHit = false
 
-    public var description: String {
+    package var description: String {
         "\(steps) steps, \(kernels) kernels (\(fusedGroups) fused programs covering \(fusedNodes) ops, "
             + "\(convEpilogues) convolution epilogues), "
             + "\(inPlaceSteps) in place, peak \(peakBytes) bytes, plan \(planCacheHit ? "cached" : "compiled")"
@@ -41,7 +41,7 @@ public struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
 /// (the same plan steps on the same inputs), and the first to finish is recorded. Plans are
 /// cached by graph structure and shapes (up to ``planCacheCapacity`` of them) and are
 /// immutable, so concurrent runs share them.
-public enum GraphExecutor {
+package enum GraphExecutor {
     struct State {
         /// The process-wide plans, used outside every ``withPlanCache(_:)-swift.type.method`` scope.
         var cache = PlanCache()
@@ -56,7 +56,7 @@ public enum GraphExecutor {
     private static let runsInFlight = Atomic<Int>(0)
 
     /// The most plans kept; past it the cache starts over.
-    public static let planCacheCapacity = 512
+    package static let planCacheCapacity = 512
     /// The most op numbers kept for plan keys; past it they start over with the plans.
     static let opCodeCapacity = 65_536
 
@@ -64,7 +64,7 @@ public enum GraphExecutor {
     ///
     /// Nodes that are already materialized cost nothing.
     @discardableResult
-    public static func materialize(_ nodes: [Node]) -> PlanStatistics {
+    package static func materialize(_ nodes: [Node]) -> PlanStatistics {
         if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
         return materialize(nodes, scope: PlanCacheScope.current)
     }
@@ -104,7 +104,7 @@ public enum GraphExecutor {
     /// Materializes `nodes` without blocking the caller's thread: the work runs on a Dispatch
     /// worker (never on Swift's cooperative pool) and the task resumes when it is done.
     @discardableResult
-    public static func materialize(_ nodes: [Node]) async -> PlanStatistics {
+    package static func materialize(_ nodes: [Node]) async -> PlanStatistics {
         if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
         // Task-local values do not cross into Dispatch: the scope goes along by hand.
         let scope = PlanCacheScope.current
@@ -116,10 +116,10 @@ public enum GraphExecutor {
     }
 
     /// The statistics of the most recent materialization that ran a plan.
-    public static var lastStatistics: PlanStatistics { state.withLock { $0.last } }
+    package static var lastStatistics: PlanStatistics { state.withLock { $0.last } }
 
     /// The number of plans in the cache (the scope's, inside ``withPlanCache(_:)-swift.type.method``).
-    public static var cachedPlanCount: Int {
+    package static var cachedPlanCount: Int {
         let scope = PlanCacheScope.current
         return state.withLock { scope?.cache.plans.count ?? $0.cache.plans.count }
     }

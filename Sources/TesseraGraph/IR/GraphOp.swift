@@ -5,7 +5,7 @@ import TesseraKernels
 /// Element-wise ops (`unary`, `binary`, `select`, `cast`) and `broadcast` fuse into one
 /// ``FusedProgram`` at execution; view ops (`reshape`, `broadcast`, `permute`, `slice`) change
 /// only the layout when their input allows it; the rest map to one kernel each.
-public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
+package enum GraphOp: Sendable, Hashable, CustomStringConvertible {
     /// A value that exists from the start (user data, a weight, a materialized result).
     case constant
     /// `op(x)`, same shape and type.
@@ -70,12 +70,12 @@ public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the op is applied element by element over its (broadcast) output shape
     /// (its ``rule``'s kind is ``OpKind/elementwise``).
-    public var isElementwise: Bool { rule.kind == .elementwise }
+    package var isElementwise: Bool { rule.kind == .elementwise }
 
     /// Whether the op can be a change of layout alone (its ``rule``'s kind is ``OpKind/view``).
-    public var isView: Bool { rule.kind == .view }
+    package var isView: Bool { rule.kind == .view }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .constant: return "constant"
         case .unary(let op): return "\(op)"
@@ -111,7 +111,7 @@ public enum GraphOp: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// How ``GraphOp/pad(before:after:mode:)`` fills the new elements.
-public enum GraphPadMode: Sendable, Hashable {
+package enum GraphPadMode: Sendable, Hashable {
     /// A constant, given as a `Double` and converted to the tensor's type.
     case constant(Double)
     /// Mirror without repeating the edge (`[3, 2, | 1, 2, 3 | 2, 1]`).

@@ -11,7 +11,7 @@ import TesseraKernels
 /// a node made from a small folded op owns its elements until its value is first asked for.
 /// Releasing a long chain of pending nodes is iterative, so a 100,000-node chain frees without
 /// deep recursion.
-public final class Node: Sendable {
+package final class Node: Sendable {
     enum State {
         case pending([Node])
         case materialized(TensorValue)
@@ -30,11 +30,11 @@ public final class Node: Sendable {
     }
 
     /// What the node computes.
-    public let op: GraphOp
+    package let op: GraphOp
     /// The result's shape.
-    public let shape: [Int]
+    package let shape: [Int]
     /// The result's scalar type.
-    public let type: KernelScalarType
+    package let type: KernelScalarType
     let state: Mutex<State>
     /// The value of a node made with its elements (``init(value:)``): immutable, so it is
     /// read without the lock, and such a node's `state` stays an empty `.pending` that is never
@@ -57,7 +57,7 @@ public final class Node: Sendable {
     /// Traps with a message naming the op and the shapes when the inputs do not fit the op;
     /// inside a checking scope (``ShapeChecks/withRecording(_:)``) it records the message
     /// instead and makes a ``placeholder(shape:type:)`` shaped like the first input.
-    public convenience init(_ op: GraphOp, inputs: [Node]) {
+    package convenience init(_ op: GraphOp, inputs: [Node]) {
         let signature: ([Int], KernelScalarType)
         do throws(OpError) {
             signature = try op.inferShapeAndType(inputs)
@@ -83,7 +83,7 @@ public final class Node: Sendable {
     /// A node whose value exists already.
     ///
     /// - Precondition: `value.layout`'s element positions lie inside the storage.
-    public init(value: TensorValue) {
+    package init(value: TensorValue) {
         if let range = value.layout.elementRange {
             kernelPrecondition(
                 range.lowerBound >= 0 && (range.upperBound + 1) * value.type.byteCount <= value.storage.byteCount,
@@ -151,7 +151,7 @@ public final class Node: Sendable {
     }
 
     /// The node's elements, or `nil` while it is pending.
-    public var value: TensorValue? {
+    package var value: TensorValue? {
         if let leafValue { return leafValue }
         return state.withLock { state in
             if case .materialized(let value) = state { return value }
@@ -172,7 +172,7 @@ public final class Node: Sendable {
     }
 
     /// The inputs of a pending node (empty once materialized).
-    public var inputs: [Node] {
+    package var inputs: [Node] {
         state.withLock { state in
             if case .pending(let inputs) = state { return inputs }
             return []
@@ -180,7 +180,7 @@ public final class Node: Sendable {
     }
 
     /// The number of elements.
-    public var count: Int { shape.reduce(1, *) }
+    package var count: Int { shape.reduce(1, *) }
 
     /// Records the node's elements and drops its inputs.
     func materialize(_ value: TensorValue) {

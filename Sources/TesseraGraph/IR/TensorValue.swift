@@ -1,16 +1,16 @@
 import TesseraKernels
 
 /// A tensor's elements in memory: storage plus a strided layout into it.
-public struct TensorValue: @unchecked Sendable {
+package struct TensorValue: @unchecked Sendable {
     /// The memory (kept alive by this value).
-    public private(set) var storage: TensorStorage
+    package private(set) var storage: TensorStorage
     /// Where the elements are, in elements of `type` from `storage.pointer`.
-    public let layout: StridedLayout
+    package let layout: StridedLayout
     /// The element type.
-    public let type: KernelScalarType
+    package let type: KernelScalarType
 
     /// Elements of `type` at `layout` inside `storage` (no copy).
-    public init(storage: TensorStorage, layout: StridedLayout, type: KernelScalarType) {
+    package init(storage: TensorStorage, layout: StridedLayout, type: KernelScalarType) {
         self.storage = storage
         self.layout = layout
         self.type = type
@@ -23,18 +23,18 @@ public struct TensorValue: @unchecked Sendable {
     }
 
     /// The base pointer layouts are relative to.
-    public var pointer: UnsafeRawPointer { UnsafeRawPointer(storage.pointer) }
+    package var pointer: UnsafeRawPointer { UnsafeRawPointer(storage.pointer) }
 
     /// Whether the elements are row-major with no gaps, starting at offset 0.
-    public var isCompact: Bool { layout.offset == 0 && layout.isContiguous }
+    package var isCompact: Bool { layout.offset == 0 && layout.isContiguous }
 
     /// The same elements with another layout over the same storage.
-    public func with(layout: StridedLayout) -> TensorValue {
+    package func with(layout: StridedLayout) -> TensorValue {
         TensorValue(storage: storage, layout: layout, type: type)
     }
 
     /// A compact copy (or this value when already compact).
-    public func compacted() -> TensorValue {
+    package func compacted() -> TensorValue {
         if isCompact { return self }
         let out = TensorStorage.allocate(count: layout.count, type: type)
         CopyKernels.copy(from: pointer, layout: layout, elementSize: type.byteCount, to: out.pointer)

@@ -8,25 +8,25 @@
 /// let p = Conv2DParameters(padding: (top: 1, bottom: 1, left: 1, right: 1))
 /// p.outputShape(inputShape: [1, 64, 56, 56], weightShape: [64, 64, 3, 3])   // [1, 64, 56, 56]
 /// ```
-public struct Conv2DParameters: Sendable, Hashable, CustomStringConvertible {
+@usableFromInline package struct Conv2DParameters: Sendable, Hashable, CustomStringConvertible {
     /// Step between neighbouring output positions, in input rows.
-    public var strideHeight: Int
+    @usableFromInline package var strideHeight: Int
     /// Step between neighbouring output positions, in input columns.
-    public var strideWidth: Int
+    @usableFromInline package var strideWidth: Int
     /// Spacing between kernel taps, in input rows (1 = dense kernel).
-    public var dilationHeight: Int
+    @usableFromInline package var dilationHeight: Int
     /// Spacing between kernel taps, in input columns.
-    public var dilationWidth: Int
+    @usableFromInline package var dilationWidth: Int
     /// Zero rows added above the input.
-    public var padTop: Int
+    @usableFromInline package var padTop: Int
     /// Zero rows added below the input.
-    public var padBottom: Int
+    @usableFromInline package var padBottom: Int
     /// Zero columns added left of the input.
-    public var padLeft: Int
+    @usableFromInline package var padLeft: Int
     /// Zero columns added right of the input.
-    public var padRight: Int
+    @usableFromInline package var padRight: Int
     /// Channel groups: input and output channels split into `groups` independent convolutions.
-    public var groups: Int
+    @usableFromInline package var groups: Int
 
     /// Parameters with the given geometry; the defaults describe a dense, unpadded,
     /// stride-1 convolution.
@@ -34,7 +34,7 @@ public struct Conv2DParameters: Sendable, Hashable, CustomStringConvertible {
     /// ```swift
     /// let strided = Conv2DParameters(strides: (2, 2), padding: (top: 3, bottom: 3, left: 3, right: 3))
     /// ```
-    public init(
+    @usableFromInline package init(
         strides: (height: Int, width: Int) = (1, 1), dilations: (height: Int, width: Int) = (1, 1),
         padding: (top: Int, bottom: Int, left: Int, right: Int) = (0, 0, 0, 0), groups: Int = 1
     ) {
@@ -61,7 +61,7 @@ public struct Conv2DParameters: Sendable, Hashable, CustomStringConvertible {
     ///   groups are positive and padding is non-negative; `groups` divides `C` and `O`;
     ///   the weight has `C/groups` input channels; the dilated kernel fits in the padded
     ///   input (at least one output position per axis).
-    public func outputShape(inputShape: [Int], weightShape: [Int]) -> [Int] {
+    @usableFromInline package func outputShape(inputShape: [Int], weightShape: [Int]) -> [Int] {
         do { return try checkedOutputShape(inputShape: inputShape, weightShape: weightShape) } catch {
             kernelFailure(error.message)
         }
@@ -107,7 +107,7 @@ public struct Conv2DParameters: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The parameters in words, for trap messages.
-    public var description: String {
+    @usableFromInline package var description: String {
         "strides (\(strideHeight), \(strideWidth)), dilations (\(dilationHeight), \(dilationWidth)), "
             + "padding (t \(padTop), b \(padBottom), l \(padLeft), r \(padRight)), groups \(groups)"
     }

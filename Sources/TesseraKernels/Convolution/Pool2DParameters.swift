@@ -10,36 +10,36 @@
 /// let p = Pool2DParameters(kernel: (3, 3), strides: (2, 2), padding: (top: 1, bottom: 1, left: 1, right: 1))
 /// p.outputShape(inputShape: [1, 64, 112, 112])   // [1, 64, 56, 56]
 /// ```
-public struct Pool2DParameters: Sendable, Hashable, CustomStringConvertible {
+@usableFromInline package struct Pool2DParameters: Sendable, Hashable, CustomStringConvertible {
     /// Window rows.
-    public var kernelHeight: Int
+    @usableFromInline package var kernelHeight: Int
     /// Window columns.
-    public var kernelWidth: Int
+    @usableFromInline package var kernelWidth: Int
     /// Step between windows, in input rows.
-    public var strideHeight: Int
+    @usableFromInline package var strideHeight: Int
     /// Step between windows, in input columns.
-    public var strideWidth: Int
+    @usableFromInline package var strideWidth: Int
     /// Spacing between window taps in rows (max pooling only; average pooling requires 1).
-    public var dilationHeight: Int
+    @usableFromInline package var dilationHeight: Int
     /// Spacing between window taps in columns (max pooling only; average pooling requires 1).
-    public var dilationWidth: Int
+    @usableFromInline package var dilationWidth: Int
     /// Padding rows above the input.
-    public var padTop: Int
+    @usableFromInline package var padTop: Int
     /// Padding rows below the input.
-    public var padBottom: Int
+    @usableFromInline package var padBottom: Int
     /// Padding columns left of the input.
-    public var padLeft: Int
+    @usableFromInline package var padLeft: Int
     /// Padding columns right of the input.
-    public var padRight: Int
+    @usableFromInline package var padRight: Int
     /// Whether output sizes round up instead of down.
-    public var ceilMode: Bool
+    @usableFromInline package var ceilMode: Bool
 
     /// Pooling parameters; `strides` default to the kernel size, as in PyTorch.
     ///
     /// ```swift
     /// let p = Pool2DParameters(kernel: (2, 2))   // 2×2 windows, stride 2
     /// ```
-    public init(
+    @usableFromInline package init(
         kernel: (height: Int, width: Int), strides: (height: Int, width: Int)? = nil,
         padding: (top: Int, bottom: Int, left: Int, right: Int) = (0, 0, 0, 0),
         dilations: (height: Int, width: Int) = (1, 1), ceilMode: Bool = false
@@ -67,7 +67,7 @@ public struct Pool2DParameters: Sendable, Hashable, CustomStringConvertible {
     /// - Precondition: The input has rank 4 with no negative size; kernel, strides and
     ///   dilations are positive; padding is non-negative; the dilated window fits in the
     ///   padded input.
-    public func outputShape(inputShape: [Int]) -> [Int] {
+    @usableFromInline package func outputShape(inputShape: [Int]) -> [Int] {
         do { return try checkedOutputShape(inputShape: inputShape) } catch { kernelFailure(error.message) }
     }
 
@@ -106,7 +106,7 @@ public struct Pool2DParameters: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The parameters in words, for trap messages.
-    public var description: String {
+    @usableFromInline package var description: String {
         "kernel (\(kernelHeight), \(kernelWidth)), strides (\(strideHeight), \(strideWidth)), "
             + "dilations (\(dilationHeight), \(dilationWidth)), "
             + "padding (t \(padTop), b \(padBottom), l \(padLeft), r \(padRight)), ceilMode \(ceilMode)"

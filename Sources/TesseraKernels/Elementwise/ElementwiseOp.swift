@@ -6,7 +6,7 @@
 ///
 /// Semantics follow NumPy where they differ between libraries: `round` rounds half to even,
 /// `sign` is -1, 0 or 1 (NaN stays NaN), `rsqrt(0)` is `+inf`.
-public enum UnaryOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+@usableFromInline package enum UnaryOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case neg, abs, sign, sqrt, rsqrt, square, reciprocal
     case exp, exp2, log
     case sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, asinh, acosh, atanh
@@ -15,7 +15,7 @@ public enum UnaryOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringConver
 
     /// Whether the op applies to integer operands (wrapping on overflow, as NumPy does).
     @inlinable
-    public var isDefinedForIntegers: Bool {
+    package var isDefinedForIntegers: Bool {
         switch self {
         case .neg, .abs, .sign, .square: return true
         default: return false
@@ -25,14 +25,14 @@ public enum UnaryOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringConver
     /// Whether the op calls a transcendental function (it costs more per element, so
     /// parallel loops split earlier).
     @inlinable
-    public var isTranscendental: Bool {
+    package var isTranscendental: Bool {
         switch self {
         case .neg, .abs, .sign, .sqrt, .rsqrt, .square, .reciprocal, .floor, .ceil, .round: return false
         default: return true
         }
     }
 
-    public var description: String { "\(Self.names[Int(rawValue)])" }
+    @usableFromInline package var description: String { "\(Self.names[Int(rawValue)])" }
 
     static let names = [
         "neg", "abs", "sign", "sqrt", "rsqrt", "square", "reciprocal", "exp", "exp2", "log", "sin", "cos",
@@ -49,14 +49,14 @@ public enum UnaryOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringConver
 /// trapping. On floats, `remainder` is also floored (`x - floor(x / y) * y`, NumPy's `mod`).
 /// `logicalAnd`, `logicalOr`, `logicalXor` treat non-zero as true and produce `bool`.
 /// `min`/`max` propagate NaN, as NumPy's `minimum`/`maximum` do.
-public enum BinaryOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+@usableFromInline package enum BinaryOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case add, sub, mul, div, remainder, pow, min, max
     case equal, notEqual, less, lessEqual, greater, greaterEqual
     case logicalAnd, logicalOr, logicalXor
 
     /// Whether the result is `bool` whatever the operand type.
     @inlinable
-    public var producesBool: Bool {
+    package var producesBool: Bool {
         switch self {
         case .equal, .notEqual, .less, .lessEqual, .greater, .greaterEqual, .logicalAnd, .logicalOr, .logicalXor:
             return true
@@ -66,7 +66,7 @@ public enum BinaryOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringConve
 
     /// Whether the op applies to `bool` operands (comparisons, logic, min and max).
     @inlinable
-    public var isDefinedForBool: Bool {
+    package var isDefinedForBool: Bool {
         switch self {
         case .add, .sub, .mul, .div, .remainder, .pow: return false
         default: return true
@@ -75,9 +75,9 @@ public enum BinaryOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringConve
 
     /// Whether the op calls a transcendental function.
     @inlinable
-    public var isTranscendental: Bool { self == .pow || self == .remainder }
+    package var isTranscendental: Bool { self == .pow || self == .remainder }
 
-    public var description: String { "\(Self.names[Int(rawValue)])" }
+    @usableFromInline package var description: String { "\(Self.names[Int(rawValue)])" }
 
     static let names = [
         "add", "sub", "mul", "div", "remainder", "pow", "min", "max", "equal", "notEqual", "less", "lessEqual",

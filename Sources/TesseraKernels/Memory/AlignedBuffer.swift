@@ -11,16 +11,16 @@
 /// let buffer = try BufferPool.shared.allocate(byteCount: 1024 * MemoryLayout<Float>.stride)
 /// let floats = buffer.pointer.bindMemory(to: Float.self, capacity: 1024)
 /// ```
-public final class AlignedBuffer: @unchecked Sendable {
+@usableFromInline package final class AlignedBuffer: @unchecked Sendable {
     /// The alignment of every buffer, in bytes: one cache line, enough for any SIMD load.
-    public static let alignment = 64
+    @usableFromInline package static let alignment = 64
 
     /// The start of the memory.
-    public let pointer: UnsafeMutableRawPointer
+    @usableFromInline package let pointer: UnsafeMutableRawPointer
     /// The number of bytes asked for.
-    public let byteCount: Int
+    @usableFromInline package let byteCount: Int
     /// The number of bytes actually reserved (the pool's size class), at least `byteCount`.
-    public let capacity: Int
+    @usableFromInline package let capacity: Int
     @usableFromInline let pool: BufferPool?
 
     init(pointer: UnsafeMutableRawPointer, byteCount: Int, capacity: Int, pool: BufferPool?) {
@@ -33,7 +33,7 @@ public final class AlignedBuffer: @unchecked Sendable {
     /// Allocates a buffer outside any pool; it is freed when released.
     ///
     /// - Precondition: `byteCount >= 0`.
-    public convenience init(unpooledByteCount byteCount: Int) {
+    @usableFromInline package convenience init(unpooledByteCount byteCount: Int) {
         kernelPrecondition(byteCount >= 0, "[AlignedBuffer] negative byte count \(byteCount)")
         let capacity = Swift.max(byteCount, 1)
         let pointer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: AlignedBuffer.alignment)
@@ -50,7 +50,7 @@ public final class AlignedBuffer: @unchecked Sendable {
 
     /// The memory bound to `T`, for `byteCount / MemoryLayout<T>.stride` elements.
     @inlinable
-    public func typedPointer<T>(_: T.Type) -> UnsafeMutablePointer<T> {
+    package func typedPointer<T>(_: T.Type) -> UnsafeMutablePointer<T> {
         pointer.bindMemory(to: T.self, capacity: byteCount / MemoryLayout<T>.stride)
     }
 }

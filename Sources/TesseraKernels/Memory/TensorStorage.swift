@@ -24,9 +24,9 @@ import Foundation
 /// let view = TensorStorage(borrowing: storage.pointer, byteCount: 16, keepAlive: storage)
 /// view.isOwned    // false: a shaped array over `view` copies before writing
 /// ```
-public final class TensorStorage: @unchecked Sendable {
+package final class TensorStorage: @unchecked Sendable {
     /// Who owns the memory, and so who may write it and how it is released.
-    public enum Owner: @unchecked Sendable {
+    package enum Owner: @unchecked Sendable {
         /// An aligned buffer (pooled or not), released with the storage.
         case buffer(AlignedBuffer)
         /// Memory from `UnsafeMutableRawPointer.allocate`, deallocated with the storage.
@@ -40,21 +40,21 @@ public final class TensorStorage: @unchecked Sendable {
     }
 
     /// The start of the memory; layouts measure their offsets from here.
-    public let pointer: UnsafeMutableRawPointer
+    package let pointer: UnsafeMutableRawPointer
     /// The number of bytes.
-    public let byteCount: Int
+    package let byteCount: Int
     /// Who owns the memory.
-    public let owner: Owner
+    package let owner: Owner
 
     /// Storage over `byteCount` bytes at `pointer` owned by `owner`.
-    public init(pointer: UnsafeMutableRawPointer, byteCount: Int, owner: Owner) {
+    package init(pointer: UnsafeMutableRawPointer, byteCount: Int, owner: Owner) {
         self.pointer = pointer
         self.byteCount = byteCount
         self.owner = owner
     }
 
     /// Storage backed by a pool (or unpooled) buffer, all of its bytes.
-    public convenience init(buffer: AlignedBuffer) {
+    package convenience init(buffer: AlignedBuffer) {
         self.init(pointer: buffer.pointer, byteCount: buffer.byteCount, owner: .buffer(buffer))
     }
 
@@ -65,7 +65,7 @@ public final class TensorStorage: @unchecked Sendable {
     }
 
     /// Storage that adopts the caller's memory, never written; `release` runs when it is freed.
-    public convenience init(adopting pointer: UnsafeRawPointer, byteCount: Int, release: (@Sendable () -> Void)?) {
+    package convenience init(adopting pointer: UnsafeRawPointer, byteCount: Int, release: (@Sendable () -> Void)?) {
         self.init(
             pointer: UnsafeMutableRawPointer(mutating: pointer), byteCount: byteCount, owner: .adopted(release: release)
         )
@@ -104,7 +104,7 @@ public final class TensorStorage: @unchecked Sendable {
     ///
     /// Traps (with the pool's message) when the pool's memory limit refuses: MLTensor
     /// operations are non-throwing by contract.
-    public static func allocate(count: Int, type: KernelScalarType) -> TensorStorage {
+    package static func allocate(count: Int, type: KernelScalarType) -> TensorStorage {
         do {
             return TensorStorage(buffer: try BufferPool.shared.allocate(byteCount: count * type.byteCount))
         } catch {
@@ -122,7 +122,7 @@ public final class TensorStorage: @unchecked Sendable {
 
     /// Whether Tessera owns the memory (``Owner/buffer(_:)``, ``Owner/allocated``): an array
     /// holding the only reference may write it in place.
-    public var isOwned: Bool {
+    package var isOwned: Bool {
         switch owner {
         case .buffer, .allocated: true
         case .adopted, .wrapped, .borrowed: false
@@ -130,7 +130,7 @@ public final class TensorStorage: @unchecked Sendable {
     }
 
     /// Whether the memory is the caller's and always written in place (``Owner/wrapped(release:)``).
-    public var isWrapped: Bool {
+    package var isWrapped: Bool {
         if case .wrapped = owner { return true }
         return false
     }

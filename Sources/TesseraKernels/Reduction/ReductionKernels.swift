@@ -8,7 +8,7 @@
 /// ```swift
 /// ReductionOp.argmax.outputType(for: .float32)   // .int32
 /// ```
-public enum ReductionOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+@usableFromInline package enum ReductionOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// The sum (0 over nothing).
     case sum
     /// The arithmetic mean (NaN over nothing).
@@ -50,7 +50,7 @@ public enum ReductionOp: UInt8, Sendable, Hashable, CaseIterable, CustomStringCo
     }
 
     /// The lowercase name used in messages, e.g. `argmax`.
-    public var description: String {
+    @usableFromInline package var description: String {
         switch self {
         case .sum: return "sum"
         case .mean: return "mean"

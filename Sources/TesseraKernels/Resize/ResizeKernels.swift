@@ -1,6 +1,6 @@
 /// How ``ResizeKernels/resize(input:type:planes:height:width:newHeight:newWidth:method:output:)``
 /// picks or blends source pixels.
-public enum ResizeKernelMethod: Sendable, Hashable {
+@usableFromInline package enum ResizeKernelMethod: Sendable, Hashable {
     /// PyTorch's `nearest`: source index `min(floor(dst * in / out), in - 1)`.
     case nearest
     /// Bilinear interpolation, with PyTorch's `align_corners` rule.

@@ -10,19 +10,19 @@
 /// let t = m.permuted([1, 0])                        // shape [3, 2], strides [1, 3]
 /// let row = StridedLayout(contiguous: [3]).broadcast(to: [4, 3])   // strides [0, 1]
 /// ```
-public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
+@usableFromInline package struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
     /// The size of each dimension; empty for a rank-0 (scalar) operand.
-    public var shape: [Int]
+    @usableFromInline package var shape: [Int]
     /// The distance in elements between neighbours along each dimension.
-    public var strides: [Int]
+    @usableFromInline package var strides: [Int]
     /// The position of element `[0, 0, …]` relative to the base pointer, in elements.
-    public var offset: Int
+    @usableFromInline package var offset: Int
 
     /// A layout with explicit strides.
     ///
     /// - Precondition: `shape` and `strides` have the same count and no dimension is negative.
     @inlinable
-    public init(shape: [Int], strides: [Int], offset: Int = 0) {
+    package init(shape: [Int], strides: [Int], offset: Int = 0) {
         kernelPrecondition(
             shape.count == strides.count,
             "[StridedLayout] shape \(shape) and strides \(strides) differ in rank")
@@ -34,7 +34,7 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
 
     /// The row-major (C order) layout of `shape`.
     @inlinable
-    public init(contiguous shape: [Int]) {
+    package init(contiguous shape: [Int]) {
         self.init(shape: shape, strides: StridedLayout.contiguousStrides(for: shape))
     }
 
@@ -42,7 +42,7 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
     ///
     /// Rank 0 and rank 1 share one array each (small-tensor code makes many such layouts).
     @inlinable
-    public static func contiguousStrides(for shape: [Int]) -> [Int] {
+    package static func contiguousStrides(for shape: [Int]) -> [Int] {
         if shape.count <= 1 { return shape.isEmpty ? [] : unitStrides }
         var strides = [Int](repeating: 1, count: shape.count)
         var running = 1
@@ -57,16 +57,16 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
     @usableFromInline static let unitStrides = [1]
 
     /// The number of dimensions.
-    @inlinable public var rank: Int { shape.count }
+    @inlinable package var rank: Int { shape.count }
 
     /// The number of elements (1 for rank 0, 0 when any dimension is 0).
-    @inlinable public var count: Int { shape.reduce(1, *) }
+    @inlinable package var count: Int { shape.reduce(1, *) }
 
     /// Whether the elements are exactly row-major from `offset` on, with no gaps.
     ///
     /// Dimensions of size 1 may have any stride.
     @inlinable
-    public var isContiguous: Bool {
+    package var isContiguous: Bool {
         var expected = 1
         for axis in stride(from: rank - 1, through: 0, by: -1) where shape[axis] != 1 {
             if strides[axis] != expected { return false }
@@ -79,7 +79,7 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
     /// touches, or `nil` when it has no elements. Use it to check that a layout stays inside
     /// a buffer before handing it to a kernel.
     @inlinable
-    public var elementRange: ClosedRange<Int>? {
+    package var elementRange: ClosedRange<Int>? {
         if count == 0 { return nil }
         var low = offset
         var high = offset
@@ -95,7 +95,7 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Precondition: `permutation` is a permutation of `0..<rank`.
     @inlinable
-    public func permuted(_ permutation: [Int]) -> StridedLayout {
+    package func permuted(_ permutation: [Int]) -> StridedLayout {
         kernelPrecondition(
             permutation.count == rank && Set(permutation) == Set(0..<rank),
             "[permute] \(permutation) is not a permutation of the axes of shape \(shape)")
@@ -108,7 +108,7 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Precondition: the shapes are broadcast-compatible (each dimension equal, or 1 here).
     @inlinable
-    public func broadcast(to target: [Int]) -> StridedLayout {
+    package func broadcast(to target: [Int]) -> StridedLayout {
         kernelPrecondition(
             target.count >= rank, "[broadcast] cannot broadcast shape \(shape) to lower-rank shape \(target)")
         let lead = target.count - rank
@@ -127,7 +127,7 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
 
     /// The NumPy broadcast of two shapes, or `nil` when they are incompatible.
     @inlinable
-    public static func broadcastShape(_ a: [Int], _ b: [Int]) -> [Int]? {
+    package static func broadcastShape(_ a: [Int], _ b: [Int]) -> [Int]? {
         let rank = Swift.max(a.count, b.count)
         var result = [Int](repeating: 1, count: rank)
         for i in 0..<rank {
@@ -144,7 +144,7 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
         return result
     }
 
-    public var description: String {
+    @usableFromInline package var description: String {
         offset == 0 ? "\(shape) strides \(strides)" : "\(shape) strides \(strides) offset \(offset)"
     }
 }
@@ -163,15 +163,15 @@ public struct StridedLayout: Sendable, Hashable, CustomStringConvertible {
 /// c.shape      // [120]
 /// c.strides    // [[1], [1]]
 /// ```
-public struct CollapsedLayouts: Sendable, Hashable {
+@usableFromInline package struct CollapsedLayouts: Sendable, Hashable {
     /// The merged iteration shape (never contains 1s unless it is `[1]` for a scalar).
-    public var shape: [Int]
+    @usableFromInline package var shape: [Int]
     /// For each operand, its strides over `shape`.
-    public var strides: [[Int]]
+    @usableFromInline package var strides: [[Int]]
 
     /// Merges the dimensions of `shape` as far as every operand's `strides` allow.
     @inlinable
-    public init(shape: [Int], strides operandStrides: [[Int]]) {
+    package init(shape: [Int], strides operandStrides: [[Int]]) {
         for s in operandStrides {
             kernelPrecondition(s.count == shape.count, "[collapse] strides \(s) do not match shape \(shape)")
         }
@@ -205,5 +205,5 @@ public struct CollapsedLayouts: Sendable, Hashable {
     }
 
     /// The number of elements in the iteration space.
-    @inlinable public var count: Int { shape.reduce(1, *) }
+    @inlinable package var count: Int { shape.reduce(1, *) }
 }

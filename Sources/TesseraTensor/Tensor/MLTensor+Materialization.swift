@@ -28,20 +28,19 @@ extension MLTensor {
         return self
     }
 
-    /// **Tessera extension.** Computes several tensors in one plan (shared subexpressions run
-    /// once) and returns what the run did.
+    /// Computes several tensors in one plan (shared subexpressions run once) and returns what
+    /// the run did (for the benchmarks, the demo and the planner tests).
     ///
     /// Tensors that hold their elements inline (small folded `Float` results) are already
     /// computed and take no part in the plan.
     @discardableResult
-    public static func materialize(_ tensors: [MLTensor]) -> PlanStatistics {
+    package static func materialize(_ tensors: [MLTensor]) -> PlanStatistics {
         GraphExecutor.materialize(tensors.compactMap(\.storedNode))
     }
 
-    /// **Tessera extension.** Computes several tensors in one plan without blocking the
-    /// cooperative pool.
+    /// Computes several tensors in one plan without blocking the cooperative pool.
     @discardableResult
-    public static func materialize(_ tensors: [MLTensor]) async -> PlanStatistics {
+    package static func materialize(_ tensors: [MLTensor]) async -> PlanStatistics {
         await GraphExecutor.materialize(tensors.compactMap(\.storedNode))
     }
 
