@@ -89,34 +89,46 @@ def test_prediction_releases_the_gil(digits, monkeypatch):
     import tessera.coreml._model as binding
 
     model, samples = digits
-    batch = [digit_input(sample) for sample in samples["samples"]] * 4
-    model.predict(batch[:2])
-    window = []
+    inputs = [digit_input(sample) for sample in samples["samples"]]
+    model.predict(inputs[:2])
     original = binding._call_with_error
 
-    def timed(function, *arguments):
-        start = time.perf_counter()
-        try:
-            return original(function, *arguments)
-        finally:
-            if function is model._lib.tessera_model_predict:
-                window.append((start, time.perf_counter()))
+    def measure(batch):
+        window = []
 
-    monkeypatch.setattr(binding, "_call_with_error", timed)
-    stop = threading.Event()
-    stamps = []
+        def timed(function, *arguments):
+            start = time.perf_counter()
+            try:
+                return original(function, *arguments)
+            finally:
+                if function is model._lib.tessera_model_predict:
+                    window.append((start, time.perf_counter()))
 
-    def record():
-        while not stop.is_set():
-            stamps.append(time.perf_counter())
+        monkeypatch.setattr(binding, "_call_with_error", timed)
+        stop = threading.Event()
+        stamps = []
 
-    recorder = threading.Thread(target=record)
-    recorder.start()
-    time.sleep(0.01)
-    model.predict(batch)
-    stop.set()
-    recorder.join()
-    ((start, end),) = window
+        def record():
+            while not stop.is_set():
+                stamps.append(time.perf_counter())
+
+        recorder = threading.Thread(target=record)
+        recorder.start()
+        time.sleep(0.01)
+        model.predict(batch)
+        stop.set()
+        recorder.join()
+        monkeypatch.setattr(binding, "_call_with_error", original)
+        ((start, end),) = window
+        return start, end, stamps
+
+    # The batch grows until one foreign call lasts long enough to tell (machines differ).
+    repeats = 4
+    while True:
+        start, end, stamps = measure(inputs * repeats)
+        if end - start > 0.2 or repeats >= 4096:
+            break
+        repeats *= 4
     during = [start] + [t for t in stamps if start <= t <= end] + [end]
     longest = max(b - a for a, b in zip(during, during[1:]))
     assert end - start > 0.05, f"the foreign call took {end - start:.4f} s, too short to tell"
