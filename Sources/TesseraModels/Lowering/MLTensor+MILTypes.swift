@@ -34,14 +34,30 @@ extension MLTensor {
         return normalized.sorted()
     }
 
+    /// The tensor in Int32 (a no-op when it is already).
+    var asInt32: MLTensor { converted(to: .int32) }
+
+    /// The tensor as bool: non-zero is true (a no-op for a bool tensor).
+    var asBool: MLTensor { kernelType == .bool ? self : self .!= scalar(0) }
+
     /// Two operands brought to one scalar type as MIL does: a float meets an integer or
-    /// bool in Float32; an integer meets a bool as an integer.
-    static func promoted(_ a: MLTensor, _ b: MLTensor) -> (MLTensor, MLTensor) {
-        if a.kernelType == b.kernelType { return (a, b) }
+    /// bool in Float32; an integer meets a bool as an integer. With `arithmetic`, two bool
+    /// operands become Int32 (MIL adds and multiplies booleans as integers).
+    static func promoted(_ a: MLTensor, _ b: MLTensor, arithmetic: Bool = false) -> (MLTensor, MLTensor) {
+        if a.kernelType == b.kernelType {
+            return arithmetic && a.kernelType == .bool ? (a.asInt32, b.asInt32) : (a, b)
+        }
         if a.kernelType.isFloatingPoint || b.kernelType.isFloatingPoint { return (a.asFloat, b.asFloat) }
         if a.kernelType == .bool { return (a.converted(to: b.kernelType), b) }
         if b.kernelType == .bool { return (a, b.converted(to: a.kernelType)) }
-        return (a.converted(to: .int32), b.converted(to: .int32))
+        return (a.asInt32, b.asInt32)
+    }
+
+    /// Throws unless the shapes broadcast (until the lowering runs in a shape-check scope).
+    static func requireBroadcastable(_ a: MLTensor, _ b: MLTensor) throws {
+        try require(
+            StridedLayout.broadcastShape(a.shape, b.shape) != nil,
+            "shapes \(a.shape) and \(b.shape) are not broadcastable")
     }
 
     /// `op(a, b)` with NumPy broadcasting after ``promoted(_:_:)``.
