@@ -60,6 +60,16 @@ extension MLTensor {
             "shapes \(a.shape) and \(b.shape) are not broadcastable")
     }
 
+    /// Throws unless `a.matmul(b)` fits (until the lowering runs in a shape-check scope).
+    static func requireMatmul(_ a: MLTensor, _ b: MLTensor) throws {
+        try require(a.rank >= 1 && b.rank >= 1, "operands must have rank ≥ 1")
+        let inner = b.rank == 1 ? b.shape[0] : b.shape[b.rank - 2]
+        try require(a.shape[a.rank - 1] == inner, "inner dimensions differ: \(a.shape) vs \(b.shape)")
+        try require(
+            StridedLayout.broadcastShape(Array(a.shape.dropLast(2)), Array(b.shape.dropLast(2))) != nil,
+            "batch dimensions of \(a.shape) and \(b.shape) are not broadcastable")
+    }
+
     /// `op(a, b)` with NumPy broadcasting after ``promoted(_:_:)``.
     static func elementwise(_ op: BinaryOp, _ a: MLTensor, _ b: MLTensor) throws -> MLTensor {
         var (a, b) = promoted(a, b)
