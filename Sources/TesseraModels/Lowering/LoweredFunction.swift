@@ -109,9 +109,9 @@ package struct LoweredFunction: Sendable {
             var lowering = OperationLowering(operation: operation, context: context)
             switch op.lowering {
             case .atLoad(let resolve):
-                try resolve(lowering)
+                try lowering.checkingShapes { try resolve($0) }
             case .step(let handler, let batch):
-                let compute = try handler(&lowering)
+                let compute = try lowering.checkingShapes { try handler(&$0) }
                 if let lowered = lowering.classifier { classifier = lowered }
                 let results = operation.outputs.map { context.define($0.name, type: $0.type) }
                 if let state = lowering.updatedState, let result = results.first {
@@ -185,12 +185,13 @@ package struct LoweredFunction: Sendable {
             let operands = step.operands.map { values[$0]! }
             let results: [MLTensor]
             do {
-                results = try step.compute(operands)
+                // A shape or type rule of an MLTensor op that the operands break is thrown, not
+                // trapped; the lowering's own checks (MIL rules the ops do not have) throw too.
+                results = try MLTensor.withShapeChecks { try step.compute(operands) }
+            } catch let error as MLTensorShapeError {
+                throw shapeMismatch(step, error.message, operands)
             } catch let error as OperandError {
-                throw LoweringError(
-                    .shapeMismatch, file: file,
-                    "operation '\(step.name)' (op type '\(step.type)'): \(error.message) "
-                        + "(operands \(operands.map { "\($0.shape)" }.joined(separator: ", ")))")
+                throw shapeMismatch(step, error.message, operands)
             }
             guard results.count == step.results.count else {
                 throw LoweringError(
@@ -222,6 +223,14 @@ package struct LoweredFunction: Sendable {
             }
         }
         return values
+    }
+
+    /// The error for a step whose operands do not fit it.
+    private func shapeMismatch(_ step: LoweredStep, _ message: String, _ operands: [MLTensor]) -> LoweringError {
+        LoweringError(
+            .shapeMismatch, file: file,
+            "operation '\(step.name)' (op type '\(step.type)'): \(message) "
+                + "(operands \(operands.map { "\($0.shape)" }.joined(separator: ", ")))")
     }
 
     /// The outputs (and written states) from a value table ``evaluate(_:)`` filled, cast to
