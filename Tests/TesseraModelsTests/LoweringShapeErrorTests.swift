@@ -125,6 +125,52 @@ struct LoweringShapeErrorTests {
                 P.ints("b", [2], scalar: true),
                 P.op("depth_to_space", "d", [("x", "x"), ("block_size", "b")], outputRanks: [4]),
             ], outputs: ["d"], given: ["x": [1, 3, 2, 2]], failing: "d"),
+        Case(
+            name: "stack of different shapes", inputs: [("a", [nil]), ("b", [nil])],
+            operations: [
+                P.ints("axis", [0], scalar: true),
+                SpecBuilder.operation(
+                    "stack", name: "s", inputs: [("values", ["a", "b"]), ("axis", ["axis"])],
+                    outputs: [("s", P.float([nil, nil]))]),
+            ], outputs: ["s"], given: ["a": [2], "b": [3]], failing: "s"),
+        Case(
+            name: "transpose with a permutation of another rank", inputs: [("x", [nil, 3])],
+            operations: [P.ints("perm", [0]), P.op("transpose", "t", [("x", "x"), ("perm", "perm")])],
+            outputs: ["t"], given: ["x": [2, 3]], failing: "t"),
+        Case(
+            name: "topk of more elements than the axis has", inputs: [("x", [nil])],
+            operations: [
+                P.ints("k", [3], scalar: true), P.op("topk", "t", [("x", "x"), ("k", "k")], outputRanks: [1, 1]),
+            ], outputs: ["t", "t_1"], given: ["x": [2]], failing: "t"),
+        Case(
+            name: "prelu with a slope per channel for other channels", inputs: [("x", [1, nil, 2])],
+            operations: [
+                P.floats("alpha", shape: [4], [0.1, 0.1, 0.1, 0.1]),
+                P.op("prelu", "p", [("x", "x"), ("alpha", "alpha")], outputRanks: [3]),
+            ], outputs: ["p"], given: ["x": [1, 3, 2]], failing: "p"),
+        Case(
+            name: "a convolution of other input channels than the weight's", inputs: [("x", [1, nil, 4, 4])],
+            operations: [
+                P.floats("w", shape: [1, 2, 3, 3], [Float](repeating: 0.1, count: 18)),
+                P.string("pad_type", "valid"),
+                P.op("conv", "c", [("x", "x"), ("weight", "w"), ("pad_type", "pad_type")], outputRanks: [4]),
+            ], outputs: ["c"], given: ["x": [1, 3, 4, 4]], failing: "c"),
+        Case(
+            name: "cumsum along an axis the input does not have", inputs: [("x", [nil, 3])],
+            operations: [P.ints("axis", [2], scalar: true), P.op("cumsum", "c", [("x", "x"), ("axis", "axis")])],
+            outputs: ["c"], given: ["x": [2, 3]], failing: "c"),
+        Case(
+            name: "reduce_sum along an axis the input does not have", inputs: [("x", [nil, 3])],
+            operations: [
+                P.ints("axes", [3]), P.op("reduce_sum", "r", [("x", "x"), ("axes", "axes")], outputRanks: [1]),
+            ],
+            outputs: ["r"], given: ["x": [2, 3]], failing: "r"),
+        Case(
+            name: "gather_along_axis with indices larger than the input", inputs: [("x", [nil, 2]), ("i", [nil, 3])],
+            operations: [
+                P.ints("axis", [0], scalar: true),
+                P.op("gather_along_axis", "g", [("x", "x"), ("indices", "i"), ("axis", "axis")]),
+            ], outputs: ["g"], given: ["x": [2, 2], "i": [1, 3]], failing: "g"),
     ]
 
     @Test("the prediction throws shapeMismatch naming the op", arguments: cases)
@@ -140,6 +186,24 @@ struct LoweringShapeErrorTests {
         } throws: { error in
             guard let error = error as? LoweringError else { return false }
             return error.kind == .shapeMismatch && error.message.contains("operation '\(testCase.failing)'")
+        }
+    }
+
+    @Test(
+        "the message is the MLTensor rule's, under the op's name",
+        arguments: [
+            ("matmul with different inner sizes", "[matmul] inner dimensions differ"),
+            ("a convolution of other input channels than the weight's", "[conv2d]"),
+            ("softmax along an axis the input does not have", "axis 4 is out of range"),
+        ])
+    func ruleMessage(_ name: String, _ fragment: String) throws {
+        let testCase = try #require(Self.cases.first { $0.name == name })
+        let function = try HandBuiltProgram.lowered(testCase.bytes)
+        let inputs = testCase.given.mapValues { MLTensor(repeating: 0.5, shape: $0) }
+        #expect {
+            _ = try function.run(inputs)
+        } throws: { error in
+            "\(error)".contains("operation '\(testCase.failing)'") && "\(error)".contains(fragment)
         }
     }
 

@@ -15,7 +15,6 @@ extension MILOp {
                     let (x, y) = (try lowering.tensor("x"), try lowering.tensor("y"))
                     return { args in
                         let (a, b) = MLTensor.promoted(args[x], args[y], arithmetic: arithmetic)
-                        try MLTensor.requireBroadcastable(a, b)
                         return [body(a, b)]
                     }
                 })
@@ -122,7 +121,7 @@ extension MILOp {
                 let (c, a, b) = (try lowering.tensor("cond"), try lowering.tensor("a"), try lowering.tensor("b"))
                 return { args in
                     let (x, y) = MLTensor.promoted(args[a], args[b], arithmetic: false)
-                    return [try MLTensor.selecting(args[c].asBool, x, y)]
+                    return [MLTensor.selecting(args[c].asBool, x, y)]
                 }
             })
         return ops

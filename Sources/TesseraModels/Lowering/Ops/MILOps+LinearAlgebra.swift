@@ -28,7 +28,6 @@ extension MILOp {
                 if a.kernelType == .bool { (a, b) = (a.asFloat, b.asFloat) }
                 if transposeX { a = a.swappingLastAxes }
                 if transposeY { b = b.swappingLastAxes }
-                try MLTensor.requireMatmul(a, b)
                 return [a.matmul(b)]
             }
         },
@@ -38,11 +37,6 @@ extension MILOp {
             return { args in
                 // softmax(Q·Kᵀ/√E + mask)·V; a bool mask keeps the positions where it is true.
                 let (query, key, value) = (args[q].asFloat, args[k].asFloat, args[v].asFloat)
-                try require(
-                    query.rank >= 2 && key.rank >= 2 && value.rank >= 2
-                        && value.shape[value.rank - 2] == key.shape[key.rank - 2],
-                    "query \(query.shape), key \(key.shape) and value \(value.shape) do not fit")
-                try MLTensor.requireMatmul(query, key.swappingLastAxes)
                 let m = mask.map { args[$0].kernelType == .bool ? args[$0] : args[$0].asFloat }
                 return [MLTensor.scaledDotProductAttention(query: query, key: key, value: value, mask: m)]
             }
@@ -50,17 +44,14 @@ extension MILOp {
     ]
 
     /// `x · weightᵀ + bias` over the last axis of `x` (any rank ≥ 1), as one GEMM over all
-    /// leading rows: `[rows, D_in] · [D_in, D_out]`.
+    /// leading rows: `[rows, D_in] · [D_in, D_out]`. The reshapes and the product report
+    /// an input or bias that does not fit.
     static func linear(_ x: MLTensor, weight: MLTensor, bias: MLTensor?) throws -> MLTensor {
         try require(weight.rank == 2, "weight must be [D_out, D_in], got \(weight.shape)")
-        try require(
-            x.rank >= 1 && x.shape[x.rank - 1] == weight.shape[1],
-            "input \(x.shape) does not end in D_in = \(weight.shape[1])")
         let (outFeatures, inFeatures) = (weight.shape[0], weight.shape[1])
         let leading = Array(x.shape.dropLast())
         var y = x.reshaped(to: [leading.reduce(1, *), inFeatures]).matmul(weight.transposed())
         if let bias {
-            try require(bias.scalarCount == outFeatures, "bias \(bias.shape) does not have \(outFeatures) values")
             y = y + bias.reshaped(to: [outFeatures])
         }
         return y.reshaped(to: leading + [outFeatures])

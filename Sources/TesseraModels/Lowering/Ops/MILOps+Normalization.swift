@@ -10,7 +10,7 @@ extension MILOp {
             let axis = try lowering.int("axis") ?? -1
             return { args in
                 let v = args[x].asFloat
-                return [v.softmax(alongAxis: try v.axis(axis))]
+                return [v.softmax(alongAxis: axis)]
             }
         },
         MILOp("layer_norm", batch: .from { l in .alongAxes(try l.ints("axes")) }, cost: .transcendental) {
@@ -22,13 +22,13 @@ extension MILOp {
             let epsilon = Float(try lowering.double("epsilon") ?? 1e-5)
             return { args in
                 let v = args[x].asFloat
-                let normalized = try v.axes(axes ?? Array(0..<v.rank))
+                let normalized = try v.axes(axes ?? Array(0..<v.rank), op: "layer_norm")
                 var y = v.layerNorm(alongAxes: normalized, epsilon: epsilon)
                 // gamma and beta have the shape of the normalized axes.
                 var parameterShape = [Int](repeating: 1, count: v.rank)
                 for axis in normalized { parameterShape[axis] = v.shape[axis] }
-                if let gamma { y = y * (try args[gamma].asFloat.reshaped(checked: parameterShape)) }
-                if let beta { y = y + (try args[beta].asFloat.reshaped(checked: parameterShape)) }
+                if let gamma { y = y * (args[gamma].asFloat.reshaped(to: parameterShape)) }
+                if let beta { y = y + (args[beta].asFloat.reshaped(to: parameterShape)) }
                 return [y]
             }
         },
@@ -76,9 +76,9 @@ extension MILOp {
                 var pads = [(before: Int, after: Int)](repeating: (0, 0), count: v.rank)
                 pads[c] = (half, half)
                 let squares = v.squared().padded(forSizes: pads, with: 0)
-                var sum = squares.narrowed(axis: c, start: 0, count: channels)
+                var sum = squares.narrowed(alongAxis: c, start: 0, count: channels)
                 for offset in 1..<(2 * half + 1) {
-                    sum = sum + squares.narrowed(axis: c, start: offset, count: channels)
+                    sum = sum + squares.narrowed(alongAxis: c, start: offset, count: channels)
                 }
                 return [v / (sum * Float(alpha / Double(size)) + k).pow(beta)]
             }

@@ -33,7 +33,7 @@ extension MILOp {
             let keep = try lowering.bool("keep_dims") ?? false
             return { args in
                 let v = args[x]
-                let reduced = try v.axes(axes ?? Array(0..<v.rank))
+                let reduced = try v.axes(axes ?? Array(0..<v.rank), op: name)
                 if reduced.isEmpty { return [v] }
                 if extremum, let empty = reduced.first(where: { v.shape[$0] == 0 }) {
                     throw OperandError("cannot reduce the empty axis \(empty)")
@@ -56,7 +56,7 @@ extension MILOp {
             let keep = try lowering.bool("keep_dims") ?? false
             return { args in
                 let v = args[x]
-                try require(v.shape[try v.axis(axis)] > 0, "cannot reduce an empty axis")
+                try require(v.shape[try v.axis(axis, op: name)] > 0, "cannot reduce an empty axis")
                 return [body(v.summable, axis, keep)]
             }
         }
