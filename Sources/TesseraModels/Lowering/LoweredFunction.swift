@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraKernels
 import TesseraTensor
 
@@ -241,7 +240,7 @@ package struct LoweredFunction: Sendable {
             let (slot, type) = outputSlots[index]
             var tensor = values[slot]!
             if let type, tensor.kernelType != type, classifier?.labelOutput != name {
-                tensor = MLTensor(.cast(type), [tensor])
+                tensor = tensor.converted(to: type)
             }
             outputs[name] = tensor
         }
@@ -275,7 +274,7 @@ package struct LoweredFunction: Sendable {
             throw LoweringError(
                 .invalidInput, file: file, "input '\(name)' is declared \(declared), a type Tessera cannot compute in")
         }
-        return tensor.kernelType == target ? tensor : MLTensor(.cast(target), [tensor])
+        return tensor.converted(to: target)
     }
 
     /// The most elements one value may have (2³¹ − 1: 8 GiB of Float32).
