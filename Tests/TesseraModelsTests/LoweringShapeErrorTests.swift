@@ -171,6 +171,19 @@ struct LoweringShapeErrorTests {
                 P.ints("axis", [0], scalar: true),
                 P.op("gather_along_axis", "g", [("x", "x"), ("indices", "i"), ("axis", "axis")]),
             ], outputs: ["g"], given: ["x": [2, 2], "i": [1, 3]], failing: "g"),
+        Case(
+            name: "a broken op feeding others is the one named", inputs: [("a", [nil, 4]), ("b", [nil, 4])],
+            operations: [
+                P.op("add", "y", [("x", "a"), ("y", "b")]),
+                P.floats("w", shape: [3, 4], [Float](repeating: 0.5, count: 12)),
+                P.op("linear", "l", [("x", "y"), ("weight", "w")]),
+                P.ints("axis", [-1], scalar: true),
+                P.op("softmax", "s", [("x", "l"), ("axis", "axis")]),
+                P.ints("shape", [-1, 3, 1, 1]),
+                P.op("reshape", "r", [("x", "s"), ("shape", "shape")], outputRanks: [4]),
+                P.floats("k", shape: [1, 3, 1, 1], [1, 1, 1]), P.string("pad_type", "valid"),
+                P.op("conv", "c", [("x", "r"), ("weight", "k"), ("pad_type", "pad_type")], outputRanks: [4]),
+            ], outputs: ["c"], given: ["a": [2, 4], "b": [3, 4]], failing: "y"),
     ]
 
     @Test("the prediction throws shapeMismatch naming the op", arguments: cases)

@@ -180,48 +180,68 @@ package struct LoweredFunction: Sendable {
             }
             values[inputSlots[index]] = try bind(tensor, to: input.name, type: input.type)
         }
-        for step in steps {
-            let operands = step.operands.map { values[$0]! }
-            let results: [MLTensor]
-            do {
-                // A shape or type rule of an MLTensor op that the operands break is thrown, not
-                // trapped; the lowering's own checks (MIL rules the ops do not have) throw too.
-                results = try MLTensor.withShapeChecks { try step.compute(operands) }
-            } catch let error as MLTensorShapeError {
-                throw shapeMismatch(step, error.message, operands)
-            } catch let error as OperandError {
-                throw shapeMismatch(step, error.message, operands)
+        let bound = values
+        do {
+            // One shape-check scope for the whole prediction: a shape or type rule of an MLTensor
+            // op that the operands break is thrown, not trapped, and later steps run on
+            // placeholders until the scope ends. (A scope per step would cost a task-local
+            // push per op on every prediction.)
+            try MLTensor.withShapeChecks {
+                for step in steps { try run(step, on: &values, scoped: false) }
             }
-            guard results.count == step.results.count else {
-                throw LoweringError(
-                    .shapeMismatch, file: file,
-                    "operation '\(step.name)' (op type '\(step.type)') produced \(results.count) values "
-                        + "for \(step.results.count) outputs")
-            }
-            for (index, result) in results.enumerated() {
-                // Memory is allocated only when the graph runs, where a refusal traps; a model
-                // whose parameters ask for absurd sizes must fail here instead.
-                guard result.scalarCount <= LoweredFunction.maximumElementCount else {
-                    throw LoweringError(
-                        .shapeMismatch, file: file,
-                        "operation '\(step.name)' (op type '\(step.type)') would produce \(result.shape) "
-                            + "(\(result.scalarCount) elements, more than Tessera allocates for one value)")
-                }
-                if let declared = step.declaredShapes[index] {
-                    let fits =
-                        declared.count == result.rank
-                        && zip(declared, result.shape).allSatisfy { $0.0 == nil || $0.0 == $0.1 }
-                    guard fits else {
-                        throw LoweringError(
-                            .shapeMismatch, file: file,
-                            "operation '\(step.name)' (op type '\(step.type)') computed shape \(result.shape) "
-                                + "where the model declares \(declared.map { $0.map(String.init) ?? "?" })")
-                    }
-                }
-                values[step.results[index]] = result
-            }
+        } catch is MLTensorShapeError {
+            // A rule broke somewhere: find the step by building again, one scope per step.
+            values = bound
+            for step in steps { try run(step, on: &values, scoped: true) }
         }
         return values
+    }
+
+    /// Builds `step`'s results from `values` and stores them there, checking them against
+    /// the model's declared shapes.
+    ///
+    /// - Parameter scoped: Whether to build in a shape-check scope of its own, so that a
+    ///   broken rule is reported under this step's name.
+    /// - Throws: ``LoweringError`` `.shapeMismatch` naming the step.
+    private func run(_ step: LoweredStep, on values: inout [MLTensor?], scoped: Bool) throws {
+        let operands = step.operands.map { values[$0]! }
+        let results: [MLTensor]
+        do {
+            results = scoped ? try MLTensor.withShapeChecks { try step.compute(operands) } : try step.compute(operands)
+        } catch let error as MLTensorShapeError {
+            throw shapeMismatch(step, error.message, operands)
+        } catch let error as OperandError {
+            // The lowering's own checks: MIL rules the tensor ops do not have.
+            throw shapeMismatch(step, error.message, operands)
+        }
+        guard results.count == step.results.count else {
+            throw LoweringError(
+                .shapeMismatch, file: file,
+                "operation '\(step.name)' (op type '\(step.type)') produced \(results.count) values "
+                    + "for \(step.results.count) outputs")
+        }
+        for (index, result) in results.enumerated() {
+            // Memory is allocated only when the graph runs, where a refusal traps; a model
+            // whose parameters ask for absurd sizes must fail here instead.
+            guard result.scalarCount <= LoweredFunction.maximumElementCount else {
+                throw LoweringError(
+                    .shapeMismatch, file: file,
+                    "operation '\(step.name)' (op type '\(step.type)') would produce \(result.shape) "
+                        + "(\(result.scalarCount) elements, more than Tessera allocates for one value)")
+            }
+            if let declared = step.declaredShapes[index] {
+                let fits =
+                    declared.count == result.rank
+                    && zip(declared, result.shape).allSatisfy { $0.0 == nil || $0.0 == $0.1 }
+                guard fits else {
+                    throw LoweringError(
+                        .shapeMismatch, file: file,
+                        "operation '\(step.name)' (op type '\(step.type)') computed shape \(result.shape) "
+                            + "where the model declares \(declared.map { $0.map(String.init) ?? "?" })")
+                }
+            }
+            values[step.results[index]] = result
+        }
     }
 
     /// The error for a step whose operands do not fit it.
