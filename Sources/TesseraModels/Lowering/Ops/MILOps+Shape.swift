@@ -315,7 +315,8 @@ extension MILOp {
         return ops
     }()
 
-    /// A MIL `reshape` target with `-1` (inferred) and `0` (copied from the input) resolved.
+    /// A MIL `reshape` target with `-1` (inferred) and `0` (copied from the input) resolved;
+    /// the reshape's rule reports a target that is still negative or holds another count.
     static func resolvedShape(_ shape: [Int], of input: [Int]) throws -> [Int] {
         var resolved = shape
         // A 0 copies the input dimension it lines up with from the right (iOS 17's rule, which
@@ -324,14 +325,10 @@ extension MILOp {
             let j = input.count - (shape.count - i)
             resolved[i] = j >= 0 ? input[j] : 1
         }
-        let inferred = resolved.indices.filter { resolved[$0] == -1 }
-        try require(inferred.count <= 1, "shape \(shape) has more than one -1")
-        try require(resolved.allSatisfy { $0 >= -1 }, "shape \(shape) has a negative size")
-        if let i = inferred.first {
+        if let i = resolved.firstIndex(of: -1) {
             let known = resolved.enumerated().filter { $0.offset != i }.map(\.element).reduce(1, *)
-            let total = input.reduce(1, *)
-            try require(known > 0 && total % known == 0, "cannot reshape \(input) to \(shape)")
-            resolved[i] = total / known
+            try require(known > 0, "cannot reshape \(input) to \(shape)")
+            resolved[i] = input.reduce(1, *) / known
         }
         return resolved
     }
