@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraKernels
 import TesseraTensor
 
@@ -55,10 +54,8 @@ package struct LoweredFunction: Sendable {
     /// dictionary.
     package var classLabels: [String]? { classifier?.labelStrings }
 
-    /// The MIL op types Tessera lowers (besides `const`).
-    package static var supportedOperationTypes: Set<String> {
-        Set(OperationLowering.handlers.keys).union(ConstexprDecompression.opTypes).union(["write_state"])
-    }
+    /// The MIL op types Tessera lowers (`const` included).
+    package static var supportedOperationTypes: Set<String> { MILOpRegistry.names }
 
     /// Lowers `functionName` (usually "main") of the package's ML program once.
     ///
@@ -101,71 +98,32 @@ package struct LoweredFunction: Sendable {
 
         var steps: [LoweredStep] = []
         var classifier: LoweredClassifier?
-        // Decompressed constexpr results by name: iOS 18 constexpr ops can read earlier ones.
-        var decompressed: [String: DenseConstant] = [:]
         for operation in block.operations {
             let name = operation.name ?? operation.outputs.first?.name ?? "?"
-            if operation.type == "const" {
-                guard let output = operation.outputs.first, let value = operation.attributes["val"] else {
-                    throw ModelFormatError(
-                        .invalidSpecification, file: file, "const '\(name)' has no output or no 'val' attribute")
-                }
-                context.defineConstant(
-                    output.name, try MILConstant(value, in: package, what: "const '\(name)'"), type: output.type)
-                continue
-            }
-            if ConstexprDecompression.handles(operation.type), let output = operation.outputs.first {
-                // Compressed weights are decoded once, at load, into plain Float32 constants.
-                let dense = try ConstexprDecompression.decode(operation, in: package, known: decompressed)
-                decompressed[output.name] = dense
-                context.defineConstant(
-                    output.name, MILConstant(shape: dense.shape, dataType: .float32, elements: .floats(dense.values)),
-                    type: output.type)
-                continue
-            }
-            if operation.type == "write_state" {
-                guard case .name(let state)? = operation.inputs["input"]?.bindings.first,
-                    context.stateSlots[state] != nil, let data = operation.inputs["data"]?.bindings.first
-                else {
-                    throw ModelFormatError(
-                        .invalidSpecification, file: file, "write_state '\(name)' does not name a state and a value")
-                }
-                let slot: Int?
-                switch data {
-                case .name(let value): slot = try context.slot(for: value)
-                case .value(let value):
-                    slot = try context.literalSlot(MILConstant(value, in: package, what: "data of '\(name)'"))
-                }
-                guard let slot else {
-                    throw ModelFormatError(
-                        .invalidSpecification, file: file, "write_state '\(name)' writes an undefined value")
-                }
-                context.writeState(state, slot: slot)
-                continue
-            }
-            guard let handler = OperationLowering.handlers[operation.type], operation.blocks.isEmpty else {
+            guard let op = MILOpRegistry.op(named: operation.type), operation.blocks.isEmpty else {
                 throw ModelFormatError(
                     .unsupportedModelType, file: file,
                     "operation '\(name)' (op type '\(operation.type)') is not supported by Tessera")
             }
             var lowering = OperationLowering(operation: operation, context: context)
-            let compute = try handler(&lowering)
-            if operation.type == "classify" {
-                classifier = try LoweredClassifier(operation, lowering: lowering)
+            switch op.lowering {
+            case .atLoad(let resolve):
+                try lowering.checkingShapes { try resolve($0) }
+            case .step(let handler, let batch):
+                let compute = try lowering.checkingShapes { try handler(&$0) }
+                if let lowered = lowering.classifier { classifier = lowered }
+                let results = operation.outputs.map { context.define($0.name, type: $0.type) }
+                if let state = lowering.updatedState, let result = results.first {
+                    context.writeState(state, slot: result)
+                }
+                let declaredShapes = operation.outputs.map {
+                    lowering.checksDeclaredShapes ? LoweredFunction.checkableShape($0.type) : nil
+                }
+                steps.append(
+                    LoweredStep(
+                        type: operation.type, name: name, operands: lowering.operands, results: results,
+                        declaredShapes: declaredShapes, batchRule: batch.rule(for: lowering), compute: compute))
             }
-            let results = operation.outputs.map { context.define($0.name, type: $0.type) }
-            if operation.type == "coreml_update_state",
-                case .name(let state)? = operation.inputs["state"]?.bindings.first,
-                let result = results.first
-            {
-                context.writeState(state, slot: result)
-            }
-            steps.append(
-                LoweredStep(
-                    type: operation.type, name: name, operands: lowering.operands, results: results,
-                    declaredShapes: operation.outputs.map { LoweredFunction.checkableShape($0.type) },
-                    batchRule: BatchRule.make(for: lowering), compute: compute)
-            )
         }
 
         var outputSlots: [(slot: Int, type: KernelScalarType?)] = []
@@ -203,8 +161,11 @@ package struct LoweredFunction: Sendable {
     /// Float32, integer inputs to Int32.
     ///
     /// - Throws: ``LoweringError`` when an input is missing, has the wrong rank, a dimension
-    ///   other than a fixed declared one, or a type that cannot be converted; or when an
-    ///   operation's operands do not fit it. Never traps on such input.
+    ///   other than a fixed declared one, or a type that cannot be converted (the one check
+    ///   of an input against the program's type; `MLModel` reports it as `.featureType`); or
+    ///   `.shapeMismatch` naming the operation whose operands do not fit it, with the
+    ///   `MLTensor` rule's message (the steps build inside `MLTensor.withShapeChecks`).
+    ///   Never traps on such input.
     package func run(_ inputs: [String: MLTensor]) throws -> [String: MLTensor] {
         try outputs(from: evaluate(inputs))
     }
@@ -222,47 +183,76 @@ package struct LoweredFunction: Sendable {
             }
             values[inputSlots[index]] = try bind(tensor, to: input.name, type: input.type)
         }
-        for step in steps {
-            let operands = step.operands.map { values[$0]! }
-            let results: [MLTensor]
-            do {
-                results = try step.compute(operands)
-            } catch let error as OperandError {
-                throw LoweringError(
-                    .shapeMismatch, file: file,
-                    "operation '\(step.name)' (op type '\(step.type)'): \(error.message) "
-                        + "(operands \(operands.map { "\($0.shape)" }.joined(separator: ", ")))")
+        let bound = values
+        do {
+            // One shape-check scope for the whole prediction: a shape or type rule of an MLTensor
+            // op that the operands break is thrown, not trapped, and later steps run on
+            // placeholders until the scope ends. (A scope per step would cost a task-local
+            // push per op on every prediction.)
+            try MLTensor.withShapeChecks {
+                for step in steps { try run(step, on: &values, scoped: false) }
             }
-            guard results.count == step.results.count else {
-                throw LoweringError(
-                    .shapeMismatch, file: file,
-                    "operation '\(step.name)' (op type '\(step.type)') produced \(results.count) values "
-                        + "for \(step.results.count) outputs")
-            }
-            for (index, result) in results.enumerated() {
-                // Memory is allocated only when the graph runs, where a refusal traps; a model
-                // whose parameters ask for absurd sizes must fail here instead.
-                guard result.scalarCount <= LoweredFunction.maximumElementCount else {
-                    throw LoweringError(
-                        .shapeMismatch, file: file,
-                        "operation '\(step.name)' (op type '\(step.type)') would produce \(result.shape) "
-                            + "(\(result.scalarCount) elements, more than Tessera allocates for one value)")
-                }
-                if let declared = step.declaredShapes[index], step.type != "classify" {
-                    let fits =
-                        declared.count == result.rank
-                        && zip(declared, result.shape).allSatisfy { $0.0 == nil || $0.0 == $0.1 }
-                    guard fits else {
-                        throw LoweringError(
-                            .shapeMismatch, file: file,
-                            "operation '\(step.name)' (op type '\(step.type)') computed shape \(result.shape) "
-                                + "where the model declares \(declared.map { $0.map(String.init) ?? "?" })")
-                    }
-                }
-                values[step.results[index]] = result
-            }
+        } catch is MLTensorShapeError {
+            // A rule broke somewhere: find the step by building again, one scope per step.
+            values = bound
+            for step in steps { try run(step, on: &values, scoped: true) }
         }
         return values
+    }
+
+    /// Builds `step`'s results from `values` and stores them there, checking them against
+    /// the model's declared shapes.
+    ///
+    /// - Parameter scoped: Whether to build in a shape-check scope of its own, so that a
+    ///   broken rule is reported under this step's name.
+    /// - Throws: ``LoweringError`` `.shapeMismatch` naming the step.
+    private func run(_ step: LoweredStep, on values: inout [MLTensor?], scoped: Bool) throws {
+        let operands = step.operands.map { values[$0]! }
+        let results: [MLTensor]
+        do {
+            results = scoped ? try MLTensor.withShapeChecks { try step.compute(operands) } : try step.compute(operands)
+        } catch let error as MLTensorShapeError {
+            throw shapeMismatch(step, error.message, operands)
+        } catch let error as OperandError {
+            // The lowering's own checks: MIL rules the tensor ops do not have.
+            throw shapeMismatch(step, error.message, operands)
+        }
+        guard results.count == step.results.count else {
+            throw LoweringError(
+                .shapeMismatch, file: file,
+                "operation '\(step.name)' (op type '\(step.type)') produced \(results.count) values "
+                    + "for \(step.results.count) outputs")
+        }
+        for (index, result) in results.enumerated() {
+            // Memory is allocated only when the graph runs, where a refusal traps; a model
+            // whose parameters ask for absurd sizes must fail here instead.
+            guard result.scalarCount <= LoweredFunction.maximumElementCount else {
+                throw LoweringError(
+                    .shapeMismatch, file: file,
+                    "operation '\(step.name)' (op type '\(step.type)') would produce \(result.shape) "
+                        + "(\(result.scalarCount) elements, more than Tessera allocates for one value)")
+            }
+            if let declared = step.declaredShapes[index] {
+                let fits =
+                    declared.count == result.rank
+                    && zip(declared, result.shape).allSatisfy { $0.0 == nil || $0.0 == $0.1 }
+                guard fits else {
+                    throw LoweringError(
+                        .shapeMismatch, file: file,
+                        "operation '\(step.name)' (op type '\(step.type)') computed shape \(result.shape) "
+                            + "where the model declares \(declared.map { $0.map(String.init) ?? "?" })")
+                }
+            }
+            values[step.results[index]] = result
+        }
+    }
+
+    /// The error for a step whose operands do not fit it.
+    private func shapeMismatch(_ step: LoweredStep, _ message: String, _ operands: [MLTensor]) -> LoweringError {
+        LoweringError(
+            .shapeMismatch, file: file,
+            "operation '\(step.name)' (op type '\(step.type)'): \(message) "
+                + "(operands \(operands.map { "\($0.shape)" }.joined(separator: ", ")))")
     }
 
     /// The outputs (and written states) from a value table ``evaluate(_:)`` filled, cast to
@@ -273,7 +263,7 @@ package struct LoweredFunction: Sendable {
             let (slot, type) = outputSlots[index]
             var tensor = values[slot]!
             if let type, tensor.kernelType != type, classifier?.labelOutput != name {
-                tensor = MLTensor(.cast(type), [tensor])
+                tensor = tensor.converted(to: type)
             }
             outputs[name] = tensor
         }
@@ -307,7 +297,7 @@ package struct LoweredFunction: Sendable {
             throw LoweringError(
                 .invalidInput, file: file, "input '\(name)' is declared \(declared), a type Tessera cannot compute in")
         }
-        return tensor.kernelType == target ? tensor : MLTensor(.cast(target), [tensor])
+        return tensor.converted(to: target)
     }
 
     /// The most elements one value may have (2³¹ − 1: 8 GiB of Float32).

@@ -1,14 +1,11 @@
-import Foundation
-import TesseraGraph
-import TesseraKernels
 import TesseraTensor
 
 /// Resizing the last two axes: nearest-neighbour and bilinear upsampling, and cropping. Index
 /// and weight tables depend on the input size, so they are built per prediction (they are
 /// tiny) and applied with gathers.
-extension OperationLowering {
-    static let resizingHandlers: [String: Handler] = [
-        "upsample_nearest_neighbor": { lowering in
+extension MILOp {
+    static let resizingOps: [MILOp] = [
+        MILOp("upsample_nearest_neighbor", batch: .leadingAxis, cost: .elementwise) { lowering in
             let x = try lowering.tensor("x")
             let scaleHeight = try lowering.double("scale_factor_height") ?? 1
             let scaleWidth = try lowering.double("scale_factor_width") ?? 1
@@ -27,7 +24,7 @@ extension OperationLowering {
                 ]
             }
         },
-        "upsample_bilinear": { lowering in
+        MILOp("upsample_bilinear", batch: .leadingAxis, cost: .elementwise) { lowering in
             let x = try lowering.tensor("x")
             let scaleHeight = try lowering.double("scale_factor_height") ?? 1
             let scaleWidth = try lowering.double("scale_factor_width") ?? 1
@@ -52,7 +49,7 @@ extension OperationLowering {
                 return [result]
             }
         },
-        "crop": { lowering in
+        MILOp("crop", batch: .leadingAxis, cost: .elementwise) { lowering in
             let x = try lowering.tensor("x")
             let height = try lowering.required(lowering.ints("crop_height"), "crop_height")
             let width = try lowering.required(lowering.ints("crop_width"), "crop_width")
@@ -73,7 +70,7 @@ extension OperationLowering {
                 return [v.sliced(starts: starts, steps: [Int](repeating: 1, count: v.rank), counts: counts)]
             }
         },
-        "resize_nearest_neighbor": { lowering in
+        MILOp("resize_nearest_neighbor", batch: .leadingAxis, cost: .elementwise) { lowering in
             let x = try lowering.tensor("x")
             let outH = try lowering.required(lowering.int("target_size_height"), "target_size_height")
             let outW = try lowering.required(lowering.int("target_size_width"), "target_size_width")
@@ -103,13 +100,15 @@ extension OperationLowering {
             weights.append(Float(g - Double(i0)))
         }
         let count = grid.count
-        let a = MLTensor(.gather(axis: axis), [x, MLTensor(shape: [count], scalars: lower, scalarType: Int32.self)])
-        let b = MLTensor(.gather(axis: axis), [x, MLTensor(shape: [count], scalars: upper, scalarType: Int32.self)])
+        let a = x.gathering(
+            atIndices: MLTensor(shape: [count], scalars: lower, scalarType: Int32.self), alongAxis: axis)
+        let b = x.gathering(
+            atIndices: MLTensor(shape: [count], scalars: upper, scalarType: Int32.self), alongAxis: axis)
         var weightShape = [Int](repeating: 1, count: x.rank - axis)
         weightShape[0] = count
         let w = MLTensor(shape: weightShape, scalars: weights, scalarType: Float.self)
         // a + (b - a)·w
-        return MLTensor(.binary(.add), a, MLTensor(.binary(.mul), MLTensor(.binary(.sub), b, a), w))
+        return a + (b - a) * w
     }
 
     /// `count` elements along `axis`, element `i` taken from `min(floor(source(i)), size - 1)`.
@@ -118,6 +117,7 @@ extension OperationLowering {
         try require(count >= 0 && (size > 0 || count == 0), "cannot resize an axis of size \(size) to \(count)")
         if count == size && (0..<count).allSatisfy({ Int(source($0).rounded(.down)) == $0 }) { return x }
         let indices = (0..<count).map { Int32(Swift.min(Swift.max(Int(source($0).rounded(.down)), 0), size - 1)) }
-        return MLTensor(.gather(axis: axis), [x, MLTensor(shape: [count], scalars: indices, scalarType: Int32.self)])
+        return x.gathering(
+            atIndices: MLTensor(shape: [count], scalars: indices, scalarType: Int32.self), alongAxis: axis)
     }
 }
