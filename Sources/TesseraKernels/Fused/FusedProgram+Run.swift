@@ -200,12 +200,23 @@ struct FusedRunner<C: FusedComputeScalar> {
         let innerSize = shape[rank - 1]
         let innerStride = strides[rank - 1]
         let (row, firstColumn) = start.quotientAndRemainder(dividingBy: innerSize)
-        return StridedRowCursor.withCursor(shape: shape, strides: strides, offset: origin, row: row) { cursor in
-            // The common broadcast case (a per-row mean or scale, blocks inside one row): the
-            // block is one element repeated.
-            if innerStride == 0 && innerSize - firstColumn >= n {
-                return .uniform(C.converting(base[cursor.offset]))
+        // The common broadcast case (a per-row mean or scale, blocks inside one row): find the
+        // row's position with one division per outer axis and return it as a uniform block,
+        // without setting up a cursor (this runs once per block of a streamed reduction).
+        if innerStride == 0 && innerSize - firstColumn >= n {
+            var remainder = row
+            var position = origin
+            var axis = rank - 2
+            while axis > 0 {
+                let (quotient, index) = remainder.quotientAndRemainder(dividingBy: shape[axis])
+                position += index * strides[axis]
+                remainder = quotient
+                axis -= 1
             }
+            if rank > 1 { position += remainder * strides[0] }
+            return .uniform(C.converting(base[position]))
+        }
+        return StridedRowCursor.withCursor(shape: shape, strides: strides, offset: origin, row: row) { cursor in
             var column = firstColumn
             var done = 0
             while true {
