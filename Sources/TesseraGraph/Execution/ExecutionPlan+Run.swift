@@ -168,7 +168,7 @@ extension ExecutionPlan {
     /// Runs `program` over chunks of leading-axis rows of `producerShape` (about 64K elements,
     /// 256 KB of `Float`, each: the scratch block stays in the core's L2 cache, and each chunk's
     /// setup — planning the program, planning the reduction — is paid a quarter as often as with
-    /// 16K-element chunks, which made T3's fused variance 70 µs instead of 43), in parallel, and
+    /// 16K-element chunks), in parallel, and
     /// hands each chunk to `consume` with its shape and first row before the next chunk
     /// overwrites it.
     private func runInChunks(

@@ -192,7 +192,7 @@ extension MLTensor {
     /// What the arithmetic operators run: ``inlineBinary(_:_:_:)`` for two inline operands,
     /// otherwise ``binaryReusingStorage(_:_:)`` on the handed-over left operand. (The inline
     /// check comes first, on the borrowed operands: copying the left operand into a variable
-    /// for the mutating call cost T6 a third of its time.)
+    /// for the mutating call is the expensive part of a small op.)
     @inline(__always)
     static func arithmetic(_ op: BinaryOp, _ lhs: consuming MLTensor, _ rhs: borrowing MLTensor) -> MLTensor {
         if let result = inlineBinary(op, lhs, rhs) { return result }
