@@ -417,6 +417,14 @@ def non_zero_cases():
               np.argwhere(ints).astype(np.float32))
 
 
+def unsupported_case():
+    """A program with an op Tessera does not lower, for the load error (einsum was that op)."""
+    x = rand(2, 3)
+    save_case("unsupported_random_bernoulli", {"x": x},
+              lambda x: mb.add(x=x, y=mb.random_bernoulli(shape=np.array([2, 3], np.int32), prob=0.5, seed=7)),
+              [np.zeros(1)])
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -429,6 +437,7 @@ def main():
     non_zero_cases()
     pool3d_cases()
     conv3d_cases()
+    unsupported_case()
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump(CASES, f, indent=1)
     print(f"{len(CASES)} cases")

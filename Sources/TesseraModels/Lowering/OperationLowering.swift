@@ -83,6 +83,7 @@ struct OperationLowering {
         .merging(normalizationHandlers) { a, _ in a }
         .merging(shapeHandlers) { a, _ in a }
         .merging(indexingHandlers) { a, _ in a }
+        .merging(einsumHandlers) { a, _ in a }
 
     private mutating func register(_ binding: MILBinding, parameter: String) throws -> Int {
         let slot: Int
