@@ -31,9 +31,18 @@ struct OperationCostModel {
     /// Values of the `const` operations seen so far (for flags such as `transpose_x`).
     private var constants: [String: MILValue] = [:]
 
+    /// How an op type's work is estimated: its registration's ``MILOpCost``. An op type
+    /// Tessera does not run (the compute plan also describes models that do not load) is
+    /// estimated by its element counts, and a `constexpr_*` one Tessera does not decompress
+    /// as a load-time constant, as its name says.
+    static func cost(of operatorName: String) -> MILOpCost {
+        if let op = MILOpRegistry.op(named: operatorName) { return op.cost }
+        return operatorName.hasPrefix("constexpr_") ? .loadTime : .elementwise
+    }
+
     /// Operations whose work is done once at load, not per prediction.
     static func isLoadTimeConstant(_ operatorName: String) -> Bool {
-        operatorName == "const" || operatorName.hasPrefix("constexpr_")
+        cost(of: operatorName) == .loadTime
     }
 
     /// Records values coming into scope.
@@ -50,7 +59,8 @@ struct OperationCostModel {
                 constants[output.name] = value
             }
         }
-        if Self.isLoadTimeConstant(operation.type) { return .zero }
+        let cost = Self.cost(of: operation.type)
+        if cost == .loadTime { return .zero }
         let outputElements = operation.outputs.reduce(0.0) { $0 + Self.elements(of: $1.type) }
         var bytes = operation.outputs.reduce(0.0) { $0 + Self.bytes(of: $1.type) }
         var inputElements = 0.0
@@ -62,19 +72,21 @@ struct OperationCostModel {
             }
         }
         let flops: Double
-        switch operation.type {
-        case "conv":
+        switch cost {
+        case .loadTime:
+            return .zero
+        case .convolution:
             flops = 2 * outputElements * Self.trailingProduct(shape(of: operation, "weight"))
-        case "conv_transpose":
+        case .transposedConvolution:
             flops = 2 * elements(of: operation, "x") * Self.trailingProduct(shape(of: operation, "weight"))
-        case "linear":
+        case .linear:
             flops = 2 * outputElements * Double(shape(of: operation, "weight").last ?? 1)
-        case "matmul":
+        case .matmul:
             let x = shape(of: operation, "x")
             let transposed = flag(of: operation, "transpose_x")
             let inner = x.count >= 2 ? (transposed ? x[x.count - 2] : x[x.count - 1]) : (x.first ?? 1)
             flops = 2 * outputElements * Double(inner)
-        case "scaled_dot_product_attention":
+        case .attention:
             let query = shape(of: operation, "query")
             let key = shape(of: operation, "key")
             let queryLength = Double(query.dropLast().last ?? 1)
@@ -83,15 +95,14 @@ struct OperationCostModel {
             let batch = elements(of: operation, "query") / max(queryLength * embedding, 1)
             let valueEmbedding = Double(shape(of: operation, "value").last ?? 1)
             flops = batch * queryLength * keyLength * (2 * embedding + 2 * valueEmbedding + 5)
-        case let type where type.hasPrefix("reduce_"):
+        case .reduction:
             flops = inputElements
-        case let type where type.hasPrefix("gather") || type.hasPrefix("slice") || type == "reshape":
+        case .dataMovement:
             flops = outputElements
             bytes = 2 * Self.bytes(ofElements: outputElements, like: operation.outputs.first?.type)
-        case "softmax", "exp", "log", "tanh", "sigmoid", "gelu", "silu", "erf", "sin", "cos", "pow", "sqrt", "rsqrt",
-            "layer_norm", "batch_norm", "instance_norm", "local_response_norm":
+        case .transcendental:
             flops = 4 * max(outputElements, inputElements / 2)
-        default:
+        case .elementwise:
             flops = max(outputElements, inputElements / 2)
         }
         return OperationCostEstimate(flops: flops, bytes: bytes)

@@ -1,11 +1,10 @@
 /// How one lowered operation treats a batch axis: what lets a batch of predictions run as one
 /// execution (items concatenated along axis 0) and give each item the result it would get alone.
 ///
-/// Decided at load from the op type and its constant parameters
-/// (``make(for:)``); checked per batched run against the operands' batch axes and the concrete
-/// shapes (`LoweredFunction+Batching.swift`). Operand positions are those the op's lowering
-/// registered, in order (`x` first for every op that has one). An op type without a rule is
-/// ``notSeparable``: a batch through it runs as a loop.
+/// Decided at load by the op's registration (``MILOp``'s ``MILOpBatching``) from its
+/// constant parameters; checked per batched run against the operands' batch axes and the
+/// concrete shapes (`LoweredFunction+Batching.swift`). Operand positions are those the op's
+/// lowering registered, in order (`x` first for every op that has one).
 enum BatchRule: Sendable, Equatable {
     /// Element-wise with NumPy broadcasting over every operand (arithmetic, activations,
     /// `select`, `cast`, `fill_like`): the batch axis lines up from the right, and an operand
@@ -56,71 +55,4 @@ enum BatchRule: Sendable, Equatable {
     case shapeOf
     /// Mixes items or is not known to keep them apart: a batch through it runs as a loop.
     case notSeparable
-
-    /// The rule for the operation `lowering` has just lowered (its operands are registered).
-    /// A parameter that is not a readable constant gives ``notSeparable``.
-    static func make(for lowering: OperationLowering) -> BatchRule {
-        (try? decide(lowering)) ?? .notSeparable
-    }
-
-    private static let elementwiseTypes: Set<String> = [
-        "add", "sub", "mul", "pow", "maximum", "minimum", "equal", "not_equal", "less", "less_equal", "greater",
-        "greater_equal", "logical_and", "logical_or", "logical_xor", "mod", "real_div", "floor_div", "abs", "acos",
-        "asin", "atan", "atanh", "ceil", "cos", "cosh", "erf", "exp", "exp2", "floor", "round", "sign", "sin", "sinh",
-        "sqrt", "square", "tan", "tanh", "sigmoid", "log", "rsqrt", "inverse", "logical_not", "identity", "cast",
-        "select", "relu", "relu6", "clip", "threshold", "leaky_relu", "elu", "thresholded_relu", "linear_activation",
-        "scaled_tanh", "sigmoid_hard", "clamped_relu", "silu", "softsign", "softplus", "gelu", "fill_like",
-    ]
-
-    private static let leadingAxisTypes: Set<String> = [
-        "conv", "conv_transpose", "max_pool", "avg_pool", "batch_norm", "instance_norm", "prelu",
-        "softplus_parametric", "upsample_nearest_neighbor", "upsample_bilinear", "resize_nearest_neighbor", "crop",
-        "pixel_shuffle", "pixel_unshuffle", "depth_to_space", "space_to_depth",
-    ]
-
-    private static let reductionTypes: Set<String> = [
-        "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_sum_square",
-        "reduce_l1_norm", "reduce_l2_norm", "reduce_log_sum", "reduce_log_sum_exp",
-    ]
-
-    private static func decide(_ lowering: OperationLowering) throws -> BatchRule {
-        let type = lowering.operation.type
-        if elementwiseTypes.contains(type) { return .elementwise }
-        if leadingAxisTypes.contains(type) { return .leadingAxis }
-        if reductionTypes.contains(type) {
-            return .reduction(axes: try lowering.ints("axes"), keepDims: try lowering.bool("keep_dims") ?? false)
-        }
-        switch type {
-        case "reduce_argmax", "reduce_argmin":
-            return .reduction(axes: [try lowering.int("axis") ?? -1], keepDims: try lowering.bool("keep_dims") ?? false)
-        case "softmax": return .alongAxes([try lowering.int("axis") ?? -1])
-        case "layer_norm": return .alongAxes(try lowering.ints("axes"))
-        case "l2_norm": return .alongAxes([-3, -2, -1])
-        case "local_response_norm": return .alongAxes([-3])
-        case "cumsum": return .alongAxes([try lowering.int("axis") ?? 0])
-        case "reverse": return .alongAxes(try lowering.ints("axes"))
-        case "band_part": return .alongAxes([-2, -1])
-        case "transpose": return .transpose(perm: try lowering.required(lowering.ints("perm"), "perm"))
-        case "reshape", "reshape_like", "expand_dims", "squeeze", "flatten2d": return .reshape
-        case "matmul":
-            return .matmul(
-                transposeX: try lowering.bool("transpose_x") ?? false,
-                transposeY: try lowering.bool("transpose_y") ?? false)
-        case "linear": return .linear
-        case "scaled_dot_product_attention": return .attention
-        case "concat": return .concat(axis: try lowering.required(lowering.int("axis"), "axis"))
-        case "stack": return .stack(axis: try lowering.required(lowering.int("axis"), "axis"))
-        case "split": return .split(axis: try lowering.required(lowering.int("axis"), "axis"))
-        case "tile": return .tile(reps: try lowering.required(lowering.ints("reps"), "reps"))
-        case "pad": return .pad(try lowering.required(lowering.ints("pad"), "pad"))
-        case "slice_by_index":
-            return .slice(strides: try lowering.ints("stride"), squeeze: try lowering.bools("squeeze_mask"))
-        case "slice_by_size": return .slice(strides: nil, squeeze: nil)
-        case "gather":
-            guard (try lowering.int("batch_dims") ?? 0) == 0 else { return .notSeparable }
-            return .gather(axis: try lowering.int("axis") ?? 0)
-        case "shape": return .shapeOf
-        default: return .notSeparable
-        }
-    }
 }

@@ -55,10 +55,8 @@ package struct LoweredFunction: Sendable {
     /// dictionary.
     package var classLabels: [String]? { classifier?.labelStrings }
 
-    /// The MIL op types Tessera lowers (besides `const`).
-    package static var supportedOperationTypes: Set<String> {
-        Set(OperationLowering.handlers.keys).union(ConstexprDecompression.opTypes).union(["write_state"])
-    }
+    /// The MIL op types Tessera lowers (`const` included).
+    package static var supportedOperationTypes: Set<String> { MILOpRegistry.names }
 
     /// Lowers `functionName` (usually "main") of the package's ML program once.
     ///
@@ -101,71 +99,32 @@ package struct LoweredFunction: Sendable {
 
         var steps: [LoweredStep] = []
         var classifier: LoweredClassifier?
-        // Decompressed constexpr results by name: iOS 18 constexpr ops can read earlier ones.
-        var decompressed: [String: DenseConstant] = [:]
         for operation in block.operations {
             let name = operation.name ?? operation.outputs.first?.name ?? "?"
-            if operation.type == "const" {
-                guard let output = operation.outputs.first, let value = operation.attributes["val"] else {
-                    throw ModelFormatError(
-                        .invalidSpecification, file: file, "const '\(name)' has no output or no 'val' attribute")
-                }
-                context.defineConstant(
-                    output.name, try MILConstant(value, in: package, what: "const '\(name)'"), type: output.type)
-                continue
-            }
-            if ConstexprDecompression.handles(operation.type), let output = operation.outputs.first {
-                // Compressed weights are decoded once, at load, into plain Float32 constants.
-                let dense = try ConstexprDecompression.decode(operation, in: package, known: decompressed)
-                decompressed[output.name] = dense
-                context.defineConstant(
-                    output.name, MILConstant(shape: dense.shape, dataType: .float32, elements: .floats(dense.values)),
-                    type: output.type)
-                continue
-            }
-            if operation.type == "write_state" {
-                guard case .name(let state)? = operation.inputs["input"]?.bindings.first,
-                    context.stateSlots[state] != nil, let data = operation.inputs["data"]?.bindings.first
-                else {
-                    throw ModelFormatError(
-                        .invalidSpecification, file: file, "write_state '\(name)' does not name a state and a value")
-                }
-                let slot: Int?
-                switch data {
-                case .name(let value): slot = try context.slot(for: value)
-                case .value(let value):
-                    slot = try context.literalSlot(MILConstant(value, in: package, what: "data of '\(name)'"))
-                }
-                guard let slot else {
-                    throw ModelFormatError(
-                        .invalidSpecification, file: file, "write_state '\(name)' writes an undefined value")
-                }
-                context.writeState(state, slot: slot)
-                continue
-            }
-            guard let handler = OperationLowering.handlers[operation.type], operation.blocks.isEmpty else {
+            guard let op = MILOpRegistry.op(named: operation.type), operation.blocks.isEmpty else {
                 throw ModelFormatError(
                     .unsupportedModelType, file: file,
                     "operation '\(name)' (op type '\(operation.type)') is not supported by Tessera")
             }
             var lowering = OperationLowering(operation: operation, context: context)
-            let compute = try handler(&lowering)
-            if operation.type == "classify" {
-                classifier = try LoweredClassifier(operation, lowering: lowering)
+            switch op.lowering {
+            case .atLoad(let resolve):
+                try resolve(lowering)
+            case .step(let handler, let batch):
+                let compute = try handler(&lowering)
+                if let lowered = lowering.classifier { classifier = lowered }
+                let results = operation.outputs.map { context.define($0.name, type: $0.type) }
+                if let state = lowering.updatedState, let result = results.first {
+                    context.writeState(state, slot: result)
+                }
+                let declaredShapes = operation.outputs.map {
+                    lowering.checksDeclaredShapes ? LoweredFunction.checkableShape($0.type) : nil
+                }
+                steps.append(
+                    LoweredStep(
+                        type: operation.type, name: name, operands: lowering.operands, results: results,
+                        declaredShapes: declaredShapes, batchRule: batch.rule(for: lowering), compute: compute))
             }
-            let results = operation.outputs.map { context.define($0.name, type: $0.type) }
-            if operation.type == "coreml_update_state",
-                case .name(let state)? = operation.inputs["state"]?.bindings.first,
-                let result = results.first
-            {
-                context.writeState(state, slot: result)
-            }
-            steps.append(
-                LoweredStep(
-                    type: operation.type, name: name, operands: lowering.operands, results: results,
-                    declaredShapes: operation.outputs.map { LoweredFunction.checkableShape($0.type) },
-                    batchRule: BatchRule.make(for: lowering), compute: compute)
-            )
         }
 
         var outputSlots: [(slot: Int, type: KernelScalarType?)] = []
@@ -248,7 +207,7 @@ package struct LoweredFunction: Sendable {
                         "operation '\(step.name)' (op type '\(step.type)') would produce \(result.shape) "
                             + "(\(result.scalarCount) elements, more than Tessera allocates for one value)")
                 }
-                if let declared = step.declaredShapes[index], step.type != "classify" {
+                if let declared = step.declaredShapes[index] {
                     let fits =
                         declared.count == result.rank
                         && zip(declared, result.shape).allSatisfy { $0.0 == nil || $0.0 == $0.1 }

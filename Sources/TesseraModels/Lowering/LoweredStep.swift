@@ -19,7 +19,8 @@ struct LoweredStep: Sendable {
     /// Value-table slots the results go to, one per MIL output.
     var results: [Int]
     /// For each result, the declared dimensions (`nil` where unknown), used to check the
-    /// lowering's shapes against the file's; `nil` for results that are not tensors.
+    /// lowering's shapes against the file's; `nil` for results that are not tensors or not
+    /// checked.
     var declaredShapes: [[Int?]?]
     /// How the operation treats a batch axis, decided at load (see ``BatchRule``).
     var batchRule: BatchRule

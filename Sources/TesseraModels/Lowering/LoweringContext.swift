@@ -24,6 +24,8 @@ final class LoweringContext {
     private(set) var stateTypes: [String: MILTensorType] = [:]
     /// The states written so far, in first-write order.
     private(set) var writtenStates: [String] = []
+    /// Decompressed `constexpr_*` results by name: iOS 18 constexpr ops can read earlier ones.
+    private(set) var decompressed: [String: DenseConstant] = [:]
 
     init(package: CoreMLPackage) {
         self.package = package
@@ -55,6 +57,13 @@ final class LoweringContext {
     func defineConstant(_ name: String, _ constant: MILConstant, type: MILValueType) {
         constants[name] = constant
         types[name] = type
+    }
+
+    /// Records a decompressed `constexpr_*` result as a Float32 constant.
+    func defineDecompressed(_ name: String, _ dense: DenseConstant, type: MILValueType) {
+        decompressed[name] = dense
+        defineConstant(
+            name, MILConstant(shape: dense.shape, dataType: .float32, elements: .floats(dense.values)), type: type)
     }
 
     /// The slot holding value `name`, building the tensor of a constant on first use; `nil`

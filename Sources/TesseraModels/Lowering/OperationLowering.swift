@@ -16,6 +16,13 @@ struct OperationLowering {
     let context: LoweringContext
     /// Slots of the operands registered so far, in order.
     private(set) var operands: [Int] = []
+    /// The state whose current value becomes the op's first result (`coreml_update_state`).
+    var updatedState: String?
+    /// The labels and outputs of a `classify` op.
+    var classifier: LoweredClassifier?
+    /// Whether the results' shapes are checked against the types the model declares (not
+    /// for `classify`, whose declared outputs are a label and a dictionary).
+    var checksDeclaredShapes = true
 
     init(operation: MILOperation, context: LoweringContext) {
         self.operation = operation
@@ -73,17 +80,6 @@ struct OperationLowering {
         operands.append(slot)
         return operands.count - 1
     }
-
-    /// Every op type Tessera lowers, by MIL name.
-    static let handlers: [String: Handler] =
-        elementwiseHandlers
-        .merging(linearAlgebraHandlers) { a, _ in a }
-        .merging(convolutionHandlers) { a, _ in a }
-        .merging(resizingHandlers) { a, _ in a }
-        .merging(normalizationHandlers) { a, _ in a }
-        .merging(shapeHandlers) { a, _ in a }
-        .merging(indexingHandlers) { a, _ in a }
-        .merging(einsumHandlers) { a, _ in a }
 
     private mutating func register(_ binding: MILBinding, parameter: String) throws -> Int {
         let slot: Int

@@ -10,9 +10,11 @@ import TesseraTensor
 /// and every renaming of their letters (`abcd,adce->abce`). `N` and `H` broadcast when one
 /// operand has size 1 there. Both run as one GEMM call: `H` moves next to `N` as a batch axis
 /// (a view), the product is a broadcast batched `matmul`, and the result moves `H` back.
-extension OperationLowering {
-    static let einsumHandlers: [String: Handler] = [
-        "einsum": { lowering in
+extension MILOp {
+    static let einsumOps: [MILOp] = [
+        // The batch axis would have to be N on both operands; batches run as a loop. The cost
+        // is counted as a matmul's.
+        MILOp("einsum", batch: .notSeparable, cost: .matmul) { lowering in
             let values = try lowering.tensors("values")
             guard values.count == 2 else {
                 throw lowering.invalid("'values' must hold two tensors, got \(values.count)")

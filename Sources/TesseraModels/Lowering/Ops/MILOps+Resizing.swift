@@ -6,9 +6,9 @@ import TesseraTensor
 /// Resizing the last two axes: nearest-neighbour and bilinear upsampling, and cropping. Index
 /// and weight tables depend on the input size, so they are built per prediction (they are
 /// tiny) and applied with gathers.
-extension OperationLowering {
-    static let resizingHandlers: [String: Handler] = [
-        "upsample_nearest_neighbor": { lowering in
+extension MILOp {
+    static let resizingOps: [MILOp] = [
+        MILOp("upsample_nearest_neighbor", batch: .leadingAxis, cost: .elementwise) { lowering in
             let x = try lowering.tensor("x")
             let scaleHeight = try lowering.double("scale_factor_height") ?? 1
             let scaleWidth = try lowering.double("scale_factor_width") ?? 1
@@ -27,7 +27,7 @@ extension OperationLowering {
                 ]
             }
         },
-        "upsample_bilinear": { lowering in
+        MILOp("upsample_bilinear", batch: .leadingAxis, cost: .elementwise) { lowering in
             let x = try lowering.tensor("x")
             let scaleHeight = try lowering.double("scale_factor_height") ?? 1
             let scaleWidth = try lowering.double("scale_factor_width") ?? 1
@@ -52,7 +52,7 @@ extension OperationLowering {
                 return [result]
             }
         },
-        "crop": { lowering in
+        MILOp("crop", batch: .leadingAxis, cost: .elementwise) { lowering in
             let x = try lowering.tensor("x")
             let height = try lowering.required(lowering.ints("crop_height"), "crop_height")
             let width = try lowering.required(lowering.ints("crop_width"), "crop_width")
@@ -73,7 +73,7 @@ extension OperationLowering {
                 return [v.sliced(starts: starts, steps: [Int](repeating: 1, count: v.rank), counts: counts)]
             }
         },
-        "resize_nearest_neighbor": { lowering in
+        MILOp("resize_nearest_neighbor", batch: .leadingAxis, cost: .elementwise) { lowering in
             let x = try lowering.tensor("x")
             let outH = try lowering.required(lowering.int("target_size_height"), "target_size_height")
             let outW = try lowering.required(lowering.int("target_size_width"), "target_size_width")

@@ -5,9 +5,9 @@ import TesseraTensor
 /// `linear` and `matmul`: matrix products on the GEMM kernel. Weights stay in their
 /// `[D_out, D_in]` layout; the transpose is a view, which GEMM reads with a transpose flag
 /// instead of a copy.
-extension OperationLowering {
-    static let linearAlgebraHandlers: [String: Handler] = [
-        "linear": { lowering in
+extension MILOp {
+    static let linearAlgebraOps: [MILOp] = [
+        MILOp("linear", batch: .always(.linear), cost: .linear) { lowering in
             let x = try lowering.tensor("x")
             let weight = try lowering.tensor("weight")
             let bias = try lowering.optionalTensor("bias")
@@ -15,13 +15,18 @@ extension OperationLowering {
                 [try linear(args[x].asFloat, weight: args[weight].asFloat, bias: bias.map { args[$0].asFloat })]
             }
         },
-        "matmul": { lowering in
+        MILOp(
+            "matmul",
+            batch: .from { l in
+                .matmul(transposeX: try l.bool("transpose_x") ?? false, transposeY: try l.bool("transpose_y") ?? false)
+            }, cost: .matmul
+        ) { lowering in
             let (x, y) = (try lowering.tensor("x"), try lowering.tensor("y"))
             let transposeX = try lowering.bool("transpose_x") ?? false
             let transposeY = try lowering.bool("transpose_y") ?? false
             return { args in [try matmul(args[x], args[y], transposeX: transposeX, transposeY: transposeY)] }
         },
-        "scaled_dot_product_attention": { lowering in
+        MILOp("scaled_dot_product_attention", batch: .always(.attention), cost: .attention) { lowering in
             let (q, k, v) = (try lowering.tensor("query"), try lowering.tensor("key"), try lowering.tensor("value"))
             let mask = try lowering.optionalTensor("attn_mask")
             return { args in

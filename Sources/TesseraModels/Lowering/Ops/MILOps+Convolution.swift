@@ -5,9 +5,9 @@ import TesseraTensor
 
 /// `conv`, `conv_transpose`, `max_pool` and `avg_pool`. 1-D ops run as 2-D ones with a height
 /// of 1; padding is resolved per prediction, since `same` depends on the input size.
-extension OperationLowering {
-    static let convolutionHandlers: [String: Handler] = [
-        "conv": { lowering in
+extension MILOp {
+    static let convolutionOps: [MILOp] = [
+        MILOp("conv", batch: .leadingAxis, cost: .convolution) { lowering in
             let x = try lowering.tensor("x")
             let weight = try lowering.tensor("weight")
             let bias = try lowering.optionalTensor("bias")
@@ -25,7 +25,7 @@ extension OperationLowering {
                 ]
             }
         },
-        "conv_transpose": { lowering in
+        MILOp("conv_transpose", batch: .leadingAxis, cost: .transposedConvolution) { lowering in
             let x = try lowering.tensor("x")
             let groups = try lowering.int("groups") ?? 1
             guard groups >= 1 else { throw lowering.invalid("groups must be positive, got \(groups)") }
@@ -48,54 +48,13 @@ extension OperationLowering {
                 ]
             }
         },
-        "max_pool": poolHandler(average: false),
-        "avg_pool": poolHandler(average: true),
+        MILOp("max_pool", batch: .leadingAxis, cost: .elementwise, lower: poolHandler(average: false)),
+        MILOp("avg_pool", batch: .leadingAxis, cost: .elementwise, lower: poolHandler(average: true)),
     ]
-
-    /// Strides, dilations and padding of a conv or pool, as written in the op.
-    struct WindowGeometry: Sendable {
-        var strides: [Int]?
-        var dilations: [Int]?
-        var padType: String
-        var pad: [Int]?
-        var kernel: [Int]?
-
-        /// `(before, after)` padding per spatial axis for `input` spatial sizes and the
-        /// (undilated) `kernel` sizes.
-        func padding(input: [Int], kernel: [Int], strides: [Int], dilations: [Int]) throws -> [(Int, Int)] {
-            switch padType {
-            case "valid":
-                return input.map { _ in (0, 0) }
-            case "custom":
-                let pad = self.pad ?? [Int](repeating: 0, count: 2 * input.count)
-                try require(pad.count == 2 * input.count, "pad \(pad) needs two values per spatial axis")
-                return (0..<input.count).map { (pad[2 * $0], pad[2 * $0 + 1]) }
-            default:  // same, same_lower
-                return (0..<input.count).map { i in
-                    let effective = (kernel[i] - 1) * dilations[i] + 1
-                    let outSize = (input[i] + strides[i] - 1) / strides[i]
-                    let total = Swift.max(0, (outSize - 1) * strides[i] + effective - input[i])
-                    let small = total / 2
-                    return padType == "same" ? (small, total - small) : (total - small, small)
-                }
-            }
-        }
-    }
-
-    /// Reads `strides`, `dilations`, `pad_type`, `pad` (and `kernel_sizes` for pooling).
-    func windowGeometry() throws -> WindowGeometry {
-        let padType = try string("pad_type") ?? "valid"
-        guard ["valid", "same", "same_lower", "custom"].contains(padType) else {
-            throw invalid("unknown pad_type '\(padType)'")
-        }
-        return WindowGeometry(
-            strides: try ints("strides"), dilations: try ints("dilations"), padType: padType, pad: try ints("pad"),
-            kernel: try ints("kernel_sizes"))
-    }
 
     /// A convolution of a rank-3 (1-D) or rank-4 (2-D) input.
     static func conv(
-        _ x: MLTensor, weight: MLTensor, bias: MLTensor?, _ geometry: WindowGeometry, groups: Int
+        _ x: MLTensor, weight: MLTensor, bias: MLTensor?, _ geometry: OperationLowering.WindowGeometry, groups: Int
     ) throws -> MLTensor {
         try require(x.rank == 3 || x.rank == 4, "Tessera runs 1-D and 2-D convolutions; the input is \(x.shape)")
         try require(weight.rank == x.rank, "weight \(weight.shape) and input \(x.shape) ranks differ")
@@ -146,7 +105,8 @@ extension OperationLowering {
     /// With `prepacked`, `weight` is already the convolution's `[C_out, C_in/groups, kH, kW]`
     /// weight with reversed taps (see ``packedTransposeWeight(groups:)``).
     static func convTranspose(
-        _ x: MLTensor, weight: MLTensor, bias: MLTensor?, _ geometry: WindowGeometry, groups: Int, outputShape: [Int]?,
+        _ x: MLTensor, weight: MLTensor, bias: MLTensor?, _ geometry: OperationLowering.WindowGeometry, groups: Int,
+        outputShape: [Int]?,
         prepacked: Bool = false
     ) throws -> MLTensor {
         try require(
@@ -254,38 +214,8 @@ extension OperationLowering {
         return spatial == 2 ? result : try result.reshaped(checked: [n, cOut, sizes[1]])
     }
 
-    /// A constant `conv_transpose` weight `[C_in, C_out/groups, k…]` rearranged once into the
-    /// convolution weight `[C_out, C_in/groups, kH, kW]` with reversed taps (1-D kernels get
-    /// `kH = 1`); `nil` when the weight is not a constant of that form.
-    func packedTransposeWeight(groups: Int) -> MILConstant? {
-        guard case .name(let name)? = operation.inputs["weight"]?.bindings.first,
-            let constant = context.constants[name], let w = constant.floatValues,
-            constant.shape.count == 3 || constant.shape.count == 4
-        else { return nil }
-        let shape = constant.shape
-        let (cIn, cOutPerGroup) = (shape[0], shape[1])
-        let (kh, kw) = shape.count == 4 ? (shape[2], shape[3]) : (1, shape[2])
-        guard cIn % groups == 0, w.count == cIn * cOutPerGroup * kh * kw else { return nil }
-        let cInPerGroup = cIn / groups
-        let cOut = cOutPerGroup * groups
-        var packed = [Float](repeating: 0, count: w.count)
-        for o in 0..<cOut {
-            let (g, co) = (o / cOutPerGroup, o % cOutPerGroup)
-            for ci in 0..<cInPerGroup {
-                for a in 0..<kh {
-                    for b in 0..<kw {
-                        let source =
-                            (((g * cInPerGroup + ci) * cOutPerGroup + co) * kh + (kh - 1 - a)) * kw + (kw - 1 - b)
-                        packed[((o * cInPerGroup + ci) * kh + a) * kw + b] = w[source]
-                    }
-                }
-            }
-        }
-        return MILConstant(shape: [cOut, cInPerGroup, kh, kw], dataType: .float32, elements: .floats(packed))
-    }
-
     /// `max_pool` or `avg_pool`.
-    static func poolHandler(average: Bool) -> Handler {
+    static func poolHandler(average: Bool) -> OperationLowering.Handler {
         return { lowering in
             let x = try lowering.tensor("x")
             let geometry = try lowering.windowGeometry()
@@ -325,4 +255,77 @@ extension OperationLowering {
         }
     }
 
+}
+
+extension OperationLowering {
+    /// Strides, dilations and padding of a conv or pool, as written in the op.
+    struct WindowGeometry: Sendable {
+        var strides: [Int]?
+        var dilations: [Int]?
+        var padType: String
+        var pad: [Int]?
+        var kernel: [Int]?
+
+        /// `(before, after)` padding per spatial axis for `input` spatial sizes and the
+        /// (undilated) `kernel` sizes.
+        func padding(input: [Int], kernel: [Int], strides: [Int], dilations: [Int]) throws -> [(Int, Int)] {
+            switch padType {
+            case "valid":
+                return input.map { _ in (0, 0) }
+            case "custom":
+                let pad = self.pad ?? [Int](repeating: 0, count: 2 * input.count)
+                try require(pad.count == 2 * input.count, "pad \(pad) needs two values per spatial axis")
+                return (0..<input.count).map { (pad[2 * $0], pad[2 * $0 + 1]) }
+            default:  // same, same_lower
+                return (0..<input.count).map { i in
+                    let effective = (kernel[i] - 1) * dilations[i] + 1
+                    let outSize = (input[i] + strides[i] - 1) / strides[i]
+                    let total = Swift.max(0, (outSize - 1) * strides[i] + effective - input[i])
+                    let small = total / 2
+                    return padType == "same" ? (small, total - small) : (total - small, small)
+                }
+            }
+        }
+    }
+
+    /// Reads `strides`, `dilations`, `pad_type`, `pad` (and `kernel_sizes` for pooling).
+    func windowGeometry() throws -> WindowGeometry {
+        let padType = try string("pad_type") ?? "valid"
+        guard ["valid", "same", "same_lower", "custom"].contains(padType) else {
+            throw invalid("unknown pad_type '\(padType)'")
+        }
+        return WindowGeometry(
+            strides: try ints("strides"), dilations: try ints("dilations"), padType: padType, pad: try ints("pad"),
+            kernel: try ints("kernel_sizes"))
+    }
+
+    /// A constant `conv_transpose` weight `[C_in, C_out/groups, k…]` rearranged once into the
+    /// convolution weight `[C_out, C_in/groups, kH, kW]` with reversed taps (1-D kernels get
+    /// `kH = 1`); `nil` when the weight is not a constant of that form.
+    func packedTransposeWeight(groups: Int) -> MILConstant? {
+        guard case .name(let name)? = operation.inputs["weight"]?.bindings.first,
+            let constant = context.constants[name], let w = constant.floatValues,
+            constant.shape.count == 3 || constant.shape.count == 4
+        else { return nil }
+        let shape = constant.shape
+        let (cIn, cOutPerGroup) = (shape[0], shape[1])
+        let (kh, kw) = shape.count == 4 ? (shape[2], shape[3]) : (1, shape[2])
+        guard cIn % groups == 0, w.count == cIn * cOutPerGroup * kh * kw else { return nil }
+        let cInPerGroup = cIn / groups
+        let cOut = cOutPerGroup * groups
+        var packed = [Float](repeating: 0, count: w.count)
+        for o in 0..<cOut {
+            let (g, co) = (o / cOutPerGroup, o % cOutPerGroup)
+            for ci in 0..<cInPerGroup {
+                for a in 0..<kh {
+                    for b in 0..<kw {
+                        let source =
+                            (((g * cInPerGroup + ci) * cOutPerGroup + co) * kh + (kh - 1 - a)) * kw + (kw - 1 - b)
+                        packed[((o * cInPerGroup + ci) * kh + a) * kw + b] = w[source]
+                    }
+                }
+            }
+        }
+        return MILConstant(shape: [cOut, cInPerGroup, kh, kw], dataType: .float32, elements: .floats(packed))
+    }
 }

@@ -2,10 +2,14 @@ import TesseraGraph
 import TesseraKernels
 import TesseraTensor
 
-/// Slicing, gathering, and the classifier head.
-extension OperationLowering {
-    static let indexingHandlers: [String: Handler] = [
-        "slice_by_index": { lowering in
+/// Slicing, gathering, sorting and scattering.
+extension MILOp {
+    static let indexingOps: [MILOp] = [
+        MILOp(
+            "slice_by_index",
+            batch: .from { l in .slice(strides: try l.ints("stride"), squeeze: try l.bools("squeeze_mask")) },
+            cost: .dataMovement
+        ) { lowering in
             let x = try lowering.tensor("x")
             let beginParameter = try lowering.required(lowering.runtimeInts("begin"), "begin")
             let endParameter = try lowering.required(lowering.runtimeInts("end"), "end")
@@ -52,7 +56,7 @@ extension OperationLowering {
                 return [try sliced.reshaped(checked: kept.map { counts[$0] })]
             }
         },
-        "slice_by_size": { lowering in
+        MILOp("slice_by_size", batch: .always(.slice(strides: nil, squeeze: nil)), cost: .dataMovement) { lowering in
             let x = try lowering.tensor("x")
             let beginParameter = try lowering.required(lowering.runtimeInts("begin"), "begin")
             let sizeParameter = try lowering.required(lowering.runtimeInts("size"), "size")
@@ -74,7 +78,12 @@ extension OperationLowering {
                 return [v.sliced(starts: starts, steps: [Int](repeating: 1, count: v.rank), counts: counts)]
             }
         },
-        "gather": { lowering in
+        MILOp(
+            "gather",
+            batch: .from { l in
+                (try l.int("batch_dims") ?? 0) == 0 ? .gather(axis: try l.int("axis") ?? 0) : .notSeparable
+            }, cost: .dataMovement
+        ) { lowering in
             let x = try lowering.tensor("x")
             let indices = try lowering.tensor("indices")
             let axis = try lowering.int("axis") ?? 0
@@ -88,13 +97,13 @@ extension OperationLowering {
                 return [try batchedGather(v, index, axis: a, batchDims: batchDims)]
             }
         },
-        "gather_along_axis": { lowering in
+        MILOp("gather_along_axis", batch: .notSeparable, cost: .dataMovement) { lowering in
             let x = try lowering.tensor("x")
             let indices = try lowering.tensor("indices")
             let axis = try lowering.int("axis") ?? 0
             return { args in [try gatherAlongAxis(args[x], args[indices], axis: axis)] }
         },
-        "reverse_sequence": { lowering in
+        MILOp("reverse_sequence", batch: .notSeparable, cost: .elementwise) { lowering in
             let x = try lowering.tensor("x")
             let lengths = try lowering.tensor("lengths")
             let seqAxis = try lowering.int("seq_axis") ?? 0
@@ -116,14 +125,14 @@ extension OperationLowering {
                 return [try gatherAlongAxis(v, MLTensor(.broadcast(v.shape), [source]), axis: s)]
             }
         },
-        "gather_nd": { lowering in
+        MILOp("gather_nd", batch: .notSeparable, cost: .dataMovement) { lowering in
             let x = try lowering.tensor("x")
             let indices = try lowering.tensor("indices")
             let batchDims = try lowering.int("batch_dims") ?? 0
             guard batchDims >= 0 else { throw lowering.invalid("batch_dims must be non-negative") }
             return { args in [try gatherND(args[x], args[indices], batchDims: batchDims)] }
         },
-        "topk": { lowering in
+        MILOp("topk", batch: .notSeparable, cost: .elementwise) { lowering in
             let x = try lowering.tensor("x")
             let k = try lowering.int("k") ?? 1
             let axis = try lowering.int("axis") ?? -1
@@ -139,7 +148,7 @@ extension OperationLowering {
                 return outputs == 1 ? [values] : [values, indices]
             }
         },
-        "argsort": { lowering in
+        MILOp("argsort", batch: .notSeparable, cost: .elementwise) { lowering in
             let x = try lowering.tensor("x")
             let axis = try lowering.int("axis") ?? -1
             let ascending = try lowering.bool("ascending") ?? false
@@ -149,7 +158,7 @@ extension OperationLowering {
                 return [MLTensor(.argsort(axis: a, descending: !ascending, count: v.shape[a]), [v])]
             }
         },
-        "scatter_along_axis": { lowering in
+        MILOp("scatter_along_axis", batch: .notSeparable, cost: .elementwise) { lowering in
             let data = try lowering.tensor("data")
             let indices = try lowering.tensor("indices")
             let updates = try lowering.tensor("updates")
@@ -166,15 +175,6 @@ extension OperationLowering {
                         && (0..<d.rank).allSatisfy { $0 == a || i.shape[$0] <= d.shape[$0] },
                     "indices \(i.shape) and updates \(u.shape) do not fit data \(d.shape) along axis \(a)")
                 return [MLTensor(.scatter(axis: a), [d, try clampedIndices(i, size: d.shape[a]), u])]
-            }
-        },
-        "classify": { lowering in
-            let probabilities = try lowering.tensor("probabilities")
-            return { args in
-                let p = args[probabilities].asFloat
-                let flat = try p.reshaped(checked: [p.scalarCount])
-                try require(p.scalarCount > 0, "no probabilities")
-                return [try flat.reduced(.argmax, axes: [0], keepDims: false), flat]
             }
         },
     ]
