@@ -11,7 +11,7 @@ enum MILOpRegistry {
         MILOp.classifierOps,
         MILOp.convolutionOps, MILOp.resizingOps, MILOp.normalizationOps, MILOp.reductionOps, MILOp.shapeOps,
         MILOp.indexingOps,
-        MILOp.einsumOps, MILOp.scatterOps, MILOp.spaceBatchOps, MILOp.l2PoolOps,
+        MILOp.einsumOps, MILOp.scatterOps, MILOp.spaceBatchOps, MILOp.l2PoolOps, MILOp.nonZeroOps,
     ]
 
     /// Every registered op by name.
