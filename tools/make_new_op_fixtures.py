@@ -417,6 +417,210 @@ def non_zero_cases():
               np.argwhere(ints).astype(np.float32))
 
 
+# ---------------------------------------------------------------- sampling: resample, affine, crop_resize
+
+def pixel(c, size, mode, align):
+    """A coordinate in `mode` as a pixel position along an axis of `size`."""
+    if mode == "unnormalized":
+        return c
+    if mode == "normalized_zero_to_one":
+        c = c * 2 - 1
+    return (c + 1) / 2 * (size - 1) if align else ((c + 1) * size - 1) / 2
+
+
+def reflect(c, low, high):
+    span = high - low
+    if span <= 0:
+        return np.zeros_like(c)
+    d = np.abs(c - low)
+    flips = np.floor(d / span)
+    extra = d - flips * span
+    return np.where(flips % 2 == 0, low + extra, high - extra)
+
+
+def sample_ref(image, py, px, sampling, padding, value):
+    """Samples `image` [C, H, W] at pixel positions (torch grid_sample's rules for border and
+    reflection: the position is clipped or reflected, then interpolated; constant: a corner
+    outside the image reads `value`)."""
+    c, h, w = image.shape
+    if padding == "border":
+        py, px = np.clip(py, 0, h - 1), np.clip(px, 0, w - 1)
+    elif padding in ("reflection", "symmetric"):
+        lo, hy, hx = (0.0, h - 1.0, w - 1.0) if padding == "reflection" else (-0.5, h - 0.5, w - 0.5)
+        py, px = np.clip(reflect(py, lo, hy), 0, h - 1), np.clip(reflect(px, lo, hx), 0, w - 1)
+
+    def at(yi, xi):
+        inside = (yi >= 0) & (yi < h) & (xi >= 0) & (xi < w)
+        got = image[:, np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)]
+        return np.where(inside, got, value)
+
+    if sampling == "nearest":
+        return at(np.floor(py + 0.5).astype(int), np.floor(px + 0.5).astype(int))
+    y0, x0 = np.floor(py).astype(int), np.floor(px).astype(int)
+    wy, wx = py - y0, px - x0
+    return ((1 - wy) * (1 - wx) * at(y0, x0) + (1 - wy) * wx * at(y0, x0 + 1)
+            + wy * (1 - wx) * at(y0 + 1, x0) + wy * wx * at(y0 + 1, x0 + 1))
+
+
+def resample_ref(x, coords, sampling, padding, value, mode, align):
+    b, c, h, w = x.shape
+    out = np.zeros((b, c) + coords.shape[1:3], np.float64)
+    for i in range(b):
+        px = pixel(coords[i, :, :, 0].astype(np.float64), w, mode, align)
+        py = pixel(coords[i, :, :, 1].astype(np.float64), h, mode, align)
+        out[i] = sample_ref(x[i].astype(np.float64), py, px, sampling, padding, value)
+    return out.astype(np.float32)
+
+
+def resample_cases():
+    x = rand(2, 2, 4, 5)
+    coords = rand(2, 3, 4, 2, low=-1.3, high=1.3)  # some points outside the image
+    for sampling, padding, align in [("bilinear", "constant", True), ("bilinear", "constant", False),
+                                     ("bilinear", "border", False), ("bilinear", "reflection", True),
+                                     ("bilinear", "symmetric", False), ("nearest", "constant", False),
+                                     ("nearest", "border", True)]:
+        name = f"resample_{sampling}_{padding}_{'align' if align else 'unalign'}"
+        value = 0.0 if padding != "constant" or align else 1.5
+        save_case(name, {"x": x, "coordinates": coords},
+                  lambda x, coordinates, s=sampling, p=padding, a=align, v=value: mb.resample(
+                      x=x, coordinates=coordinates, sampling_mode=s, padding_mode=p, padding_value=v,
+                      coordinates_mode="normalized_minus_one_to_one", align_corners=a),
+                  resample_ref(x, coords, sampling, padding, value, "normalized_minus_one_to_one", align))
+    unnormalized = rand(2, 3, 4, 2, low=-1.0, high=5.0)
+    save_case("resample_unnormalized", {"x": x, "coordinates": unnormalized},
+              lambda x, coordinates: mb.resample(
+                  x=x, coordinates=coordinates, sampling_mode="bilinear", padding_mode="constant",
+                  padding_value=0.0, coordinates_mode="unnormalized", align_corners=False),
+              resample_ref(x, unnormalized, "bilinear", "constant", 0.0, "unnormalized", False))
+    zero_one = rand(2, 3, 4, 2, low=-0.2, high=1.2)
+    save_case("resample_zero_to_one", {"x": x, "coordinates": zero_one},
+              lambda x, coordinates: mb.resample(
+                  x=x, coordinates=coordinates, sampling_mode="bilinear", padding_mode="border",
+                  padding_value=0.0, coordinates_mode="normalized_zero_to_one", align_corners=True),
+              resample_ref(x, zero_one, "bilinear", "border", 0.0, "normalized_zero_to_one", True))
+    save_case("invalid_resample", {"x": x, "coordinates": rand(3, 3, 4, 2)},
+              lambda x, coordinates: mb.resample(
+                  x=x, coordinates=coordinates, sampling_mode="bilinear", padding_mode="constant",
+                  padding_value=0.0, coordinates_mode="unnormalized", align_corners=False),
+              [np.zeros(1)], shapes={"coordinates": (get_new_symbol(), 3, 4, 2)})
+
+
+def affine_ref(x, transform, out_h, out_w):
+    """torch's affine_grid + grid_sample(align_corners=True, zeros padding)."""
+    b = x.shape[0]
+    xs, ys = np.meshgrid(np.linspace(-1, 1, out_w), np.linspace(-1, 1, out_h))
+    coords = np.zeros((b, out_h, out_w, 2), np.float64)
+    for i in range(b):
+        t = transform[i if transform.shape[0] == b else 0].astype(np.float64)
+        coords[i, :, :, 0] = t[0] * xs + t[1] * ys + t[2]
+        coords[i, :, :, 1] = t[3] * xs + t[4] * ys + t[5]
+    return resample_ref(x, coords, "bilinear", "constant", 0.0, "normalized_minus_one_to_one", True)
+
+
+def affine_cases():
+    example = np.array([11.0, 22.0, 33.0, 44.0], np.float32).reshape(1, 1, 2, 2)
+    theta = np.array([[-1.0, -2.0, -3.7, -1.0, 3.5, 1.2]], np.float32)
+    # coremltools' own test case; its expected values agree with this reference.
+    expected = affine_ref(example, theta, 3, 3)
+    assert np.allclose(expected.ravel(), [10.752501, 2.5025, 0.0, 1.9799997, 0, 0, 0, 0, 0], atol=1e-5)
+    build = (lambda x, transform_matrix, h=3, w=3: mb.affine(
+        x=x, transform_matrix=transform_matrix, output_height=h, output_width=w, sampling_mode="bilinear",
+        padding_mode="constant", padding_value=0.0, coordinates_mode="normalized_minus_one_to_one",
+        align_corners=True))
+    save_case("affine_example", {"x": example, "transform_matrix": theta}, build, expected)
+    x = rand(2, 3, 5, 6)
+    per_batch = np.array([[0.9, -0.2, 0.1, 0.3, 1.1, -0.2], [1.2, 0.4, -0.3, -0.1, 0.8, 0.25]], np.float32)
+    save_case("affine_per_batch", {"x": x, "transform_matrix": per_batch},
+              lambda x, transform_matrix: build(x, transform_matrix, 4, 7), affine_ref(x, per_batch, 4, 7))
+    shared = np.array([[0.7, 0.0, 0.1, 0.0, 0.7, -0.1]], np.float32)
+    save_case("affine_shared", {"x": x, "transform_matrix": shared},
+              lambda x, transform_matrix: build(x, transform_matrix, 3, 3), affine_ref(x, shared, 3, 3))
+    save_case("invalid_affine", {"x": x, "transform_matrix": rand(3, 6)},
+              lambda x, transform_matrix: build(x, transform_matrix, 3, 3), [np.zeros(1)],
+              shapes={"transform_matrix": (get_new_symbol(), 6)})
+
+
+def crop_ref(image, box, th, tw, mode, pad):
+    """One crop of `image` [C, H, W] by the pixel box [y0, x0, y1, x1] (ALIGN_CORNERS rules:
+    linspace over the box; one point is its centre, or its start for STRICT_ALIGN_CORNERS)."""
+    def grid(start, end, n):
+        if n == 1:
+            return np.array([start if mode == "STRICT_ALIGN_CORNERS" else (start + end) / 2])
+        return start + np.arange(n) * (end - start) / (n - 1)
+    ys, xs = grid(box[0], box[2], th), grid(box[1], box[3], tw)
+    py, px = np.meshgrid(ys, xs, indexing="ij")
+    return sample_ref(image.astype(np.float64), py, px, "bilinear", "constant", pad)
+
+
+def corners(box, coordinate_mode):
+    a, b, c, d = box
+    if coordinate_mode == "CORNERS_HEIGHT_FIRST":
+        return [a, b, c, d]
+    if coordinate_mode == "CORNERS_WIDTH_FIRST":
+        return [b, a, d, c]
+    if coordinate_mode == "CENTER_SIZE_HEIGHT_FIRST":
+        return [a - c / 2, b - d / 2, a + c / 2, b + d / 2]
+    return [b - d / 2, a - c / 2, b + d / 2, a + c / 2]
+
+
+def crop_resize_cases():
+    # coremltools' own test (iOS 15 form, roi [N, 1, 4, 1, 1]).
+    example = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)
+    roi = np.array([1, 1, 2, 2], np.float32).reshape(1, 1, 4, 1, 1)
+    for th, expected in [(2, [6, 7, 10, 11]), (1, [8.5])]:
+        got = crop_ref(example[0], [1, 1, 2, 2], th, th, "ALIGN_CORNERS", 0.0)
+        assert np.allclose(got.ravel(), expected)
+        save_case(f"crop_resize_example_{th}x{th}", {"x": example},
+                  lambda x, t=th: mb.crop_resize(x=x, roi=roi, target_height=t, target_width=t,
+                                                 normalized_coordinates=False, sampling_mode="ALIGN_CORNERS"),
+                  got.reshape(1, 1, 1, th, th).astype(np.float32))
+    x = rand(2, 3, 6, 7)
+    boxes = np.array([[0.5, 1.0, 4.0, 5.5], [3.0, 0.0, 1.0, 6.0], [-1.0, 2.0, 2.0, 8.0]], np.float32)
+    # roi [N, 1, 4, 1, 1]: every box on every image, output [N, B, C, th, tw].
+    for mode in ["ALIGN_CORNERS", "STRICT_ALIGN_CORNERS"]:
+        ref = np.stack([np.stack([crop_ref(x[b], box, 3, 4, mode, 0.0) for b in range(2)]) for box in boxes])
+        save_case(f"crop_resize_all_images_{mode.lower()}", {"x": x, "roi": boxes.reshape(3, 1, 4, 1, 1)},
+                  lambda x, roi, m=mode: mb.crop_resize(x=x, roi=roi, target_height=3, target_width=4,
+                                                        sampling_mode=m),
+                  ref.astype(np.float32))
+    # roi [N, 1, 5, 1, 1]: an image index, then the box; normalized, with a spatial scale; iOS 16 pad_value.
+    # One image: the op's documentation gives [N, 1, C, th, tw], but coremltools' type inference
+    # declares [N, B, C, th, tw], which agree only for B = 1.
+    single = x[1:]
+    indexed = np.array([[0, 0.1, 0.2, 0.9, 0.6], [0, 0.0, 0.5, 0.5, 1.1]], np.float32)
+    for coordinate_mode in ["CORNERS_HEIGHT_FIRST", "CORNERS_WIDTH_FIRST", "CENTER_SIZE_HEIGHT_FIRST",
+                            "CENTER_SIZE_WIDTH_FIRST"]:
+        ref = []
+        for row in indexed:
+            box = np.array(corners(row[1:], coordinate_mode)) * 0.8
+            box = box * np.array([5, 6, 5, 6])  # normalized: (H - 1), (W - 1)
+            ref.append(crop_ref(single[int(row[0])], box, 4, 3, "ALIGN_CORNERS", -1.0)[None])
+        save_case(f"crop_resize_indexed_{coordinate_mode.lower()}",
+                  {"x": single, "roi": indexed.reshape(2, 1, 5, 1, 1)},
+                  lambda x, roi, c=coordinate_mode: mb.crop_resize(
+                      x=x, roi=roi, target_height=4, target_width=3, normalized_coordinates=True, spatial_scale=0.8,
+                      box_coordinate_mode=c, sampling_mode="ALIGN_CORNERS", pad_value=-1.0),
+                  np.stack(ref).astype(np.float32), target=ct.target.iOS16)
+    # iOS 17: boxes [N, 4] and box_indices [N]; output [N, C, th, tw].
+    box_indices = np.array([1, 1, 0], np.int32)
+    ref = np.stack([crop_ref(x[i], box, 2, 5, "ALIGN_CORNERS", 0.0) for i, box in zip(box_indices, boxes)])
+    save_case("crop_resize_ios17", {"x": x, "boxes": boxes, "box_indices": box_indices},
+              lambda x, boxes, box_indices: mb.crop_resize(
+                  x=x, boxes=boxes, box_indices=box_indices, target_height=2, target_width=5,
+                  sampling_mode="ALIGN_CORNERS"),
+              ref.astype(np.float32), target=ct.target.iOS17)
+    ref = np.stack([crop_ref(x[i], box, 2, 2, "ALIGN_CORNERS", 0.0) for i, box in zip([0, 1], boxes[:2])])
+    save_case("crop_resize_ios17_default_indices", {"x": x, "boxes": boxes[:2]},
+              lambda x, boxes: mb.crop_resize(x=x, boxes=boxes, target_height=2, target_width=2,
+                                              sampling_mode="ALIGN_CORNERS"),
+              ref.astype(np.float32), target=ct.target.iOS17)
+    # The roi's coordinate axis flexible: 6 values are neither a box nor an index and a box.
+    save_case("invalid_crop_resize", {"x": x, "roi": rand(2, 1, 6, 1, 1)},
+              lambda x, roi: mb.crop_resize(x=x, roi=roi, target_height=2, target_width=2,
+                                            sampling_mode="ALIGN_CORNERS"),
+              [np.zeros(1)], shapes={"roi": (2, 1, get_new_symbol(), 1, 1)})
+
+
 def unsupported_case():
     """A program with an op Tessera does not lower, for the load error (einsum was that op)."""
     x = rand(2, 3)
@@ -437,6 +641,9 @@ def main():
     non_zero_cases()
     pool3d_cases()
     conv3d_cases()
+    resample_cases()
+    affine_cases()
+    crop_resize_cases()
     unsupported_case()
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump(CASES, f, indent=1)
