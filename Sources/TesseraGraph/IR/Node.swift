@@ -54,9 +54,24 @@ public final class Node: Sendable {
 
     /// A node for `op` applied to `inputs`; checks the inputs and infers shape and type.
     ///
-    /// Traps with a message naming the op and the shapes when the inputs do not fit the op.
-    public init(_ op: GraphOp, inputs: [Node]) {
-        let (shape, type) = op.inferShapeAndType(inputs)
+    /// Traps with a message naming the op and the shapes when the inputs do not fit the op;
+    /// inside a checking scope (``ShapeChecks/withRecording(_:)``) it records the message
+    /// instead and makes a ``placeholder(shape:type:)`` shaped like the first input.
+    public convenience init(_ op: GraphOp, inputs: [Node]) {
+        let signature: ([Int], KernelScalarType)
+        do throws(OpError) {
+            signature = try op.inferShapeAndType(inputs)
+        } catch {
+            ShapeChecks.report(error)
+            self.init(
+                value: Node.placeholderValue(shape: inputs.first?.shape ?? [], type: inputs.first?.type ?? .float32))
+            return
+        }
+        self.init(checked: op, shape: signature.0, type: signature.1, inputs: inputs)
+    }
+
+    /// A pending node for `op` on `inputs`, whose rule gave `shape` and `type`.
+    private init(checked op: GraphOp, shape: [Int], type: KernelScalarType, inputs: [Node]) {
         self.op = op
         self.shape = shape
         self.type = type
@@ -82,6 +97,23 @@ public final class Node: Sendable {
         leafElements =
             value.layout.count == 1 || value.layout.isContiguous
             ? value.pointer + value.layout.offset * value.type.byteCount : nil
+    }
+
+    /// A materialized leaf of zeros standing in for the result of an op whose rule failed
+    /// inside a checking scope (see ``ShapeChecks``): `shape` (negative sizes read as 0) and
+    /// `type`, over a single stored zero (every stride is 0), so a placeholder of any shape
+    /// costs one element. Ops on it check their rules as usual, and materializing it is safe.
+    package static func placeholder(shape: [Int], type: KernelScalarType) -> Node {
+        Node(value: placeholderValue(shape: shape, type: type))
+    }
+
+    private static func placeholderValue(shape: [Int], type: KernelScalarType) -> TensorValue {
+        let shape = shape.map { Swift.max($0, 0) }
+        let zero = UnsafeMutableRawPointer.allocate(byteCount: 8, alignment: 8)
+        zero.initializeMemory(as: UInt8.self, repeating: 0, count: 8)
+        return TensorValue(
+            storage: TensorStorage(takingOwnershipOf: zero, byteCount: 8),
+            layout: StridedLayout(shape: shape, strides: [Int](repeating: 0, count: shape.count)), type: type)
     }
 
     /// A node over elements a kernel just wrote into `elements` (allocated with

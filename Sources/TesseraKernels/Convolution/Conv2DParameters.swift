@@ -62,30 +62,38 @@ public struct Conv2DParameters: Sendable, Hashable, CustomStringConvertible {
     ///   the weight has `C/groups` input channels; the dilated kernel fits in the padded
     ///   input (at least one output position per axis).
     public func outputShape(inputShape: [Int], weightShape: [Int]) -> [Int] {
-        kernelPrecondition(
+        do { return try checkedOutputShape(inputShape: inputShape, weightShape: weightShape) } catch {
+            kernelFailure(error.message)
+        }
+    }
+
+    /// ``outputShape(inputShape:weightShape:)``, or an ``OpError`` naming what does not fit
+    /// (the same messages its trap prints).
+    package func checkedOutputShape(inputShape: [Int], weightShape: [Int]) throws(OpError) -> [Int] {
+        try OpError.require(
             inputShape.count == 4 && weightShape.count == 4,
             "[conv2d] input \(inputShape) and weight \(weightShape) must both have rank 4 (NCHW, OIHW)")
-        kernelPrecondition(
+        try OpError.require(
             strideHeight >= 1 && strideWidth >= 1 && dilationHeight >= 1 && dilationWidth >= 1 && groups >= 1,
             "[conv2d] strides, dilations and groups must be positive: \(self)")
-        kernelPrecondition(
+        try OpError.require(
             padTop >= 0 && padBottom >= 0 && padLeft >= 0 && padRight >= 0,
             "[conv2d] padding must be non-negative: \(self)")
         let (n, c, h, w) = (inputShape[0], inputShape[1], inputShape[2], inputShape[3])
         let (o, cg, kh, kw) = (weightShape[0], weightShape[1], weightShape[2], weightShape[3])
-        kernelPrecondition(
+        try OpError.require(
             n >= 0 && c >= 1 && h >= 0 && w >= 0 && o >= 0 && kh >= 1 && kw >= 1,
             "[conv2d] invalid sizes: input \(inputShape), weight \(weightShape)")
-        kernelPrecondition(
+        try OpError.require(
             c % groups == 0 && o % groups == 0,
             "[conv2d] groups \(groups) must divide input channels \(c) and output channels \(o)")
-        kernelPrecondition(
+        try OpError.require(
             cg == c / groups,
             "[conv2d] weight \(weightShape) expects \(cg) input channels per group, input \(inputShape) with \(groups) groups has \(c / groups)"
         )
         let spanH = h + padTop + padBottom - dilationHeight * (kh - 1) - 1
         let spanW = w + padLeft + padRight - dilationWidth * (kw - 1) - 1
-        kernelPrecondition(
+        try OpError.require(
             spanH >= 0 && spanW >= 0,
             "[conv2d] dilated kernel \(weightShape) does not fit in padded input \(inputShape) (\(self))")
         return [n, o, spanH / strideHeight + 1, spanW / strideWidth + 1]

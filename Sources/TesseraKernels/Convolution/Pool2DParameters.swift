@@ -68,13 +68,19 @@ public struct Pool2DParameters: Sendable, Hashable, CustomStringConvertible {
     ///   dilations are positive; padding is non-negative; the dilated window fits in the
     ///   padded input.
     public func outputShape(inputShape: [Int]) -> [Int] {
-        kernelPrecondition(inputShape.count == 4, "[pool2d] input \(inputShape) must have rank 4 (NCHW)")
-        kernelPrecondition(inputShape.allSatisfy { $0 >= 0 }, "[pool2d] negative size in input \(inputShape)")
-        kernelPrecondition(
+        do { return try checkedOutputShape(inputShape: inputShape) } catch { kernelFailure(error.message) }
+    }
+
+    /// ``outputShape(inputShape:)``, or an ``OpError`` naming what does not fit (the same
+    /// messages its trap prints).
+    package func checkedOutputShape(inputShape: [Int]) throws(OpError) -> [Int] {
+        try OpError.require(inputShape.count == 4, "[pool2d] input \(inputShape) must have rank 4 (NCHW)")
+        try OpError.require(inputShape.allSatisfy { $0 >= 0 }, "[pool2d] negative size in input \(inputShape)")
+        try OpError.require(
             kernelHeight >= 1 && kernelWidth >= 1 && strideHeight >= 1 && strideWidth >= 1 && dilationHeight >= 1
                 && dilationWidth >= 1,
             "[pool2d] kernel, strides and dilations must be positive: \(self)")
-        kernelPrecondition(
+        try OpError.require(
             padTop >= 0 && padBottom >= 0 && padLeft >= 0 && padRight >= 0,
             "[pool2d] padding must be non-negative: \(self)")
         let oh = Pool2DParameters.outputSize(
@@ -83,7 +89,7 @@ public struct Pool2DParameters: Sendable, Hashable, CustomStringConvertible {
         let ow = Pool2DParameters.outputSize(
             inputShape[3], kernel: kernelWidth, stride: strideWidth, dilation: dilationWidth, padBefore: padLeft,
             padAfter: padRight, ceilMode: ceilMode)
-        kernelPrecondition(oh >= 1 && ow >= 1, "[pool2d] window does not fit in padded input \(inputShape) (\(self))")
+        try OpError.require(oh >= 1 && ow >= 1, "[pool2d] window does not fit in padded input \(inputShape) (\(self))")
         return [inputShape[0], inputShape[1], oh, ow]
     }
 

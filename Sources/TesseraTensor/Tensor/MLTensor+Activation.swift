@@ -98,6 +98,7 @@ extension MLTensor {
     ///
     /// - Precondition: `axis` is in `-rank..<rank`; the scalar type is a floating-point type.
     public func logSoftmax(alongAxis axis: Int = -1) -> MLTensor {
-        MLTensor(.logSoftmax(axis: normalizedAxis(axis, op: "logSoftmax")), [self])
+        guard let axis = normalizedAxis(axis, op: "logSoftmax") else { return placeholder }
+        return MLTensor(.logSoftmax(axis: axis), [self])
     }
 }

@@ -10,9 +10,14 @@ extension MLTensor {
     public init(shape: [Int], data: Data, scalarType: any MLTensorScalar.Type) {
         let type = scalarType.kernelScalarType
         let needed = shape.reduce(1, *) * type.byteCount
-        kernelPrecondition(
-            data.count >= needed,
-            "[MLTensor] \(data.count) bytes of data cannot fill shape \(shape) of \(type) (\(needed) bytes needed)")
+        guard
+            MLTensor.check(
+                data.count >= needed,
+                "[MLTensor] \(data.count) bytes of data cannot fill shape \(shape) of \(type) (\(needed) bytes needed)")
+        else {
+            self = .placeholder(shape: shape, type: type)
+            return
+        }
         self.init(shape: shape, kernelType: type) { pointer, _ in
             data.withUnsafeBytes { bytes in
                 if needed > 0 { pointer.copyMemory(from: bytes.baseAddress!, byteCount: needed) }
@@ -34,15 +39,22 @@ extension MLTensor {
     ) {
         let type = scalarType.kernelScalarType
         let needed = shape.reduce(1, *) * type.byteCount
-        kernelPrecondition(
-            bytes.count >= needed,
-            "[MLTensor] \(bytes.count) bytes cannot hold shape \(shape) of \(type) (\(needed) bytes needed)")
         let base = bytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0) }
-        kernelPrecondition(
-            needed == 0 || Int(bitPattern: base) % type.byteCount == 0,
-            "[MLTensor] bytesNoCopy: pointer is not aligned for \(type)")
         let count = bytes.count
         let release = DeallocatorBox(deallocator, pointer: base, count: count)
+        // Inside `withShapeChecks` a rejected buffer is released at once: the tensor owned it.
+        guard
+            MLTensor.check(
+                shape.allSatisfy { $0 >= 0 } && bytes.count >= needed,
+                "[MLTensor] \(bytes.count) bytes cannot hold shape \(shape) of \(type) (\(needed) bytes needed)"),
+            MLTensor.check(
+                needed == 0 || Int(bitPattern: base) % type.byteCount == 0,
+                "[MLTensor] bytesNoCopy: pointer is not aligned for \(type)")
+        else {
+            release.run()
+            self = .placeholder(shape: shape, type: type)
+            return
+        }
         let storage = TensorStorage(
             adopting: base ?? UnsafeMutableRawPointer(bitPattern: 64)!, byteCount: count,
             release: { release.run() })

@@ -30,12 +30,23 @@ extension MLTensor {
     ///   is in `-(rank + 1)...rank`.
     public init(stacking tensors: some Collection<MLTensor>, alongAxis axis: Int = 0) {
         let tensors = Array(tensors)
-        kernelPrecondition(!tensors.isEmpty, "[stack] needs at least one tensor")
+        guard MLTensor.check(!tensors.isEmpty, "[stack] needs at least one tensor") else {
+            self = .placeholder()
+            return
+        }
         let first = tensors[0]
         for tensor in tensors.dropFirst() {
-            kernelPrecondition(tensor.shape == first.shape, "[stack] shapes differ: \(first.shape) vs \(tensor.shape)")
+            guard
+                MLTensor.check(tensor.shape == first.shape, "[stack] shapes differ: \(first.shape) vs \(tensor.shape)")
+            else {
+                self = first.placeholder
+                return
+            }
         }
-        let axis = first.normalizedAxis(axis, op: "stack", insertion: true)
+        guard let axis = first.normalizedAxis(axis, op: "stack", insertion: true) else {
+            self = first.placeholder
+            return
+        }
         var expandedShape = first.shape
         expandedShape.insert(1, at: axis)
         self.init(.concat(axis: axis), tensors.map { MLTensor(.reshape(expandedShape), [$0]) })
@@ -54,8 +65,14 @@ extension MLTensor {
     ///   type and agree on every dimension but `axis`; `axis` is in `-rank..<rank`.
     public init(concatenating tensors: some Collection<MLTensor>, alongAxis axis: Int = 0) {
         let tensors = Array(tensors)
-        kernelPrecondition(!tensors.isEmpty, "[concatenate] needs at least one tensor")
-        let axis = tensors[0].normalizedAxis(axis, op: "concatenate")
+        guard MLTensor.check(!tensors.isEmpty, "[concatenate] needs at least one tensor") else {
+            self = .placeholder()
+            return
+        }
+        guard let axis = tensors[0].normalizedAxis(axis, op: "concatenate") else {
+            self = tensors[0].placeholder
+            return
+        }
         self.init(.concat(axis: axis), tensors)
     }
 
@@ -70,10 +87,11 @@ extension MLTensor {
     ///
     /// - Precondition: `count` is positive and divides `shape[axis]`; `axis` is in `-rank..<rank`.
     public func split(count: Int, alongAxis axis: Int = 0) -> [MLTensor] {
-        let axis = normalizedAxis(axis, op: "split")
-        kernelPrecondition(
-            count > 0 && shape[axis] % count == 0,
-            "[split] count \(count) does not divide dimension \(axis) of shape \(shape)")
+        guard let axis = normalizedAxis(axis, op: "split"),
+            MLTensor.check(
+                count > 0 && shape[axis] % count == 0,
+                "[split] count \(count) does not divide dimension \(axis) of shape \(shape)")
+        else { return Array(repeating: placeholder, count: Swift.max(count, 0)) }
         return split(sizes: Array(repeating: shape[axis] / count, count: count), alongAxis: axis)
     }
 
@@ -89,10 +107,11 @@ extension MLTensor {
     /// - Precondition: Every size is non-negative and they sum to `shape[axis]`; `axis` is in
     ///   `-rank..<rank`.
     public func split(sizes: [Int], alongAxis axis: Int = 0) -> [MLTensor] {
-        let axis = normalizedAxis(axis, op: "split")
-        kernelPrecondition(
-            sizes.allSatisfy { $0 >= 0 } && sizes.reduce(0, +) == shape[axis],
-            "[split] sizes \(sizes) do not add up to dimension \(axis) of shape \(shape)")
+        guard let axis = normalizedAxis(axis, op: "split"),
+            MLTensor.check(
+                sizes.allSatisfy { $0 >= 0 } && sizes.reduce(0, &+) == shape[axis],
+                "[split] sizes \(sizes) do not add up to dimension \(axis) of shape \(shape)")
+        else { return Array(repeating: placeholder, count: sizes.count) }
         var start = 0
         return sizes.map { size in
             defer { start += size }
@@ -111,7 +130,7 @@ extension MLTensor {
     ///
     /// - Precondition: The rank is at least 1 and `axis` is in `-rank..<rank`.
     public func unstacked(alongAxis axis: Int = 0) -> [MLTensor] {
-        let axis = normalizedAxis(axis, op: "unstack")
+        guard let axis = normalizedAxis(axis, op: "unstack") else { return [] }
         var partShape = shape
         partShape.remove(at: axis)
         return (0..<shape[axis]).map { MLTensor(.reshape(partShape), [slice(axis: axis, start: $0, count: 1)]) }

@@ -5,14 +5,18 @@ import TesseraKernels
 // the standard library (for SIMD); these are MLTensor overloads of them.
 
 extension MLTensor {
-    /// Traps unless both operands of a logical operator are `Bool` tensors.
-    private static func checkBool(_ tensors: MLTensor..., op: String) {
+    /// Whether every operand of a logical operator is a `Bool` tensor; traps otherwise (inside
+    /// ``withShapeChecks(_:)``: records that and returns `false`).
+    private static func checkBool(_ tensors: MLTensor..., op: String) -> Bool {
         for tensor in tensors {
-            kernelPrecondition(
-                tensor.kernelType == .bool,
-                "[\(op)] needs bool tensors, got \(tensors.map { "\($0.kernelType) \($0.shape)" }.joined(separator: " vs "))"
-            )
+            guard
+                check(
+                    tensor.kernelType == .bool,
+                    "[\(op)] needs bool tensors, got \(tensors.map { "\($0.kernelType) \($0.shape)" }.joined(separator: " vs "))"
+                )
+            else { return false }
         }
+        return true
     }
 
     /// Compares two tensors for equality element by element.
@@ -158,7 +162,7 @@ extension MLTensor {
     ///
     /// - Precondition: Both tensors are `Bool` tensors with broadcastable shapes.
     public static func .& (lhs: MLTensor, rhs: MLTensor) -> MLTensor {
-        checkBool(lhs, rhs, op: "logicalAnd")
+        guard checkBool(lhs, rhs, op: "logicalAnd") else { return .placeholder(shape: lhs.shape, type: .bool) }
         return lhs.binary(.logicalAnd, rhs)
     }
 
@@ -170,7 +174,7 @@ extension MLTensor {
     ///
     /// - Precondition: Both tensors are `Bool` tensors with broadcastable shapes.
     public static func .| (lhs: MLTensor, rhs: MLTensor) -> MLTensor {
-        checkBool(lhs, rhs, op: "logicalOr")
+        guard checkBool(lhs, rhs, op: "logicalOr") else { return .placeholder(shape: lhs.shape, type: .bool) }
         return lhs.binary(.logicalOr, rhs)
     }
 
@@ -182,7 +186,7 @@ extension MLTensor {
     ///
     /// - Precondition: Both tensors are `Bool` tensors with broadcastable shapes.
     public static func .^ (lhs: MLTensor, rhs: MLTensor) -> MLTensor {
-        checkBool(lhs, rhs, op: "logicalXor")
+        guard checkBool(lhs, rhs, op: "logicalXor") else { return .placeholder(shape: lhs.shape, type: .bool) }
         return lhs.binary(.logicalXor, rhs)
     }
 
@@ -194,7 +198,7 @@ extension MLTensor {
     ///
     /// - Precondition: The tensor is a `Bool` tensor.
     public static prefix func .! (rhs: MLTensor) -> MLTensor {
-        checkBool(rhs, op: "logicalNot")
+        guard checkBool(rhs, op: "logicalNot") else { return .placeholder(shape: rhs.shape, type: .bool) }
         return rhs.binary(.equal, scalarConstant(0, type: .bool))
     }
 }

@@ -8,7 +8,10 @@ extension MLTensor {
     package init(
         shape: [Int], kernelType: KernelScalarType, fill: (UnsafeMutableRawPointer, Int) throws -> Void
     ) rethrows {
-        kernelPrecondition(shape.allSatisfy { $0 >= 0 }, "[MLTensor] negative dimension in shape \(shape)")
+        guard MLTensor.check(shape.allSatisfy { $0 >= 0 }, "[MLTensor] negative dimension in shape \(shape)") else {
+            self = .placeholder(shape: shape, type: kernelType)
+            return
+        }
         let count = shape.reduce(1, *)
         let storage = TensorStorage.allocate(count: count, type: kernelType)
         try fill(storage.pointer, count)
@@ -29,9 +32,14 @@ extension MLTensor {
         shape: [Int], scalars: some Collection<Scalar>, scalarType: Scalar.Type = Scalar.self
     ) {
         let values = Array(scalars)
-        kernelPrecondition(
-            values.count == shape.reduce(1, *),
-            "[MLTensor] \(values.count) scalars do not fill shape \(shape) (\(shape.reduce(1, *)) needed)")
+        guard
+            MLTensor.check(
+                values.count == shape.reduce(1, *),
+                "[MLTensor] \(values.count) scalars do not fill shape \(shape) (\(shape.reduce(1, *)) needed)")
+        else {
+            self = .placeholder(shape: shape, type: Scalar.kernelScalarType)
+            return
+        }
         self.init(shape: shape, kernelType: Scalar.kernelScalarType) { pointer, count in
             values.withUnsafeBytes { pointer.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         }

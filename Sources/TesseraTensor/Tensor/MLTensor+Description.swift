@@ -61,13 +61,21 @@ extension MLTensor: ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral, Expr
     ///
     /// - Precondition: the elements have one shape and scalar type.
     public init(arrayLiteral elements: MLTensor...) {
-        kernelPrecondition(!elements.isEmpty, "[MLTensor] an array literal needs at least one element")
+        guard MLTensor.check(!elements.isEmpty, "[MLTensor] an array literal needs at least one element") else {
+            self = .placeholder()
+            return
+        }
         let first = elements[0]
         for element in elements {
-            kernelPrecondition(
-                element.shape == first.shape && element.kernelType == first.kernelType,
-                "[MLTensor] array literal elements differ: \(element.shape) \(element.kernelType) vs \(first.shape) \(first.kernelType)"
-            )
+            guard
+                MLTensor.check(
+                    element.shape == first.shape && element.kernelType == first.kernelType,
+                    "[MLTensor] array literal elements differ: \(element.shape) \(element.kernelType) vs \(first.shape) \(first.kernelType)"
+                )
+            else {
+                self = first.placeholder
+                return
+            }
         }
         let expanded = elements.map { MLTensor(.reshape([1] + first.shape), [$0]) }
         self.init(.concat(axis: 0), expanded)

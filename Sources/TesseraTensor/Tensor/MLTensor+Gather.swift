@@ -38,7 +38,8 @@ extension MLTensor {
     /// - Precondition: `axis` is in `-rank..<rank`; `indices` is `Int32` and every index is in
     ///   range (checked when the tensor is computed).
     public func gathering(atIndices indices: MLTensor, alongAxis axis: Int) -> MLTensor {
-        MLTensor(.gather(axis: normalizedAxis(axis, op: "gathering")), [self, indices])
+        guard let axis = normalizedAxis(axis, op: "gathering") else { return placeholder }
+        return MLTensor(.gather(axis: axis), [self, indices])
     }
 
     /// Returns the tensor with elements replaced at indices along an axis (scatter).
@@ -63,7 +64,8 @@ extension MLTensor {
             // A scalar (or literal) replacement applies at every index.
             replacement = MLTensor(.broadcast(indices.shape), [replacement])
         }
-        return MLTensor(.scatter(axis: normalizedAxis(axis, op: "replacing")), [self, indices, replacement])
+        guard let axis = normalizedAxis(axis, op: "replacing") else { return placeholder }
+        return MLTensor(.scatter(axis: axis), [self, indices, replacement])
     }
 
     /// Returns the tensor with one scalar written at indices along an axis.
@@ -77,7 +79,8 @@ extension MLTensor {
         -> MLTensor
     {
         let value = MLTensor(.broadcast(indices.shape), [scalarOperand(replacement)])
-        return MLTensor(.scatter(axis: normalizedAxis(axis, op: "replacing")), [self, indices, value])
+        guard let axis = normalizedAxis(axis, op: "replacing") else { return placeholder }
+        return MLTensor(.scatter(axis: axis), [self, indices, value])
     }
 
     /// Returns the tensor with `replacement` taken where `mask` is true.
@@ -94,7 +97,7 @@ extension MLTensor {
     /// - Precondition: `mask` is `Bool`; both shapes broadcast to the tensor's shape.
     public func replacing(with replacement: MLTensor, where mask: MLTensor) -> MLTensor {
         let replacement = matchingLiteral(replacement)
-        checkMask(mask, replacement: replacement.shape)
+        guard checkMask(mask, replacement: replacement.shape) else { return placeholder }
         return MLTensor(.select, [mask, replacement, self])
     }
 
@@ -106,7 +109,7 @@ extension MLTensor {
     ///
     /// - Precondition: `mask` is `Bool` and broadcasts to the tensor's shape.
     public func replacing(with replacement: some MLTensorScalar, where mask: MLTensor) -> MLTensor {
-        checkMask(mask, replacement: [])
+        guard checkMask(mask, replacement: []) else { return placeholder }
         return MLTensor(.select, [mask, scalarOperand(replacement), self])
     }
 
@@ -119,15 +122,18 @@ extension MLTensor {
         return other
     }
 
-    private func checkMask(_ mask: MLTensor, replacement: [Int]) {
-        kernelPrecondition(
+    /// Whether `mask` is `Bool` and it and a replacement of shape `replacement` broadcast to
+    /// this tensor's shape; traps otherwise (inside ``withShapeChecks(_:)``: records that and
+    /// returns `false`).
+    private func checkMask(_ mask: MLTensor, replacement: [Int]) -> Bool {
+        MLTensor.check(
             mask.kernelType == .bool, "[replacing] the mask must be Bool, got \(mask.kernelType) \(mask.shape)")
-        kernelPrecondition(
-            StridedLayout.broadcastShape(mask.shape, shape) == shape,
-            "[replacing] mask shape \(mask.shape) does not broadcast to the tensor's shape \(shape)")
-        kernelPrecondition(
-            StridedLayout.broadcastShape(replacement, shape) == shape,
-            "[replacing] replacement shape \(replacement) does not broadcast to the tensor's shape \(shape)")
+            && MLTensor.check(
+                StridedLayout.broadcastShape(mask.shape, shape) == shape,
+                "[replacing] mask shape \(mask.shape) does not broadcast to the tensor's shape \(shape)")
+            && MLTensor.check(
+                StridedLayout.broadcastShape(replacement, shape) == shape,
+                "[replacing] replacement shape \(replacement) does not broadcast to the tensor's shape \(shape)")
     }
 }
 
@@ -149,7 +155,7 @@ extension MLTensor {
     ///   - descendingOrder: Largest first when true (Core ML's default, `false`, is ascending).
     /// - Precondition: `axis` is in `-rank..<rank`.
     public func argsort(alongAxis axis: Int = -1, descendingOrder: Bool = false) -> MLTensor {
-        let axis = normalizedAxis(axis, op: "argsort")
+        guard let axis = normalizedAxis(axis, op: "argsort") else { return .placeholder(shape: shape, type: .int32) }
         return MLTensor(.argsort(axis: axis, descending: descendingOrder, count: shape[axis]), [self])
     }
 
@@ -167,9 +173,10 @@ extension MLTensor {
     ///
     /// - Precondition: The rank is at least 1 and `k` is in `0...shape.last!`.
     public func topK(_ k: Int) -> (values: MLTensor, indices: MLTensor) {
-        kernelPrecondition(rank >= 1, "[topK] needs a tensor of rank ≥ 1, got shape \(shape)")
-        kernelPrecondition(
-            k >= 0 && k <= shape[rank - 1], "[topK] k = \(k) is larger than the last axis of shape \(shape)")
+        guard MLTensor.check(rank >= 1, "[topK] needs a tensor of rank ≥ 1, got shape \(shape)"),
+            MLTensor.check(
+                k >= 0 && k <= shape[rank - 1], "[topK] k = \(k) is larger than the last axis of shape \(shape)")
+        else { return (placeholder, .placeholder(shape: shape, type: .int32)) }
         let indices = MLTensor(.argsort(axis: rank - 1, descending: true, count: k), [self])
         return (MLTensor(.gatherElements(axis: rank - 1), [self, indices]), indices)
     }

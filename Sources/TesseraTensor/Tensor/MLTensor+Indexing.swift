@@ -80,10 +80,14 @@ extension MLTensor {
     /// inserted dimensions.
     private func sliced(_ entries: [_MLTensorRange.Kind]) -> MLTensor {
         let fills = entries.filter { $0 == .fillAll }.count
-        kernelPrecondition(fills <= 1, "[subscript] more than one `...`/.fillAll for shape \(shape)")
+        guard MLTensor.check(fills <= 1, "[subscript] more than one `...`/.fillAll for shape \(shape)") else {
+            return placeholder
+        }
         let consumed = entries.filter { $0 != .fillAll && $0 != .newAxis }.count
-        kernelPrecondition(
-            consumed <= rank, "[subscript] \(consumed) indexed dimensions for a tensor of shape \(shape)")
+        guard
+            MLTensor.check(
+                consumed <= rank, "[subscript] \(consumed) indexed dimensions for a tensor of shape \(shape)")
+        else { return placeholder }
         let whole = _MLTensorRange.Kind.strided(lower: nil, upper: nil, closed: false, stride: 1)
         var expanded: [_MLTensorRange.Kind] = []
         for entry in entries {
@@ -108,32 +112,46 @@ extension MLTensor {
             case .fillAll:
                 continue
             case .squeezeAxis:
-                kernelPrecondition(
-                    shape[axis] == 1,
-                    "[subscript] .squeezeAxis on axis \(axis) of size \(shape[axis]) (shape \(shape))")
+                guard
+                    MLTensor.check(
+                        shape[axis] == 1,
+                        "[subscript] .squeezeAxis on axis \(axis) of size \(shape[axis]) (shape \(shape))")
+                else { return placeholder }
                 counts[axis] = 1
             case .index(let i):
                 let size = shape[axis]
-                kernelPrecondition(
-                    i >= -size && i < size, "[subscript] index \(i) is out of range for axis \(axis) of shape \(shape)")
+                guard
+                    MLTensor.check(
+                        i >= -size && i < size,
+                        "[subscript] index \(i) is out of range for axis \(axis) of shape \(shape)")
+                else { return placeholder }
                 starts[axis] = i < 0 ? i + size : i
                 counts[axis] = 1
             case .strided(let lower, let upper, let closed, let stride):
                 let size = shape[axis]
-                kernelPrecondition(stride != 0, "[subscript] stride 0 on axis \(axis) of shape \(shape)")
-                func bound(_ value: Int) -> Int {
+                guard MLTensor.check(stride != 0, "[subscript] stride 0 on axis \(axis) of shape \(shape)") else {
+                    return placeholder
+                }
+                func bound(_ value: Int?, default: Int) -> Int? {
+                    guard let value else { return `default` }
                     let v = value < 0 ? value + size : value
-                    kernelPrecondition(
-                        v >= 0 && v <= size,
-                        "[subscript] range bound \(value) is out of range for axis \(axis) of shape \(shape)")
+                    guard
+                        MLTensor.check(
+                            v >= 0 && v <= size,
+                            "[subscript] range bound \(value) is out of range for axis \(axis) of shape \(shape)")
+                    else { return nil }
                     return v
                 }
-                let low = lower.map(bound) ?? 0
-                var high = upper.map(bound) ?? size
+                guard let low = bound(lower, default: 0), var high = bound(upper, default: size) else {
+                    return placeholder
+                }
                 if closed && upper != nil {
-                    kernelPrecondition(
-                        high < size,
-                        "[subscript] closed range bound \(upper!) is out of range for axis \(axis) of shape \(shape)")
+                    guard
+                        MLTensor.check(
+                            high < size,
+                            "[subscript] closed range bound \(upper!) is out of range for axis \(axis) of shape \(shape)"
+                        )
+                    else { return placeholder }
                     high += 1
                 }
                 let n = Swift.max(0, high - low)

@@ -27,9 +27,13 @@ extension MLTensor {
     ///   `[matmul] inner dimensions differ: [2, 3] vs [4, 5]`.
     public func matmul(_ other: MLTensor) -> MLTensor {
         let (a, b) = (shape, other.shape)
-        kernelPrecondition(!a.isEmpty && !b.isEmpty, "[matmul] operands must have rank ≥ 1: \(a) vs \(b)")
+        guard MLTensor.check(!a.isEmpty && !b.isEmpty, "[matmul] operands must have rank ≥ 1: \(a) vs \(b)") else {
+            return placeholder
+        }
         let inner = b.count == 1 ? b[0] : b[b.count - 2]
-        kernelPrecondition(a[a.count - 1] == inner, "[matmul] inner dimensions differ: \(a) vs \(b)")
+        guard MLTensor.check(a[a.count - 1] == inner, "[matmul] inner dimensions differ: \(a) vs \(b)") else {
+            return placeholder
+        }
         let lhs = a.count == 1 ? MLTensor(.reshape([1, a[0]]), [self]) : self
         let rhs = b.count == 1 ? MLTensor(.reshape([b[0], 1]), [other]) : other
         let product = MLTensor(.matmul, [lhs, rhs])
@@ -55,7 +59,9 @@ extension MLTensor {
     ///
     /// - Precondition: The rank is at least 2.
     public func bandPart(lowerBandCount: Int, upperBandCount: Int) -> MLTensor {
-        kernelPrecondition(rank >= 2, "[bandPart] needs a tensor of rank ≥ 2, got shape \(shape)")
+        guard MLTensor.check(rank >= 2, "[bandPart] needs a tensor of rank ≥ 2, got shape \(shape)") else {
+            return placeholder
+        }
         let (m, n) = (shape[rank - 2], shape[rank - 1])
         // Indices in the tensor's own type when it holds them exactly, so the mask and the
         // select share one compute domain and fuse into a single program; int32 otherwise.

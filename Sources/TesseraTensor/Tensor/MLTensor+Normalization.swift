@@ -88,7 +88,7 @@ extension MLTensor {
         let shift = maximum.replacing(with: Float(0), where: .!(maximum.abs() .< Float.infinity))
         let result = ((self - shift).exp().sum(alongAxes: axes, keepRank: true)).log() + shift
         if keepRank { return result }
-        let dropped = normalizedAxes(axes, op: "logSumExp")
+        guard let dropped = normalizedAxes(axes, op: "logSumExp") else { return placeholder }
         return result.reshaped(to: shape.indices.filter { !dropped.contains($0) }.map { shape[$0] })
     }
 
@@ -193,19 +193,24 @@ extension MLTensor {
     public static func scaledDotProductAttention(
         query: MLTensor, key: MLTensor, value: MLTensor, mask: MLTensor? = nil, scale: Float? = nil
     ) -> MLTensor {
-        kernelPrecondition(
-            query.rank >= 2 && key.rank >= 2 && value.rank >= 2,
-            "[scaledDotProductAttention] query \(query.shape), key \(key.shape), value \(value.shape) need rank ≥ 2")
+        guard
+            check(
+                query.rank >= 2 && key.rank >= 2 && value.rank >= 2,
+                "[scaledDotProductAttention] query \(query.shape), key \(key.shape), value \(value.shape) need rank ≥ 2"
+            )
+        else { return query.placeholder }
         let depth = query.shape[query.rank - 1]
         let factor = scale ?? 1 / Float(depth).squareRoot()
         var keyPermutation = Array(0..<key.rank)
         keyPermutation.swapAt(key.rank - 1, key.rank - 2)
         var scores = query.matmul(key.transposed(permutation: keyPermutation)) * factor
         if let mask {
-            kernelPrecondition(
-                StridedLayout.broadcastShape(mask.shape, scores.shape) == scores.shape,
-                "[scaledDotProductAttention] mask \(mask.shape) does not broadcast to the scores \(scores.shape) "
-                    + "(query \(query.shape), key \(key.shape))")
+            guard
+                check(
+                    StridedLayout.broadcastShape(mask.shape, scores.shape) == scores.shape,
+                    "[scaledDotProductAttention] mask \(mask.shape) does not broadcast to the scores \(scores.shape) "
+                        + "(query \(query.shape), key \(key.shape))")
+            else { return query.placeholder }
             if mask.kernelType == .bool {
                 scores = scores.replacing(with: -Float.infinity, where: .!mask)
             } else {
@@ -229,8 +234,9 @@ extension MLTensor {
     ///   - keyCount: Columns; `nil` means `queryCount`.
     public static func causalMask(queryCount: Int, keyCount: Int? = nil) -> MLTensor {
         let columns = keyCount ?? queryCount
-        kernelPrecondition(
-            queryCount >= 0 && columns >= 0, "[causalMask] negative size \(queryCount) × \(columns)")
+        guard check(queryCount >= 0 && columns >= 0, "[causalMask] negative size \(queryCount) × \(columns)") else {
+            return .placeholder(type: .bool)
+        }
         var scalars = [Bool](repeating: false, count: queryCount * columns)
         for i in 0..<queryCount {
             for j in 0..<Swift.min(i + 1, columns) { scalars[i * columns + j] = true }

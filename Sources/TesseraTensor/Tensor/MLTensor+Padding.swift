@@ -38,23 +38,31 @@ extension MLTensor {
     /// - Precondition: One non-negative pair per dimension; reflection pads less than the
     ///   dimension's size, symmetric at most its size.
     public func padded(forSizes sizes: [(before: Int, after: Int)], mode: PaddingMode) -> MLTensor {
-        kernelPrecondition(
-            sizes.count == rank, "[padded] \(sizes.count) (before, after) pairs for a tensor of shape \(shape)")
+        guard
+            MLTensor.check(
+                sizes.count == rank, "[padded] \(sizes.count) (before, after) pairs for a tensor of shape \(shape)")
+        else { return placeholder }
         for (axis, pair) in sizes.enumerated() {
-            kernelPrecondition(
-                pair.before >= 0 && pair.after >= 0,
-                "[padded] negative padding (\(pair.before), \(pair.after)) on axis \(axis) of shape \(shape)")
+            guard
+                MLTensor.check(
+                    pair.before >= 0 && pair.after >= 0,
+                    "[padded] negative padding (\(pair.before), \(pair.after)) on axis \(axis) of shape \(shape)")
+            else { return placeholder }
             let widest = Swift.max(pair.before, pair.after)
             switch mode {
             case .constant: break
             case .reflection:
-                kernelPrecondition(
-                    widest == 0 || widest < shape[axis],
-                    "[padded] reflection padding \(widest) must be less than axis \(axis) of shape \(shape)")
+                guard
+                    MLTensor.check(
+                        widest == 0 || widest < shape[axis],
+                        "[padded] reflection padding \(widest) must be less than axis \(axis) of shape \(shape)")
+                else { return placeholder }
             case .symmetric:
-                kernelPrecondition(
-                    widest <= shape[axis],
-                    "[padded] symmetric padding \(widest) must be at most axis \(axis) of shape \(shape)")
+                guard
+                    MLTensor.check(
+                        widest <= shape[axis],
+                        "[padded] symmetric padding \(widest) must be at most axis \(axis) of shape \(shape)")
+                else { return placeholder }
             }
         }
         let graphMode: GraphPadMode
@@ -93,13 +101,13 @@ extension MLTensor {
     public func resized(to size: (newHeight: Int, newWidth: Int), method: ResizeMethod = .nearestNeighbor)
         -> MLTensor
     {
-        kernelPrecondition(
-            rank == 3 || rank == 4, "[resized] needs a tensor of rank 3 or 4, got shape \(shape)")
-        kernelPrecondition(
-            kernelType.isFloatingPoint, "[resized] needs a floating-point tensor, got \(kernelType) \(shape)")
-        kernelPrecondition(
-            size.newHeight > 0 && size.newWidth > 0,
-            "[resized] size (\(size.newHeight), \(size.newWidth)) must be positive (shape \(shape))")
+        guard MLTensor.check(rank == 3 || rank == 4, "[resized] needs a tensor of rank 3 or 4, got shape \(shape)"),
+            MLTensor.check(
+                kernelType.isFloatingPoint, "[resized] needs a floating-point tensor, got \(kernelType) \(shape)"),
+            MLTensor.check(
+                size.newHeight > 0 && size.newWidth > 0,
+                "[resized] size (\(size.newHeight), \(size.newWidth)) must be positive (shape \(shape))")
+        else { return placeholder }
         let kernelMethod: ResizeKernelMethod
         switch method {
         case .bilinear(let alignCorners): kernelMethod = .bilinear(alignCorners: alignCorners)

@@ -24,7 +24,10 @@ extension MLTensor {
         randomNormal shape: [Int], mean: Scalar = Scalar.init(0.0), standardDeviation: Scalar = Scalar.init(1.0),
         seed: UInt64? = nil, scalarType: Scalar.Type = Scalar.self
     ) where Scalar: MLTensorScalar, Scalar: BinaryFloatingPoint {
-        kernelPrecondition(shape.allSatisfy { $0 >= 0 }, "[randomNormal] negative dimension in shape \(shape)")
+        guard MLTensor.check(shape.allSatisfy { $0 >= 0 }, "[randomNormal] negative dimension in shape \(shape)") else {
+            self = .placeholder(shape: shape, type: Scalar.kernelScalarType)
+            return
+        }
         let count = shape.reduce(1, *)
         let (mu, sigma) = (Double(mean), Double(standardDeviation))
         var values = [Double](repeating: 0, count: count)
@@ -55,8 +58,12 @@ extension MLTensor {
         randomUniform shape: [Int], in bounds: Range<Scalar> = 0..<1, seed: UInt64? = nil,
         scalarType: Scalar.Type = Scalar.self
     ) where Scalar: MLTensorScalar, Scalar: BinaryFloatingPoint {
-        kernelPrecondition(shape.allSatisfy { $0 >= 0 }, "[randomUniform] negative dimension in shape \(shape)")
-        kernelPrecondition(!bounds.isEmpty, "[randomUniform] empty range \(bounds) for shape \(shape)")
+        guard MLTensor.check(shape.allSatisfy { $0 >= 0 }, "[randomUniform] negative dimension in shape \(shape)"),
+            MLTensor.check(!bounds.isEmpty, "[randomUniform] empty range \(bounds) for shape \(shape)")
+        else {
+            self = .placeholder(shape: shape, type: Scalar.kernelScalarType)
+            return
+        }
         let count = shape.reduce(1, *)
         var values = [Double](repeating: 0, count: count)
         values.withUnsafeMutableBufferPointer { buffer in
@@ -91,7 +98,11 @@ extension MLTensor {
         randomUniform shape: [Int], in bounds: ClosedRange<Scalar> = 0...1, seed: UInt64? = nil,
         scalarType: Scalar.Type = Scalar.self
     ) where Scalar: MLTensorScalar, Scalar: BinaryInteger {
-        kernelPrecondition(shape.allSatisfy { $0 >= 0 }, "[randomUniform] negative dimension in shape \(shape)")
+        guard MLTensor.check(shape.allSatisfy { $0 >= 0 }, "[randomUniform] negative dimension in shape \(shape)")
+        else {
+            self = .placeholder(shape: shape, type: Scalar.kernelScalarType)
+            return
+        }
         let count = shape.reduce(1, *)
         var values = [Int64](repeating: 0, count: count)
         values.withUnsafeMutableBufferPointer { buffer in

@@ -25,11 +25,15 @@ extension MLTensor {
     /// ```
     ///
     /// - Precondition: `stride` is non-zero.
-    @_disfavoredOverload  // Double is a Tessera scalar: keep `MLTensor(rangeFrom: 0, to: 1, by: 0.1)` Float, as in Core ML
+    // Double is a Tessera scalar: keep `MLTensor(rangeFrom: 0, to: 1, by: 0.1)` Float, as in Core ML.
+    @_disfavoredOverload
     public init<Scalar>(
         rangeFrom start: Scalar, to end: Scalar, by stride: Scalar.Stride, scalarType: Scalar.Type = Scalar.self
     ) where Scalar: MLTensorScalar, Scalar: Strideable {
-        kernelPrecondition(stride != 0, "[rangeFrom] stride must be non-zero (from \(start) to \(end))")
+        guard MLTensor.check(stride != 0, "[rangeFrom] stride must be non-zero (from \(start) to \(end))") else {
+            self = .placeholder(shape: [0], type: Scalar.kernelScalarType)
+            return
+        }
         let values = Array(Swift.stride(from: start, to: end, by: stride))
         self.init(shape: [values.count], scalars: values, scalarType: Scalar.self)
     }
@@ -61,7 +65,10 @@ extension MLTensor {
     public init<Scalar>(
         linearSpaceFrom start: Scalar, through end: Scalar, count: Int, scalarType: Scalar.Type = Scalar.self
     ) where Scalar: MLTensorScalar, Scalar: BinaryFloatingPoint {
-        kernelPrecondition(count > 0, "[linearSpace] count must be positive, got \(count)")
+        guard MLTensor.check(count > 0, "[linearSpace] count must be positive, got \(count)") else {
+            self = .placeholder(shape: [0], type: Scalar.kernelScalarType)
+            return
+        }
         let (first, last) = (Double(start), Double(end))
         let step = count > 1 ? (last - first) / Double(count - 1) : 0
         let values = (0..<count).map { i in Scalar(i == count - 1 && count > 1 ? last : first + Double(i) * step) }

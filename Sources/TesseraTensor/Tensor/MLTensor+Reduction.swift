@@ -3,12 +3,20 @@ import TesseraKernels
 
 extension MLTensor {
     /// `axes` counted from the front, sorted; traps on an axis outside `-rank..<rank` or a
-    /// repeated axis, naming `op`.
-    package func normalizedAxes(_ axes: [Int], op: String) -> [Int] {
-        let normalized = axes.map { normalizedAxis($0, op: op) }
-        kernelPrecondition(
-            Set(normalized).count == normalized.count,
-            "[\(op)] repeated axis in \(axes) for a tensor of shape \(shape)")
+    /// repeated axis, naming `op` (inside ``withShapeChecks(_:)``: records that and returns
+    /// `nil`).
+    package func normalizedAxes(_ axes: [Int], op: String) -> [Int]? {
+        var normalized: [Int] = []
+        normalized.reserveCapacity(axes.count)
+        for axis in axes {
+            guard let axis = normalizedAxis(axis, op: op) else { return nil }
+            normalized.append(axis)
+        }
+        guard
+            MLTensor.check(
+                Set(normalized).count == normalized.count,
+                "[\(op)] repeated axis in \(axes) for a tensor of shape \(shape)")
+        else { return nil }
         return normalized.sorted()
     }
 
@@ -16,8 +24,14 @@ extension MLTensor {
     /// `keepRank`.
     ///
     /// The graph op keeps rank; dropping axes is a reshape, which is a free view.
-    private func reduced(_ op: ReductionOp, axes: [Int]?, keepRank: Bool) -> MLTensor {
-        let axes = axes.map { normalizedAxes($0, op: "\(op)") } ?? Array(0..<rank)
+    private func reduced(_ op: ReductionOp, axes requestedAxes: [Int]?, keepRank: Bool) -> MLTensor {
+        let axes: [Int]
+        if let requested = requestedAxes {
+            guard let normalized = normalizedAxes(requested, op: "\(op)") else { return placeholder }
+            axes = normalized
+        } else {
+            axes = Array(0..<rank)
+        }
         let result = MLTensor(.reduce(op, axes: axes), [self])
         if keepRank { return result }
         let kept = shape.indices.filter { !axes.contains($0) }.map { shape[$0] }
@@ -361,7 +375,8 @@ extension MLTensor {
     /// - Parameter axis: The axis to normalise; negative values count from the end.
     /// - Precondition: `axis` is in `-rank..<rank` and the scalar type is a floating-point type.
     public func softmax(alongAxis axis: Int = -1) -> MLTensor {
-        MLTensor(.softmax(axis: normalizedAxis(axis, op: "softmax")), [self])
+        guard let axis = normalizedAxis(axis, op: "softmax") else { return placeholder }
+        return MLTensor(.softmax(axis: axis), [self])
     }
 
     /// Returns the inclusive cumulative sum along an axis.
@@ -375,7 +390,7 @@ extension MLTensor {
     /// - Precondition: The rank is at least 1, `axis` is in `-rank..<rank`, and the scalar
     ///   type is not `Bool`.
     public func cumulativeSum(alongAxis axis: Int = 0) -> MLTensor {
-        let axis = normalizedAxis(axis, op: "cumulativeSum")
+        guard let axis = normalizedAxis(axis, op: "cumulativeSum") else { return placeholder }
         return MLTensor(.scan(product: false, axis: axis, exclusive: false, reverse: false), [self])
     }
 
@@ -390,7 +405,7 @@ extension MLTensor {
     /// - Precondition: The rank is at least 1, `axis` is in `-rank..<rank`, and the scalar
     ///   type is not `Bool`.
     public func cumulativeProduct(alongAxis axis: Int = 0) -> MLTensor {
-        let axis = normalizedAxis(axis, op: "cumulativeProduct")
+        guard let axis = normalizedAxis(axis, op: "cumulativeProduct") else { return placeholder }
         return MLTensor(.scan(product: true, axis: axis, exclusive: false, reverse: false), [self])
     }
 }

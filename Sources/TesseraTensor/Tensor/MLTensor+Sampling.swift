@@ -22,7 +22,9 @@ extension MLTensor {
     /// - Precondition: A floating-point tensor with a non-empty last axis; every weight finite
     ///   and non-negative, every row with a positive sum (checked when computed).
     public func multinomial(sampleCount: Int = 1, seed: UInt64? = nil) -> MLTensor {
-        kernelPrecondition(sampleCount >= 0, "[multinomial] sampleCount \(sampleCount) < 0 (shape \(shape))")
+        guard MLTensor.check(sampleCount >= 0, "[multinomial] sampleCount \(sampleCount) < 0 (shape \(shape))") else {
+            return .placeholder(shape: shape, type: .int32)
+        }
         let key = seed ?? UInt64.random(in: .min ... .max)
         let words = MLTensor(
             shape: [2], scalars: [UInt32(truncatingIfNeeded: key), UInt32(truncatingIfNeeded: key >> 32)],
@@ -43,7 +45,7 @@ extension MLTensor {
     ///
     /// - Precondition: Rank ≥ 1 and a floating-point scalar type.
     public func topPFiltered(_ p: Float, filterValue: Float = -Float.infinity) -> MLTensor {
-        kernelPrecondition(rank >= 1, "[topPFiltered] needs rank ≥ 1, got shape \(shape)")
+        guard MLTensor.check(rank >= 1, "[topPFiltered] needs rank ≥ 1, got shape \(shape)") else { return placeholder }
         let axis = rank - 1
         let order = argsort(alongAxis: axis, descendingOrder: true)
         let sorted = MLTensor(.gatherElements(axis: axis), [self, order])
@@ -70,9 +72,11 @@ extension MLTensor {
     /// - Precondition: `tokens` is `Int32`, its shape fits the logits off the last axis, and
     ///   every id is in range (checked when computed).
     public func repetitionPenalized(_ penalty: Float, tokens: MLTensor) -> MLTensor {
-        kernelPrecondition(
-            rank >= 1 && tokens.rank == rank,
-            "[repetitionPenalized] tokens \(tokens.shape) need the rank of the logits \(shape)")
+        guard
+            MLTensor.check(
+                rank >= 1 && tokens.rank == rank,
+                "[repetitionPenalized] tokens \(tokens.shape) need the rank of the logits \(shape)")
+        else { return placeholder }
         let axis = rank - 1
         let picked = MLTensor(.gatherElements(axis: axis), [self, tokens])
         let penalised = (picked / penalty).replacing(with: picked * penalty, where: picked .< Float(0))

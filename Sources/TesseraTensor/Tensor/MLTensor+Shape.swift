@@ -48,15 +48,20 @@ extension MLTensor {
     /// - Precondition: Every axis is in `-r..<r` for the result rank `r`, and no axis repeats.
     public func expandingShape(at axes: [Int]) -> MLTensor {
         let resultRank = rank + axes.count
-        let inserted = axes.map { axis -> Int in
-            kernelPrecondition(
-                axis >= -resultRank && axis < resultRank,
-                "[expandingShape] axis \(axis) is out of range for a tensor of shape \(shape) expanded by \(axes.count)"
-            )
-            return axis < 0 ? axis + resultRank : axis
+        var inserted: [Int] = []
+        for axis in axes {
+            guard
+                MLTensor.check(
+                    axis >= -resultRank && axis < resultRank,
+                    "[expandingShape] axis \(axis) is out of range for a tensor of shape \(shape) expanded by \(axes.count)"
+                )
+            else { return placeholder }
+            inserted.append(axis < 0 ? axis + resultRank : axis)
         }
-        kernelPrecondition(
-            Set(inserted).count == inserted.count, "[expandingShape] repeated axis in \(axes) for shape \(shape)")
+        guard
+            MLTensor.check(
+                Set(inserted).count == inserted.count, "[expandingShape] repeated axis in \(axes) for shape \(shape)")
+        else { return placeholder }
         var remaining = shape[...]
         let newShape = (0..<resultRank).map { inserted.contains($0) ? 1 : remaining.popFirst()! }
         return MLTensor(.reshape(newShape), [self])
@@ -92,10 +97,13 @@ extension MLTensor {
     /// - Precondition: Every axis is in `-rank..<rank`, no axis repeats, and every given
     ///   dimension has size 1.
     public func squeezingShape(at axes: [Int]) -> MLTensor {
-        let removed = normalizedAxes(axes, op: "squeezingShape")
+        guard let removed = normalizedAxes(axes, op: "squeezingShape") else { return placeholder }
         for axis in removed {
-            kernelPrecondition(
-                shape[axis] == 1, "[squeezingShape] axis \(axis) has size \(shape[axis]), not 1, in shape \(shape)")
+            guard
+                MLTensor.check(
+                    shape[axis] == 1,
+                    "[squeezingShape] axis \(axis) has size \(shape[axis]), not 1, in shape \(shape)")
+            else { return placeholder }
         }
         return MLTensor(.reshape(shape.indices.filter { !removed.contains($0) }.map { shape[$0] }), [self])
     }
@@ -160,8 +168,10 @@ extension MLTensor {
     ///
     /// - Precondition: Every multiple is positive.
     public func tiled(multiples: [Int]) -> MLTensor {
-        kernelPrecondition(
-            multiples.allSatisfy { $0 > 0 }, "[tiled] multiples \(multiples) must be positive (shape \(shape))")
+        guard
+            MLTensor.check(
+                multiples.allSatisfy { $0 > 0 }, "[tiled] multiples \(multiples) must be positive (shape \(shape))")
+        else { return placeholder }
         let resultRank = Swift.max(rank, multiples.count)
         let padded = Array(repeating: 1, count: resultRank - multiples.count) + multiples
         let source = rank < resultRank ? reshaped(to: Array(repeating: 1, count: resultRank - rank) + shape) : self
@@ -187,7 +197,7 @@ extension MLTensor {
     ///
     /// - Precondition: Every axis is in `-rank..<rank` and no axis repeats.
     public func reversed(alongAxes axes: [Int]) -> MLTensor {
-        let flipped = normalizedAxes(axes, op: "reversed")
+        guard let flipped = normalizedAxes(axes, op: "reversed") else { return placeholder }
         let starts = shape.indices.map { flipped.contains($0) ? Swift.max(shape[$0] - 1, 0) : 0 }
         let steps = shape.indices.map { flipped.contains($0) ? -1 : 1 }
         return MLTensor(.slice(starts: starts, steps: steps, counts: shape), [self])

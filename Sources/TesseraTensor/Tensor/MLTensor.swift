@@ -90,11 +90,14 @@ public struct MLTensor: Sendable {
     /// `axis` counted from the front (`-1` is the last axis).
     ///
     /// Traps when `axis` is outside `-rank..<rank` (or `-(rank + 1)...rank` with
-    /// `insertion`), naming `op`.
-    package func normalizedAxis(_ axis: Int, op: String, insertion: Bool = false) -> Int {
+    /// `insertion`), naming `op`; inside ``withShapeChecks(_:)`` it records that and returns
+    /// `nil` (the caller returns a placeholder).
+    package func normalizedAxis(_ axis: Int, op: String, insertion: Bool = false) -> Int? {
         let bound = insertion ? rank + 1 : rank
-        kernelPrecondition(
-            axis >= -bound && axis < bound, "[\(op)] axis \(axis) is out of range for a tensor of shape \(shape)")
+        guard
+            MLTensor.check(
+                axis >= -bound && axis < bound, "[\(op)] axis \(axis) is out of range for a tensor of shape \(shape)")
+        else { return nil }
         return axis < 0 ? axis + bound : axis
     }
 }

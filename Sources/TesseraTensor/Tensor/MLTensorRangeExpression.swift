@@ -1,3 +1,4 @@
+import TesseraGraph
 import TesseraKernels
 
 /// A type that can be used to slice a dimension of a tensor.
@@ -94,7 +95,10 @@ extension _MLTensorRange.Kind {
         case let r as PartialRangeUpTo<Int>: return .strided(lower: nil, upper: r.upperBound, closed: false, stride: 1)
         case let r as PartialRangeThrough<Int>:
             return .strided(lower: nil, upper: r.upperBound, closed: true, stride: 1)
-        default: kernelFailure("[subscript] \(type(of: expression!)) is not a tensor range expression")
+        default:
+            // Inside `withShapeChecks` the unknown expression is recorded and reads as a whole dimension.
+            ShapeChecks.report(OpError("[subscript] \(type(of: expression!)) is not a tensor range expression"))
+            return .strided(lower: nil, upper: nil, closed: false, stride: 1)
         }
     }
 }
