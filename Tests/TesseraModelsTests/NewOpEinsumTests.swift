@@ -1,4 +1,5 @@
 import Testing
+import _TesseraTestSupport
 
 @testable import TesseraModels
 
@@ -10,6 +11,19 @@ struct NewOpEinsumTests {
         arguments: NewOpFixture.cases("einsum"))
     func matchesNumPy(_ fixture: NewOpFixture) throws {
         try fixture.check()
+    }
+
+    @Test("the lowering fixtures' former unsupported-op case (nchw,nwhu->nchu) now runs and matches NumPy")
+    func formerUnsupportedCase() throws {
+        let fixture = try #require(LoweringFixture.named("unsupported_einsum"))
+        let function = try LoweredFunction(package: try fixture.package(), functionName: "main")
+        let outputs = try function.run(try fixture.inputTensors())
+        let expected = try fixture.expected(0)
+        let got = try #require(outputs[fixture.outputs[0]])
+        #expect(got.shape == expected.shape)
+        let mismatch = firstMismatch(
+            got.scalars(of: Float.self), expected.floats, rtol: fixture.rtol, atol: fixture.atol)
+        #expect(mismatch == nil, "\(mismatch ?? "")")
     }
 
     @Test("letters are numbered in order of appearance, so only the two MIL forms and their renamings lower")
