@@ -21,7 +21,7 @@ extension MILOp {
     static func nonZeroIndices(_ x: MLTensor) -> MLTensor {
         let nonZero: [Bool] =
             x.kernelType.isFloatingPoint
-            ? x.scalars(of: Float.self).map { $0 != 0 }
+            ? x.asFloat.scalars(of: Float.self).map { $0 != 0 }
             : x.converted(to: .int32).scalars(of: Int32.self).map { $0 != 0 }
         let rank = x.rank
         var indices: [Int32] = []
