@@ -2,9 +2,10 @@ import Foundation
 import TesseraMultiArray
 import TesseraTensor
 
-/// How one input of the lowered function is fed: its description (checked first) and the
-/// scalar type and fixed dimensions the program declares (checked second, so the graph
-/// never sees a shape it cannot run).
+/// How one input of the lowered function is fed: its description (checked here) and the
+/// scalar type the program declares. The rank and fixed dimensions the program declares are
+/// checked once, by the lowered function, when it binds its inputs (``runProgram(_:)`` turns
+/// its error into ``MLModelError`` `.featureType`).
 struct InputBinding: Sendable {
     let name: String
     let description: MLFeatureDescription
@@ -59,7 +60,7 @@ struct InputBinding: Sendable {
                 .featureType,
                 "input \"\(name)\" is a \(value.type) value, but the model expects \(description.expectation)")
         }
-        try checkProgramShape(array.shape.map(\.intValue))
+        try checkNotEmpty(array.shape.map(\.intValue))
         return convert(array)
     }
 
@@ -76,27 +77,13 @@ struct InputBinding: Sendable {
         {
             throw MLModelError(.featureType, "input \"\(name)\" \(problem)")
         }
-        try checkProgramShape(tensor.shape)
+        try checkNotEmpty(tensor.shape)
         return ObjectIdentifier(tensor.scalarType) == ObjectIdentifier(scalarType)
             ? tensor : tensor.cast(to: scalarType)
     }
 
-    /// Checks the rank and the fixed dimensions the program's input type declares.
-    private func checkProgramShape(_ shape: [Int]) throws {
-        if tensorType.rank >= 0, shape.count != tensorType.rank {
-            throw MLModelError(
-                .featureType,
-                "input \"\(name)\" has rank \(shape.count) (shape \(shape)), but the program expects rank "
-                    + "\(tensorType.rank) (\(tensorType))")
-        }
-        for (axis, (size, dimension)) in zip(shape, tensorType.dimensions).enumerated() {
-            if case .constant(let expected) = dimension, expected != size {
-                throw MLModelError(
-                    .featureType,
-                    "input \"\(name)\" has shape \(shape), but the program fixes dimension \(axis) at \(expected) "
-                        + "(\(tensorType))")
-            }
-        }
+    /// Checks that no dimension is empty (a Core ML input holds at least one element).
+    private func checkNotEmpty(_ shape: [Int]) throws {
         if shape.contains(where: { $0 <= 0 }) {
             throw MLModelError(.featureType, "input \"\(name)\" has an empty dimension (shape \(shape))")
         }
@@ -139,6 +126,9 @@ extension MLModel {
             return try function.run(inputs)
         } catch let error as MLModelError {
             throw error
+        } catch let error as LoweringError where error.kind != .shapeMismatch {
+            // An input the program's declared type does not take.
+            throw MLModelError(.featureType, error.message, underlyingError: error)
         } catch let error as ModelFormatError {
             throw MLModelError(.generic, "prediction failed: \(error.description)", underlyingError: error)
         } catch {

@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraKernels
 import TesseraTensor
 
@@ -109,9 +108,9 @@ package struct LoweredFunction: Sendable {
             var lowering = OperationLowering(operation: operation, context: context)
             switch op.lowering {
             case .atLoad(let resolve):
-                try resolve(lowering)
+                try lowering.checkingShapes { try resolve($0) }
             case .step(let handler, let batch):
-                let compute = try handler(&lowering)
+                let compute = try lowering.checkingShapes { try handler(&$0) }
                 if let lowered = lowering.classifier { classifier = lowered }
                 let results = operation.outputs.map { context.define($0.name, type: $0.type) }
                 if let state = lowering.updatedState, let result = results.first {
@@ -181,47 +180,76 @@ package struct LoweredFunction: Sendable {
             }
             values[inputSlots[index]] = try bind(tensor, to: input.name, type: input.type)
         }
-        for step in steps {
-            let operands = step.operands.map { values[$0]! }
-            let results: [MLTensor]
-            do {
-                results = try step.compute(operands)
-            } catch let error as OperandError {
-                throw LoweringError(
-                    .shapeMismatch, file: file,
-                    "operation '\(step.name)' (op type '\(step.type)'): \(error.message) "
-                        + "(operands \(operands.map { "\($0.shape)" }.joined(separator: ", ")))")
+        let bound = values
+        do {
+            // One shape-check scope for the whole prediction: a shape or type rule of an MLTensor
+            // op that the operands break is thrown, not trapped, and later steps run on
+            // placeholders until the scope ends. (A scope per step would cost a task-local
+            // push per op on every prediction.)
+            try MLTensor.withShapeChecks {
+                for step in steps { try run(step, on: &values, scoped: false) }
             }
-            guard results.count == step.results.count else {
-                throw LoweringError(
-                    .shapeMismatch, file: file,
-                    "operation '\(step.name)' (op type '\(step.type)') produced \(results.count) values "
-                        + "for \(step.results.count) outputs")
-            }
-            for (index, result) in results.enumerated() {
-                // Memory is allocated only when the graph runs, where a refusal traps; a model
-                // whose parameters ask for absurd sizes must fail here instead.
-                guard result.scalarCount <= LoweredFunction.maximumElementCount else {
-                    throw LoweringError(
-                        .shapeMismatch, file: file,
-                        "operation '\(step.name)' (op type '\(step.type)') would produce \(result.shape) "
-                            + "(\(result.scalarCount) elements, more than Tessera allocates for one value)")
-                }
-                if let declared = step.declaredShapes[index] {
-                    let fits =
-                        declared.count == result.rank
-                        && zip(declared, result.shape).allSatisfy { $0.0 == nil || $0.0 == $0.1 }
-                    guard fits else {
-                        throw LoweringError(
-                            .shapeMismatch, file: file,
-                            "operation '\(step.name)' (op type '\(step.type)') computed shape \(result.shape) "
-                                + "where the model declares \(declared.map { $0.map(String.init) ?? "?" })")
-                    }
-                }
-                values[step.results[index]] = result
-            }
+        } catch is MLTensorShapeError {
+            // A rule broke somewhere: find the step by building again, one scope per step.
+            values = bound
+            for step in steps { try run(step, on: &values, scoped: true) }
         }
         return values
+    }
+
+    /// Builds `step`'s results from `values` and stores them there, checking them against
+    /// the model's declared shapes.
+    ///
+    /// - Parameter scoped: Whether to build in a shape-check scope of its own, so that a
+    ///   broken rule is reported under this step's name.
+    /// - Throws: ``LoweringError`` `.shapeMismatch` naming the step.
+    private func run(_ step: LoweredStep, on values: inout [MLTensor?], scoped: Bool) throws {
+        let operands = step.operands.map { values[$0]! }
+        let results: [MLTensor]
+        do {
+            results = scoped ? try MLTensor.withShapeChecks { try step.compute(operands) } : try step.compute(operands)
+        } catch let error as MLTensorShapeError {
+            throw shapeMismatch(step, error.message, operands)
+        } catch let error as OperandError {
+            // The lowering's own checks: MIL rules the tensor ops do not have.
+            throw shapeMismatch(step, error.message, operands)
+        }
+        guard results.count == step.results.count else {
+            throw LoweringError(
+                .shapeMismatch, file: file,
+                "operation '\(step.name)' (op type '\(step.type)') produced \(results.count) values "
+                    + "for \(step.results.count) outputs")
+        }
+        for (index, result) in results.enumerated() {
+            // Memory is allocated only when the graph runs, where a refusal traps; a model
+            // whose parameters ask for absurd sizes must fail here instead.
+            guard result.scalarCount <= LoweredFunction.maximumElementCount else {
+                throw LoweringError(
+                    .shapeMismatch, file: file,
+                    "operation '\(step.name)' (op type '\(step.type)') would produce \(result.shape) "
+                        + "(\(result.scalarCount) elements, more than Tessera allocates for one value)")
+            }
+            if let declared = step.declaredShapes[index] {
+                let fits =
+                    declared.count == result.rank
+                    && zip(declared, result.shape).allSatisfy { $0.0 == nil || $0.0 == $0.1 }
+                guard fits else {
+                    throw LoweringError(
+                        .shapeMismatch, file: file,
+                        "operation '\(step.name)' (op type '\(step.type)') computed shape \(result.shape) "
+                            + "where the model declares \(declared.map { $0.map(String.init) ?? "?" })")
+                }
+            }
+            values[step.results[index]] = result
+        }
+    }
+
+    /// The error for a step whose operands do not fit it.
+    private func shapeMismatch(_ step: LoweredStep, _ message: String, _ operands: [MLTensor]) -> LoweringError {
+        LoweringError(
+            .shapeMismatch, file: file,
+            "operation '\(step.name)' (op type '\(step.type)'): \(message) "
+                + "(operands \(operands.map { "\($0.shape)" }.joined(separator: ", ")))")
     }
 
     /// The outputs (and written states) from a value table ``evaluate(_:)`` filled, cast to
@@ -232,7 +260,7 @@ package struct LoweredFunction: Sendable {
             let (slot, type) = outputSlots[index]
             var tensor = values[slot]!
             if let type, tensor.kernelType != type, classifier?.labelOutput != name {
-                tensor = MLTensor(.cast(type), [tensor])
+                tensor = tensor.converted(to: type)
             }
             outputs[name] = tensor
         }
@@ -266,7 +294,7 @@ package struct LoweredFunction: Sendable {
             throw LoweringError(
                 .invalidInput, file: file, "input '\(name)' is declared \(declared), a type Tessera cannot compute in")
         }
-        return tensor.kernelType == target ? tensor : MLTensor(.cast(target), [tensor])
+        return tensor.converted(to: target)
     }
 
     /// The most elements one value may have (2³¹ − 1: 8 GiB of Float32).

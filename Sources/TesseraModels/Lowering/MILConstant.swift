@@ -1,5 +1,3 @@
-import TesseraGraph
-import TesseraKernels
 import TesseraTensor
 
 /// A constant of a MIL program decoded once at load: a weight, or a parameter such as

@@ -46,6 +46,19 @@ struct OperationLowering {
             "operation '\(displayName)' (op type '\(operation.type)'): \(message) is not supported by Tessera")
     }
 
+    /// Runs `body` (the op's load-time lowering) with this lowering, turning a shape rule
+    /// that a tensor built at load breaks (a constant of the wrong shape) into a load error
+    /// naming the op.
+    mutating func checkingShapes<Result>(_ body: (inout OperationLowering) throws -> Result) throws -> Result {
+        do {
+            return try MLTensor.withShapeChecks { try body(&self) }
+        } catch let error as MLTensorShapeError {
+            throw invalid(error.message)
+        } catch let error as OperandError {
+            throw invalid(error.message)
+        }
+    }
+
     // MARK: Operands
 
     /// Registers the tensor bound to parameter `name` as the next operand and returns its

@@ -11,9 +11,9 @@ extension MILOp {
             lowering.checksDeclaredShapes = false
             return { args in
                 let p = args[probabilities].asFloat
-                let flat = try p.reshaped(checked: [p.scalarCount])
                 try require(p.scalarCount > 0, "no probabilities")
-                return [try flat.reduced(.argmax, axes: [0], keepDims: false), flat]
+                let flat = p.flattened()
+                return [flat.argmax(alongAxis: 0), flat]
             }
         }
     ]

@@ -1,6 +1,3 @@
-import Foundation
-import TesseraGraph
-import TesseraKernels
 import TesseraTensor
 
 /// `conv`, `conv_transpose`, `max_pool` and `avg_pool`. 1-D ops run as 2-D ones with a height
@@ -52,7 +49,8 @@ extension MILOp {
         MILOp("avg_pool", batch: .leadingAxis, cost: .elementwise, lower: poolHandler(average: true)),
     ]
 
-    /// A convolution of a rank-3 (1-D) or rank-4 (2-D) input.
+    /// A convolution of a rank-3 (1-D) or rank-4 (2-D) input; the convolution's rule reports
+    /// channels, groups, a bias or a kernel that do not fit.
     static func conv(
         _ x: MLTensor, weight: MLTensor, bias: MLTensor?, _ geometry: OperationLowering.WindowGeometry, groups: Int
     ) throws -> MLTensor {
@@ -63,39 +61,19 @@ extension MILOp {
         let strides = geometry.strides ?? [Int](repeating: 1, count: spatial)
         let dilations = geometry.dilations ?? [Int](repeating: 1, count: spatial)
         try require(strides.count == spatial && dilations.count == spatial, "strides/dilations need \(spatial) values")
-        try require(
-            strides.allSatisfy { $0 >= 1 } && dilations.allSatisfy { $0 >= 1 }, "strides and dilations must be positive"
-        )
-        let kernel = Array(weight.shape.suffix(spatial))
         let pads = try geometry.padding(
-            input: Array(x.shape.suffix(spatial)), kernel: kernel, strides: strides, dilations: dilations)
-        try require(pads.allSatisfy { $0.0 >= 0 && $0.1 >= 0 }, "padding must be non-negative")
-        let (c, o) = (x.shape[1], weight.shape[0])
-        try require(
-            c >= 1 && weight.shape.dropFirst(2).allSatisfy { $0 >= 1 },
-            "empty channels or kernel: \(x.shape), \(weight.shape)")
-        try require(
-            c % groups == 0 && o % groups == 0, "groups \(groups) must divide \(c) input and \(o) output channels")
-        try require(
-            weight.shape[1] == c / groups, "weight \(weight.shape) needs \(c / groups) input channels per group")
-        if let bias { try require(bias.scalarCount == o, "bias \(bias.shape) needs \(o) values") }
+            input: Array(x.shape.suffix(spatial)), kernel: Array(weight.shape.suffix(spatial)), strides: strides,
+            dilations: dilations)
         // 1-D: [N, C, L] as [N, C, 1, L].
-        let x4 = spatial == 2 ? x : try x.reshaped(checked: [x.shape[0], c, 1, x.shape[2]])
-        let w4 = spatial == 2 ? weight : try weight.reshaped(checked: [o, weight.shape[1], 1, weight.shape[2]])
+        let x4 = spatial == 2 ? x : x.expandingShape(at: 2)
+        let w4 = spatial == 2 ? weight : weight.expandingShape(at: 2)
         let p = pads.count == 2 ? pads : [(0, 0), pads[0]]
-        let parameters = Conv2DParameters(
+        let y = x4.convolved2D(
+            weight: w4, bias: bias.map { $0.flattened() },
             strides: spatial == 2 ? (strides[0], strides[1]) : (1, strides[0]),
             dilations: spatial == 2 ? (dilations[0], dilations[1]) : (1, dilations[0]),
             padding: (p[0].0, p[0].1, p[1].0, p[1].1), groups: groups)
-        let (h, w) = (x4.shape[2] + p[0].0 + p[0].1, x4.shape[3] + p[1].0 + p[1].1)
-        try require(
-            h >= parameters.dilationHeight * (w4.shape[2] - 1) + 1
-                && w >= parameters.dilationWidth * (w4.shape[3] - 1) + 1,
-            "the kernel \(weight.shape) does not fit in the padded input \(x.shape)")
-        var inputs = [x4, w4]
-        if let bias { inputs.append(try bias.reshaped(checked: [o])) }
-        let y = MLTensor(.conv2d(parameters), inputs)
-        return spatial == 2 ? y : try y.reshaped(checked: [y.shape[0], y.shape[1], y.shape[3]])
+        return spatial == 2 ? y : y.squeezingShape(at: 2)
     }
 
     /// A transposed convolution, as a stride-1 convolution of the input with zeros inserted
@@ -117,10 +95,8 @@ extension MILOp {
             "weight \(weight.shape) and input \(x.shape) ranks differ")
         let spatial = x.rank - 2
         // Work in 2-D: [N, C, L] as [N, C, 1, L].
-        let x4 = spatial == 2 ? x : try x.reshaped(checked: [x.shape[0], x.shape[1], 1, x.shape[2]])
-        let w4 =
-            spatial == 2 || prepacked
-            ? weight : try weight.reshaped(checked: [weight.shape[0], weight.shape[1], 1, weight.shape[2]])
+        let x4 = spatial == 2 ? x : x.expandingShape(at: 2)
+        let w4 = spatial == 2 || prepacked ? weight : weight.expandingShape(at: 2)
         func pair(_ values: [Int]?, _ fill: Int) throws -> [Int] {
             let v = values ?? [Int](repeating: fill, count: spatial)
             try require(v.count == spatial, "\(v) needs \(spatial) values")
@@ -128,46 +104,40 @@ extension MILOp {
         }
         let strides = try pair(geometry.strides, 1)
         let dilations = try pair(geometry.dilations, 1)
-        try require(
-            strides.allSatisfy { $0 >= 1 } && dilations.allSatisfy { $0 >= 1 }, "strides and dilations must be positive"
-        )
         let (n, cIn, h, w) = (x4.shape[0], x4.shape[1], x4.shape[2], x4.shape[3])
         let (kh, kw) = (w4.shape[2], w4.shape[3])
         try require(
             cIn % groups == 0 && (prepacked ? w4.shape[1] * groups == cIn : w4.shape[0] == cIn),
             "weight \(weight.shape) does not fit \(cIn) input channels in \(groups) groups")
         let cOut = prepacked ? w4.shape[0] : w4.shape[1] * groups
-        if let bias { try require(bias.scalarCount == cOut, "bias \(bias.shape) needs \(cOut) values") }
         try require(h > 0 && w > 0 && cIn > 0 && kh > 0 && kw > 0, "empty input \(x.shape) or kernel \(weight.shape)")
         // Zeros between input elements: [N, C, H, 1, W, 1] padded to [N, C, H, s, W, s].
-        var dilated = try x4.reshaped(checked: [n, cIn, h, 1, w, 1])
+        var dilated = x4.reshaped(to: [n, cIn, h, 1, w, 1])
         if strides != [1, 1] {
-            dilated = MLTensor(
-                .pad(
-                    before: [0, 0, 0, 0, 0, 0], after: [0, 0, 0, strides[0] - 1, 0, strides[1] - 1], mode: .constant(0)),
-                [dilated])
-            dilated = try dilated.reshaped(checked: [n, cIn, h * strides[0], w * strides[1]])
+            dilated = dilated.padded(
+                forSizes: [(0, 0), (0, 0), (0, 0), (0, strides[0] - 1), (0, 0), (0, strides[1] - 1)], with: 0)
+            dilated = dilated.reshaped(to: [n, cIn, h * strides[0], w * strides[1]])
                 .sliced(
                     starts: [0, 0, 0, 0], steps: [1, 1, 1, 1],
                     counts: [n, cIn, (h - 1) * strides[0] + 1, (w - 1) * strides[1] + 1])
         } else {
-            dilated = try dilated.reshaped(checked: [n, cIn, h, w])
+            dilated = dilated.reshaped(to: [n, cIn, h, w])
         }
         let (eh, ew) = ((kh - 1) * dilations[0], (kw - 1) * dilations[1])
-        let padded = MLTensor(.pad(before: [0, 0, eh, ew], after: [0, 0, eh, ew], mode: .constant(0)), [dilated])
+        let padded = dilated.padded(forSizes: [(0, 0), (0, 0), (eh, eh), (ew, ew)], with: 0)
         // [Cin, Cout/g, kH, kW] → [g, Cout/g, Cin/g, kH, kW] → [Cout, Cin/g, kH, kW], taps reversed.
         let flipped: MLTensor
         if prepacked {
             flipped = w4
         } else {
-            let perGroup = try w4.reshaped(checked: [groups, cIn / groups, cOut / groups, kh, kw])
-                .permuted(checked: [0, 2, 1, 3, 4])
-            flipped = try perGroup.reshaped(checked: [cOut, cIn / groups, kh, kw])
+            let perGroup = w4.reshaped(to: [groups, cIn / groups, cOut / groups, kh, kw])
+                .transposed(permutation: [0, 2, 1, 3, 4])
+            flipped = perGroup.reshaped(to: [cOut, cIn / groups, kh, kw])
                 .sliced(starts: [0, 0, kh - 1, kw - 1], steps: [1, 1, -1, -1], counts: [cOut, cIn / groups, kh, kw])
         }
-        var inputs = [padded, flipped]
-        if let bias { inputs.append(try bias.reshaped(checked: [cOut])) }
-        let full = MLTensor(.conv2d(Conv2DParameters(dilations: (dilations[0], dilations[1]), groups: groups)), inputs)
+        let full = padded.convolved2D(
+            weight: flipped, bias: bias?.flattened(), dilations: (dilations[0], dilations[1]), groups: groups)
+        guard full.rank == 4 else { return full }  // the convolution's rule failed; the scope reports it
         // Crop: custom/valid padding, `same` (TF's rule), or an explicit output shape.
         let fullSize = [full.shape[2], full.shape[3]]
         var before = [0, 0]
@@ -199,20 +169,18 @@ extension MILOp {
         ]
         var result = full
         if extra != [0, 0] {
-            result = MLTensor(
-                .pad(before: [0, 0, 0, 0], after: [0, 0, extra[0], extra[1]], mode: .constant(0)), [result])
+            let sizes: [(before: Int, after: Int)] = [(0, 0), (0, 0), (0, extra[0]), (0, extra[1])]
+            result = result.padded(forSizes: sizes, with: 0)
             if let bias {
                 // The extra positions hold the bias alone, as the full computation would give.
-                let mask = MLTensor(
-                    .pad(before: [0, 0, 0, 0], after: [0, 0, extra[0], extra[1]], mode: .constant(1)),
-                    [MLTensor(repeating: 0, shape: [1, 1, fullSize[0], fullSize[1]])])
-                result = try .elementwise(
-                    .add, result, try .elementwise(.mul, mask, try bias.reshaped(checked: [1, cOut, 1, 1])))
+                let mask = MLTensor(repeating: 0, shape: [1, 1, fullSize[0], fullSize[1]]).padded(
+                    forSizes: sizes, with: 1)
+                result = result + mask * bias.reshaped(to: [1, cOut, 1, 1])
             }
         }
         result = result.sliced(
             starts: [0, 0, before[0], before[1]], steps: [1, 1, 1, 1], counts: [n, cOut, sizes[0], sizes[1]])
-        return spatial == 2 ? result : try result.reshaped(checked: [n, cOut, sizes[1]])
+        return spatial == 2 ? result : result.squeezingShape(at: 2)
     }
 
     /// `max_pool` or `avg_pool`.
@@ -232,29 +200,20 @@ extension MILOp {
                 if spatial == 3 {
                     return [try pool3d(v, kernel: kernel, geometry, average: average, excludePadding: excludePadding)]
                 }
-                try require(spatial == 1 || spatial == 2, "Tessera runs 1-D and 2-D pooling; kernel_sizes is \(kernel)")
                 try require(v.rank == spatial + 2, "input \(v.shape) does not fit a \(spatial)-D pool")
                 let strides = geometry.strides ?? kernel.map { _ in 1 }
-                try require(strides.count == spatial && strides.allSatisfy { $0 >= 1 }, "bad strides \(strides)")
+                try require(strides.count == spatial, "strides \(strides) need \(spatial) values")
                 let pads = try geometry.padding(
                     input: Array(v.shape.suffix(spatial)), kernel: kernel, strides: strides,
                     dilations: kernel.map { _ in 1 })
-                let x4 = spatial == 2 ? v : try v.reshaped(checked: [v.shape[0], v.shape[1], 1, v.shape[2]])
+                let x4 = spatial == 2 ? v : v.expandingShape(at: 2)
                 let k = spatial == 2 ? kernel : [1, kernel[0]]
                 let s = spatial == 2 ? strides : [1, strides[0]]
                 let p = spatial == 2 ? pads : [(0, 0), pads[0]]
-                let parameters = Pool2DParameters(
-                    kernel: (k[0], k[1]), strides: (s[0], s[1]), padding: (p[0].0, p[0].1, p[1].0, p[1].1),
-                    ceilMode: ceilMode)
-                for (size, (kernelSize, (before, after))) in zip(x4.shape.suffix(2), zip(k, p)) {
-                    try require(
-                        before >= 0 && after >= 0 && size + before + after >= kernelSize,
-                        "the window \(kernel) does not fit in the padded input \(v.shape)")
-                }
-                let y = MLTensor(
-                    average ? .averagePool2d(parameters, countIncludePad: !excludePadding) : .maxPool2d(parameters),
-                    [x4])
-                return [spatial == 2 ? y : try y.reshaped(checked: [y.shape[0], y.shape[1], y.shape[3]])]
+                let y = x4.pooled2D(
+                    average ? .average(countIncludePad: !excludePadding) : .maximum, kernel: (k[0], k[1]),
+                    strides: (s[0], s[1]), padding: (p[0].0, p[0].1, p[1].0, p[1].1), ceilMode: ceilMode)
+                return [spatial == 2 ? y : y.squeezingShape(at: 2)]
             }
         }
     }
@@ -298,8 +257,13 @@ extension OperationLowering {
         guard ["valid", "same", "same_lower", "custom"].contains(padType) else {
             throw invalid("unknown pad_type '\(padType)'")
         }
+        let (strides, dilations) = (try ints("strides"), try ints("dilations"))
+        // `same` padding divides by the strides, so they are checked here, once.
+        guard (strides ?? []).allSatisfy({ $0 >= 1 }), (dilations ?? []).allSatisfy({ $0 >= 1 }) else {
+            throw invalid("strides and dilations must be positive")
+        }
         return WindowGeometry(
-            strides: try ints("strides"), dilations: try ints("dilations"), padType: padType, pad: try ints("pad"),
+            strides: strides, dilations: dilations, padType: padType, pad: try ints("pad"),
             kernel: try ints("kernel_sizes"))
     }
 

@@ -1,5 +1,3 @@
-import TesseraGraph
-import TesseraKernels
 import TesseraTensor
 
 /// Slicing, gathering, sorting and scattering.
@@ -36,10 +34,8 @@ extension MILOp {
                     let step = stride?[axis] ?? 1
                     try require(step != 0, "stride 0 on axis \(axis)")
                     if squeezeMask?[axis] == true {
-                        var index = begin[axis]
-                        if index < 0 { index += size }
-                        try require(index >= 0 && index < size, "index \(begin[axis]) is out of range for size \(size)")
-                        starts.append(index)
+                        // The slice's rule reports an index outside the axis.
+                        starts.append(begin[axis] < 0 ? begin[axis] + size : begin[axis])
                         steps.append(1)
                         counts.append(1)
                         continue
@@ -53,7 +49,7 @@ extension MILOp {
                     kept.append(axis)
                 }
                 let sliced = v.sliced(starts: starts, steps: steps, counts: counts)
-                return [try sliced.reshaped(checked: kept.map { counts[$0] })]
+                return [sliced.reshaped(to: kept.map { counts[$0] })]
             }
         },
         MILOp("slice_by_size", batch: .always(.slice(strides: nil, squeeze: nil)), cost: .dataMovement) { lowering in
@@ -91,9 +87,9 @@ extension MILOp {
             guard batchDims >= 0 else { throw lowering.invalid("batch_dims must be non-negative") }
             return { args in
                 let v = args[x]
-                let a = try v.axis(axis)
+                let a = try v.axis(axis, op: "gather")
                 let index = try clampedIndices(args[indices], size: v.shape[a])
-                if batchDims == 0 { return [MLTensor(.gather(axis: a), [v, index])] }
+                if batchDims == 0 { return [v.gathering(atIndices: index, alongAxis: a)] }
                 return [try batchedGather(v, index, axis: a, batchDims: batchDims)]
             }
         },
@@ -111,18 +107,19 @@ extension MILOp {
             return { args in
                 // Along seq_axis, position t of batch b reads len[b] - 1 - t when t < len[b], else t.
                 let v = args[x]
-                let (s, b) = (try v.axis(seqAxis), try v.axis(batchAxis))
-                let length = args[lengths].converted(to: .int32)
+                let (s, b) = (
+                    try v.axis(seqAxis, op: "reverse_sequence"), try v.axis(batchAxis, op: "reverse_sequence")
+                )
+                let length = args[lengths].asInt32
                 try require(s != b && length.scalarCount == v.shape[b], "lengths \(length.shape) do not fit \(v.shape)")
                 var batchShape = [Int](repeating: 1, count: v.rank)
                 batchShape[b] = v.shape[b]
                 var timeShape = [Int](repeating: 1, count: v.rank)
                 timeShape[s] = v.shape[s]
-                let len = try length.reshaped(checked: batchShape)
+                let len = length.reshaped(to: batchShape)
                 let t = MLTensor(shape: timeShape, scalars: (0..<v.shape[s]).map { Int32($0) }, scalarType: Int32.self)
-                let reversed = try MLTensor.elementwise(.sub, try .elementwise(.sub, len, len.scalar(1)), t)
-                let source = try MLTensor.selecting(try .elementwise(.less, t, len), reversed, t)
-                return [try gatherAlongAxis(v, MLTensor(.broadcast(v.shape), [source]), axis: s)]
+                let source = MLTensor.selecting(t .< len, len - 1 - t, t)
+                return [try gatherAlongAxis(v, source.broadcast(to: v.shape), axis: s)]
             }
         },
         MILOp("gather_nd", batch: .notSeparable, cost: .dataMovement) { lowering in
@@ -141,10 +138,8 @@ extension MILOp {
             return { args in
                 // Indices of the k best along the axis (sorted, stable), then their values.
                 let v = args[x]
-                let a = try v.axis(axis)
-                try require(k >= 0 && k <= v.shape[a], "k = \(k) does not fit axis \(a) of \(v.shape)")
-                let indices = MLTensor(.argsort(axis: a, descending: !ascending, count: k), [v])
-                let values = MLTensor(.gatherElements(axis: a), [v, indices])
+                let indices = v.argsort(alongAxis: axis, descendingOrder: !ascending, count: k)
+                let values = v.gathering(elementsAt: indices, alongAxis: axis)
                 return outputs == 1 ? [values] : [values, indices]
             }
         },
@@ -153,9 +148,7 @@ extension MILOp {
             let axis = try lowering.int("axis") ?? -1
             let ascending = try lowering.bool("ascending") ?? false
             return { args in
-                let v = args[x]
-                let a = try v.axis(axis)
-                return [MLTensor(.argsort(axis: a, descending: !ascending, count: v.shape[a]), [v])]
+                [args[x].argsort(alongAxis: axis, descendingOrder: !ascending)]
             }
         },
         MILOp("scatter_along_axis", batch: .notSeparable, cost: .elementwise) { lowering in
@@ -167,14 +160,10 @@ extension MILOp {
             guard mode == "update" else { throw lowering.unsupported("scatter_along_axis with mode '\(mode)'") }
             return { args in
                 // Replacement at data[p with p[axis] = indices[p]] on the graph's scatter op.
-                let (d, i) = (args[data], args[indices])
-                let a = try d.axis(axis)
-                let u = args[updates].converted(to: d.kernelType)
-                try require(
-                    i.rank == d.rank && u.shape == i.shape
-                        && (0..<d.rank).allSatisfy { $0 == a || i.shape[$0] <= d.shape[$0] },
-                    "indices \(i.shape) and updates \(u.shape) do not fit data \(d.shape) along axis \(a)")
-                return [MLTensor(.scatter(axis: a), [d, try clampedIndices(i, size: d.shape[a]), u])]
+                let d = args[data]
+                let a = try d.axis(axis, op: "scatter_along_axis")
+                let index = try clampedIndices(args[indices], size: d.shape[a])
+                return [d.replacing(with: args[updates].converted(to: d.kernelType), atIndices: index, alongAxis: a)]
             }
         },
     ]
@@ -195,13 +184,13 @@ extension MILOp {
             batch.reduce(1, *), middle.reduce(1, *), x.shape[axis], rest.reduce(1, *), points.reduce(1, *)
         )
         // [B, P, A, R] → [B, A, P, R] → [B·A, P, R]; indices [B, I] → b·A + index.
-        let folded = try x.reshaped(checked: [b, p, size, r]).permuted(checked: [0, 2, 1, 3]).reshaped(checked: [
+        let folded = x.reshaped(to: [b, p, size, r]).transposed(permutation: [0, 2, 1, 3]).reshaped(to: [
             b * size, p, r,
         ])
         let offsets = MLTensor(shape: [b, 1], scalars: (0..<b).map { Int32($0 * size) }, scalarType: Int32.self)
-        let linear = MLTensor(.binary(.add), try indices.reshaped(checked: [b, n]), offsets)
-        let gathered = MLTensor(.gather(axis: 0), [folded, linear])  // [B, I, P, R]
-        return try gathered.permuted(checked: [0, 2, 1, 3]).reshaped(checked: batch + middle + points + rest)
+        // [B, I, P, R]
+        let gathered = folded.gathering(atIndices: indices.reshaped(to: [b, n]) + offsets, alongAxis: 0)
+        return gathered.transposed(permutation: [0, 2, 1, 3]).reshaped(to: batch + middle + points + rest)
     }
 
     /// `out[b, p] = x[b, indices[b, p, 0], …, indices[b, p, K-1], …]` for `x` `[B…, D…, R…]` and
@@ -220,54 +209,25 @@ extension MILOp {
         let points = Array(indices.shape[batchDims..<(indices.rank - 1)])
         let (b, d, p) = (batch.reduce(1, *), indexed.reduce(1, *), points.reduce(1, *))
         try require(b * d < Int(Int32.max), "x \(x.shape) is too large to index with int32")
-        let flat = try indices.reshaped(checked: [b, p, k])
+        let flat = indices.reshaped(to: [b, p, k])
         var linear = MLTensor(shape: [b, 1], scalars: (0..<b).map { Int32($0 * d) }, scalarType: Int32.self)
         var step = 1
         for axis in (0..<k).reversed() {
             let component = try clampedIndices(
-                try flat.narrowed(axis: 2, start: axis, count: 1).reshaped(checked: [b, p]), size: indexed[axis])
-            let term = step == 1 ? component : MLTensor(.binary(.mul), component, component.scalar(Double(step)))
-            linear = MLTensor(.binary(.add), linear, term)
+                flat.narrowed(alongAxis: 2, start: axis, count: 1).reshaped(to: [b, p]), size: indexed[axis])
+            linear = linear + (step == 1 ? component : component * Int32(step))
             step *= indexed[axis]
         }
-        let merged = try x.reshaped(checked: [b * d] + rest)
-        let gathered = MLTensor(.gather(axis: 0), [merged, linear])  // [B, P, R…]
-        return try gathered.reshaped(checked: batch + points + rest)
+        let merged = x.reshaped(to: [b * d] + rest)
+        let gathered = merged.gathering(atIndices: linear, alongAxis: 0)  // [B, P, R…]
+        return gathered.reshaped(to: batch + points + rest)
     }
 
-    /// `out[p] = x[p with p[axis] = indices[p]]`: one gather from the flattened input at
-    /// linear positions `offset(p without axis) + index · stride(axis)`.
+    /// `out[p] = x[p with p[axis] = indices[p]]` (`take_along_axis`), indices clamped to the
+    /// axis; the gather's rule reports indices that do not fit `x`.
     static func gatherAlongAxis(_ v: MLTensor, _ i: MLTensor, axis: Int) throws -> MLTensor {
-        let a = try v.axis(axis)
-        try require(i.rank == v.rank, "indices \(i.shape) must have the rank of x \(v.shape)")
-        for d in 0..<v.rank where d != a {
-            try require(i.shape[d] == v.shape[d], "indices \(i.shape) and x \(v.shape) differ off axis \(a)")
-        }
-        try require(v.scalarCount < Int(Int32.max), "x \(v.shape) is too large to index with int32")
-        var strides = [Int](repeating: 1, count: v.rank)
-        for d in stride(from: v.rank - 2, through: 0, by: -1) { strides[d] = strides[d + 1] * v.shape[d + 1] }
-        let count = i.scalarCount
-        var offsets = [Int32](repeating: 0, count: count)
-        if count > 0 {
-            var position = [Int](repeating: 0, count: v.rank)
-            for k in 0..<count {
-                var offset = 0
-                for d in 0..<v.rank where d != a { offset += position[d] * strides[d] }
-                offsets[k] = Int32(offset)
-                var d = v.rank - 1
-                while d >= 0 {
-                    position[d] += 1
-                    if position[d] < i.shape[d] { break }
-                    position[d] = 0
-                    d -= 1
-                }
-            }
-        }
-        let index = try clampedIndices(i, size: v.shape[a])
-        let linear = MLTensor(
-            .binary(.add), MLTensor(.binary(.mul), index, index.scalar(Double(strides[a]))),
-            MLTensor(shape: i.shape, scalars: offsets, scalarType: Int32.self))
-        return MLTensor(.gather(axis: 0), [try v.reshaped(checked: [v.scalarCount]), linear])
+        let a = try v.axis(axis, op: "gather_along_axis")
+        return v.gathering(elementsAt: try clampedIndices(i, size: v.shape[a]), alongAxis: a)
     }
 
     /// Python's `slice(start, stop, step).indices(size)`: the first index and the count.
@@ -289,11 +249,8 @@ extension MILOp {
     /// clamped to the axis (Core ML leaves them undefined; Tessera must not read outside).
     static func clampedIndices(_ indices: MLTensor, size: Int) throws -> MLTensor {
         try require(size > 0 || indices.scalarCount == 0, "cannot gather from an empty axis")
-        var i = indices.kernelType.isFloatingPoint ? indices.elementwise(.floor) : indices
-        i = i.converted(to: .int32)
-        let wrapped = try MLTensor.selecting(
-            try .elementwise(.less, i, i.scalar(0)), try .elementwise(.add, i, i.scalar(Double(size))), i)
-        return try .elementwise(
-            .min, try .elementwise(.max, wrapped, i.scalar(0)), i.scalar(Double(Swift.max(size - 1, 0))))
+        let i = (indices.kernelType.isFloatingPoint ? indices.floor() : indices).asInt32
+        let wrapped = MLTensor.selecting(i .< Int32(0), i + Int32(size), i)
+        return pointwiseMin(pointwiseMax(wrapped, i.scalar(0)), i.scalar(Double(Swift.max(size - 1, 0))))
     }
 }

@@ -1,155 +1,115 @@
-import TesseraGraph
-import TesseraKernels
 import TesseraTensor
 
-/// Softmax, the normalizations and the reductions.
+/// Softmax and the normalizations, on the public `MLTensor.softmax` and Tessera's
+/// `layerNorm`.
 extension MILOp {
-    static let normalizationOps: [MILOp] = {
-        var ops: [MILOp] = []
-        ops.append(
-            MILOp("softmax", batch: .from { l in .alongAxes([try l.int("axis") ?? -1]) }, cost: .transcendental) {
-                lowering in
-                let x = try lowering.tensor("x")
-                let axis = try lowering.int("axis") ?? -1
+    static let normalizationOps: [MILOp] = [
+        MILOp("softmax", batch: .from { l in .alongAxes([try l.int("axis") ?? -1]) }, cost: .transcendental) {
+            lowering in
+            let x = try lowering.tensor("x")
+            let axis = try lowering.int("axis") ?? -1
+            return { args in
+                let v = args[x].asFloat
+                return [v.softmax(alongAxis: axis)]
+            }
+        },
+        MILOp("layer_norm", batch: .from { l in .alongAxes(try l.ints("axes")) }, cost: .transcendental) {
+            lowering in
+            let x = try lowering.tensor("x")
+            let axes = try lowering.ints("axes")
+            let gamma = try lowering.optionalTensor("gamma")
+            let beta = try lowering.optionalTensor("beta")
+            let epsilon = Float(try lowering.double("epsilon") ?? 1e-5)
+            return { args in
+                let v = args[x].asFloat
+                let normalized = try v.axes(axes ?? Array(0..<v.rank), op: "layer_norm")
+                var y = v.layerNorm(alongAxes: normalized, epsilon: epsilon)
+                // gamma and beta have the shape of the normalized axes.
+                var parameterShape = [Int](repeating: 1, count: v.rank)
+                for axis in normalized { parameterShape[axis] = v.shape[axis] }
+                if let gamma { y = y * (args[gamma].asFloat.reshaped(to: parameterShape)) }
+                if let beta { y = y + (args[beta].asFloat.reshaped(to: parameterShape)) }
+                return [y]
+            }
+        },
+        MILOp("instance_norm", batch: .leadingAxis, cost: .transcendental) { lowering in
+            let x = try lowering.tensor("x")
+            let gamma = try lowering.optionalTensor("gamma")
+            let beta = try lowering.optionalTensor("beta")
+            let epsilon = Float(try lowering.double("epsilon") ?? 1e-5)
+            return { args in
+                let v = args[x].asFloat
+                try require(v.rank >= 3, "needs [N, C, spatial…], got \(v.shape)")
+                var y = v.layerNorm(alongAxes: Array(2..<v.rank), epsilon: epsilon)
+                if let gamma { y = y * (try v.channelVector(args[gamma].asFloat)) }
+                if let beta { y = y + (try v.channelVector(args[beta].asFloat)) }
+                return [y]
+            }
+        },
+        MILOp("l2_norm", batch: .always(.alongAxes([-3, -2, -1])), cost: .elementwise) { lowering in
+            let x = try lowering.tensor("x")
+            let epsilon = Float(try lowering.double("epsilon") ?? 1e-6)
+            return { args in
+                // x / sqrt(Σ x² + ε) over the last three axes (all of a rank-3 input).
+                let v = args[x].asFloat
+                try require(v.rank >= 3, "needs rank ≥ 3, got \(v.shape)")
+                let sum = v.squared().sum(alongAxes: Array((v.rank - 3)..<v.rank), keepRank: true)
+                return [v * (sum + epsilon).rsqrt()]
+            }
+        },
+        MILOp("local_response_norm", batch: .always(.alongAxes([-3])), cost: .transcendental) { lowering in
+            let x = try lowering.tensor("x")
+            let size = try lowering.required(lowering.int("size"), "size")
+            let alpha = try lowering.double("alpha") ?? 1e-4
+            let beta = Float(try lowering.double("beta") ?? 0.75)
+            let k = Float(try lowering.double("k") ?? 1)
+            guard size >= 1 else { throw lowering.invalid("size must be positive, got \(size)") }
+            return { args in
+                // x / (k + α/size · Σ x²)^β, the sum over channels c - h ... c + h with
+                // h = (size - 1) / 2, channels being axis rank - 3 (axis 0 of a rank-3 CHW
+                // input). coremltools' own expected values pin both down; PyTorch differs.
+                let v = args[x].asFloat
+                try require(v.rank >= 3, "needs [N, C, spatial…], got \(v.shape)")
+                let c = v.rank - 3
+                let channels = v.shape[c]
+                let half = (size - 1) / 2
+                var pads = [(before: Int, after: Int)](repeating: (0, 0), count: v.rank)
+                pads[c] = (half, half)
+                let squares = v.squared().padded(forSizes: pads, with: 0)
+                var sum = squares.narrowed(alongAxis: c, start: 0, count: channels)
+                for offset in 1..<(2 * half + 1) {
+                    sum = sum + squares.narrowed(alongAxis: c, start: offset, count: channels)
+                }
+                return [v / (sum * Float(alpha / Double(size)) + k).pow(beta)]
+            }
+        },
+        MILOp("batch_norm", batch: .leadingAxis, cost: .transcendental) { lowering in
+            let x = try lowering.tensor("x")
+            let epsilon = try lowering.double("epsilon") ?? 1e-5
+            // Constant statistics fold into one scale and one shift per channel, at load.
+            if let folded = try lowering.foldedBatchNorm(epsilon: epsilon) {
+                let scale = try lowering.context.literalSlot(folded.scale)
+                let shift = try lowering.context.literalSlot(folded.shift)
+                let (s, b) = (lowering.appendOperand(slot: scale), lowering.appendOperand(slot: shift))
                 return { args in
                     let v = args[x].asFloat
-                    return [MLTensor(.softmax(axis: try v.axis(axis)), [v])]
+                    return [v * (try v.channelVector(args[s])) + (try v.channelVector(args[b]))]
                 }
-            })
-        ops.append(
-            MILOp("layer_norm", batch: .from { l in .alongAxes(try l.ints("axes")) }, cost: .transcendental) {
-                lowering in
-                let x = try lowering.tensor("x")
-                let axes = try lowering.ints("axes")
-                let gamma = try lowering.optionalTensor("gamma")
-                let beta = try lowering.optionalTensor("beta")
-                let epsilon = try lowering.double("epsilon") ?? 1e-5
-                return { args in
-                    let v = args[x].asFloat
-                    let normalizedAxes = try v.axes(axes ?? Array(0..<v.rank))
-                    var y = try normalize(v, axes: normalizedAxes, epsilon: epsilon)
-                    // gamma and beta have the shape of the normalized axes.
-                    var parameterShape = [Int](repeating: 1, count: v.rank)
-                    for axis in normalizedAxes { parameterShape[axis] = v.shape[axis] }
-                    if let gamma {
-                        y = MLTensor(.binary(.mul), y, try args[gamma].asFloat.reshaped(checked: parameterShape))
-                    }
-                    if let beta {
-                        y = MLTensor(.binary(.add), y, try args[beta].asFloat.reshaped(checked: parameterShape))
-                    }
-                    return [y]
-                }
-            })
-        ops.append(
-            MILOp("instance_norm", batch: .leadingAxis, cost: .transcendental) { lowering in
-                let x = try lowering.tensor("x")
-                let gamma = try lowering.optionalTensor("gamma")
-                let beta = try lowering.optionalTensor("beta")
-                let epsilon = try lowering.double("epsilon") ?? 1e-5
-                return { args in
-                    let v = args[x].asFloat
-                    try require(v.rank >= 3, "needs [N, C, spatial…], got \(v.shape)")
-                    var y = try normalize(v, axes: Array(2..<v.rank), epsilon: epsilon)
-                    if let gamma { y = try .elementwise(.mul, y, try v.channelVector(args[gamma].asFloat)) }
-                    if let beta { y = try .elementwise(.add, y, try v.channelVector(args[beta].asFloat)) }
-                    return [y]
-                }
-            })
-        ops.append(
-            MILOp("l2_norm", batch: .always(.alongAxes([-3, -2, -1])), cost: .elementwise) { lowering in
-                let x = try lowering.tensor("x")
-                let epsilon = try lowering.double("epsilon") ?? 1e-6
-                return { args in
-                    // x / sqrt(Σ x² + ε) over the last three axes (all of a rank-3 input).
-                    let v = args[x].asFloat
-                    try require(v.rank >= 3, "needs rank ≥ 3, got \(v.shape)")
-                    let axes = Array((v.rank - 3)..<v.rank)
-                    let sum = try MLTensor(.unary(.square), [v]).reduced(.sum, axes: axes, keepDims: true)
-                    return [
-                        try .elementwise(
-                            .mul, v, try MLTensor.elementwise(.add, sum, v.scalar(epsilon)).elementwise(.rsqrt))
-                    ]
-                }
-            })
-        ops.append(
-            MILOp("local_response_norm", batch: .always(.alongAxes([-3])), cost: .transcendental) { lowering in
-                let x = try lowering.tensor("x")
-                let size = try lowering.required(lowering.int("size"), "size")
-                let alpha = try lowering.double("alpha") ?? 1e-4
-                let beta = try lowering.double("beta") ?? 0.75
-                let k = try lowering.double("k") ?? 1
-                guard size >= 1 else { throw lowering.invalid("size must be positive, got \(size)") }
-                return { args in
-                    // x / (k + α/size · Σ x²)^β, the sum over channels c - h ... c + h with
-                    // h = (size - 1) / 2, channels being axis rank - 3 (axis 0 of a rank-3 CHW
-                    // input). coremltools' own expected values pin both down; PyTorch differs.
-                    let v = args[x].asFloat
-                    try require(v.rank >= 3, "needs [N, C, spatial…], got \(v.shape)")
-                    let c = v.rank - 3
-                    let channels = v.shape[c]
-                    var before = [Int](repeating: 0, count: v.rank)
-                    var after = before
-                    let half = (size - 1) / 2
-                    (before[c], after[c]) = (half, half)
-                    let squares = MLTensor(
-                        .pad(before: before, after: after, mode: .constant(0)), [MLTensor(.unary(.square), [v])])
-                    var sum = squares.narrowed(axis: c, start: 0, count: channels)
-                    for offset in 1..<(2 * half + 1) {
-                        sum = MLTensor(.binary(.add), sum, squares.narrowed(axis: c, start: offset, count: channels))
-                    }
-                    let base = try MLTensor.elementwise(
-                        .add, try .elementwise(.mul, sum, v.scalar(alpha / Double(size))), v.scalar(k))
-                    return [try .elementwise(.div, v, try .elementwise(.pow, base, v.scalar(beta)))]
-                }
-            })
-        ops.append(
-            MILOp("batch_norm", batch: .leadingAxis, cost: .transcendental) { lowering in
-                let x = try lowering.tensor("x")
-                let epsilon = try lowering.double("epsilon") ?? 1e-5
-                // Constant statistics fold into one scale and one shift per channel, at load.
-                if let folded = try lowering.foldedBatchNorm(epsilon: epsilon) {
-                    let scale = try lowering.context.literalSlot(folded.scale)
-                    let shift = try lowering.context.literalSlot(folded.shift)
-                    let (s, b) = (lowering.appendOperand(slot: scale), lowering.appendOperand(slot: shift))
-                    return { args in
-                        let v = args[x].asFloat
-                        return [
-                            try .elementwise(
-                                .add, try .elementwise(.mul, v, try v.channelVector(args[s])),
-                                try v.channelVector(args[b]))
-                        ]
-                    }
-                }
-                let mean = try lowering.tensor("mean")
-                let variance = try lowering.tensor("variance")
-                let gamma = try lowering.optionalTensor("gamma")
-                let beta = try lowering.optionalTensor("beta")
-                return { args in
-                    let v = args[x].asFloat
-                    var scale = try MLTensor.elementwise(.add, args[variance].asFloat, v.scalar(epsilon)).elementwise(
-                        .rsqrt)
-                    if let gamma { scale = try .elementwise(.mul, scale, args[gamma].asFloat) }
-                    var shift = MLTensor(.unary(.neg), [try MLTensor.elementwise(.mul, args[mean].asFloat, scale)])
-                    if let beta { shift = try .elementwise(.add, shift, args[beta].asFloat) }
-                    return [
-                        try .elementwise(
-                            .add, try .elementwise(.mul, v, try v.channelVector(scale)), try v.channelVector(shift))
-                    ]
-                }
-            })
-
-        return ops
-    }()
-
-    /// `(x - mean) / sqrt(variance + epsilon)` over `axes` (normalized, sorted).
-    static func normalize(_ x: MLTensor, axes: [Int], epsilon: Double) throws -> MLTensor {
-        let mean = try x.reduced(.mean, axes: axes, keepDims: true)
-        let centered = MLTensor(.binary(.sub), x, mean)
-        let variance = try MLTensor(.unary(.square), [centered]).reduced(.mean, axes: axes, keepDims: true)
-        let inverse = MLTensor(.binary(.add), variance, x.scalar(epsilon)).elementwise(.rsqrt)
-        return MLTensor(.binary(.mul), centered, inverse)
-    }
-
+            }
+            let mean = try lowering.tensor("mean")
+            let variance = try lowering.tensor("variance")
+            let gamma = try lowering.optionalTensor("gamma")
+            let beta = try lowering.optionalTensor("beta")
+            return { args in
+                let v = args[x].asFloat
+                var scale = (args[variance].asFloat + Float(epsilon)).rsqrt()
+                if let gamma { scale = scale * args[gamma].asFloat }
+                var shift = -(args[mean].asFloat * scale)
+                if let beta { shift = shift + args[beta].asFloat }
+                return [v * (try v.channelVector(scale)) + (try v.channelVector(shift))]
+            }
+        },
+    ]
 }
 
 extension OperationLowering {

@@ -1,6 +1,3 @@
-import Foundation
-import TesseraGraph
-import TesseraKernels
 import TesseraTensor
 
 /// Resizing the last two axes: nearest-neighbour and bilinear upsampling, and cropping. Index
@@ -103,13 +100,15 @@ extension MILOp {
             weights.append(Float(g - Double(i0)))
         }
         let count = grid.count
-        let a = MLTensor(.gather(axis: axis), [x, MLTensor(shape: [count], scalars: lower, scalarType: Int32.self)])
-        let b = MLTensor(.gather(axis: axis), [x, MLTensor(shape: [count], scalars: upper, scalarType: Int32.self)])
+        let a = x.gathering(
+            atIndices: MLTensor(shape: [count], scalars: lower, scalarType: Int32.self), alongAxis: axis)
+        let b = x.gathering(
+            atIndices: MLTensor(shape: [count], scalars: upper, scalarType: Int32.self), alongAxis: axis)
         var weightShape = [Int](repeating: 1, count: x.rank - axis)
         weightShape[0] = count
         let w = MLTensor(shape: weightShape, scalars: weights, scalarType: Float.self)
         // a + (b - a)·w
-        return MLTensor(.binary(.add), a, MLTensor(.binary(.mul), MLTensor(.binary(.sub), b, a), w))
+        return a + (b - a) * w
     }
 
     /// `count` elements along `axis`, element `i` taken from `min(floor(source(i)), size - 1)`.
@@ -118,6 +117,7 @@ extension MILOp {
         try require(count >= 0 && (size > 0 || count == 0), "cannot resize an axis of size \(size) to \(count)")
         if count == size && (0..<count).allSatisfy({ Int(source($0).rounded(.down)) == $0 }) { return x }
         let indices = (0..<count).map { Int32(Swift.min(Swift.max(Int(source($0).rounded(.down)), 0), size - 1)) }
-        return MLTensor(.gather(axis: axis), [x, MLTensor(shape: [count], scalars: indices, scalarType: Int32.self)])
+        return x.gathering(
+            atIndices: MLTensor(shape: [count], scalars: indices, scalarType: Int32.self), alongAxis: axis)
     }
 }

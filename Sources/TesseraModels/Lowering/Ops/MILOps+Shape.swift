@@ -1,5 +1,3 @@
-import TesseraGraph
-import TesseraKernels
 import TesseraTensor
 
 /// Ops that move elements without computing on them: reshapes and transposes (views),
@@ -12,7 +10,7 @@ extension MILOp {
                 let x = try lowering.tensor("x")
                 let shape = try lowering.required(lowering.runtimeInts("shape"), "shape")
                 return { args in
-                    [try args[x].reshaped(checked: try resolvedShape(try shape.values(args), of: args[x].shape))]
+                    [args[x].reshaped(to: try resolvedShape(try shape.values(args), of: args[x].shape))]
                 }
             })
         ops.append(
@@ -22,7 +20,7 @@ extension MILOp {
             ) { lowering in
                 let x = try lowering.tensor("x")
                 let perm = try lowering.required(lowering.ints("perm"), "perm")
-                return { args in [try args[x].permuted(checked: perm)] }
+                return { args in [args[x].transposed(permutation: perm)] }
             })
         ops.append(
             MILOp("reshape_like", batch: .reshape, cost: .elementwise) { lowering in
@@ -45,38 +43,20 @@ extension MILOp {
                             "begins/ends \(begins[index])..<\(end) leave the shape \(reference)")
                         shape += reference[begins[index]..<end]
                     }
-                    return [try args[x].reshaped(checked: shape)]
+                    return [args[x].reshaped(to: shape)]
                 }
             })
         ops.append(
             MILOp("expand_dims", batch: .reshape, cost: .elementwise) { lowering in
                 let x = try lowering.tensor("x")
                 let axes = try lowering.required(lowering.ints("axes"), "axes")
-                return { args in
-                    let v = args[x]
-                    let outRank = v.rank + axes.count
-                    let inserted = axes.map { $0 < 0 ? $0 + outRank : $0 }
-                    try require(
-                        inserted.allSatisfy { $0 >= 0 && $0 < outRank } && Set(inserted).count == inserted.count,
-                        "axes \(axes) are invalid for rank \(v.rank)")
-                    var shape: [Int] = []
-                    var source = v.shape.makeIterator()
-                    for axis in 0..<outRank { shape.append(inserted.contains(axis) ? 1 : source.next()!) }
-                    return [try v.reshaped(checked: shape)]
-                }
+                return { args in [args[x].expandingShape(at: axes)] }
             })
         ops.append(
             MILOp("squeeze", batch: .reshape, cost: .elementwise) { lowering in
                 let x = try lowering.tensor("x")
                 let axes = try lowering.ints("axes")
-                return { args in
-                    let v = args[x]
-                    let squeezed = try axes.map { try v.axes($0) } ?? v.shape.indices.filter { v.shape[$0] == 1 }
-                    try require(squeezed.allSatisfy { v.shape[$0] == 1 }, "axes \(axes ?? []) are not all of size 1")
-                    return [
-                        try v.reshaped(checked: v.shape.indices.filter { !squeezed.contains($0) }.map { v.shape[$0] })
-                    ]
-                }
+                return { args in [axes.map { args[x].squeezingShape(at: $0) } ?? args[x].squeezingShape()] }
             })
         ops.append(
             MILOp("flatten2d", batch: .reshape, cost: .elementwise) { lowering in
@@ -87,7 +67,7 @@ extension MILOp {
                     // axis in -rank...rank; a negative one counts from the end (-1: before the last axis).
                     let a = axis < 0 ? axis + v.rank : axis
                     try require(a >= 0 && a <= v.rank, "axis \(axis) is out of range for rank \(v.rank)")
-                    return [try v.reshaped(checked: [v.shape[..<a].reduce(1, *), v.shape[a...].reduce(1, *)])]
+                    return [v.reshaped(to: [v.shape[..<a].reduce(1, *), v.shape[a...].reduce(1, *)])]
                 }
             })
         ops.append(
@@ -98,19 +78,14 @@ extension MILOp {
                 let axis = try lowering.required(lowering.int("axis"), "axis")
                 let interleave = try lowering.bool("interleave") ?? false
                 return { args in
-                    let pieces = values.map { args[$0] }
-                    guard interleave, let first = pieces.first else { return [try .joined(pieces, axis: axis)] }
+                    let first = args[values[0]]
+                    let pieces = values.map { args[$0].converted(to: first.kernelType) }
+                    guard interleave else { return [MLTensor(concatenating: pieces, alongAxis: axis)] }
                     // Interleaved: stack along a new axis after `axis`, then merge the two.
-                    let a = try first.axis(axis)
-                    let stacked = try MLTensor.joined(
-                        try pieces.map { p in
-                            var shape = p.shape
-                            shape.insert(1, at: a + 1)
-                            return try p.reshaped(checked: shape)
-                        }, axis: a + 1)
+                    let a = try first.axis(axis, op: "concat")
                     var shape = first.shape
                     shape[a] *= pieces.count
-                    return [try stacked.reshaped(checked: shape)]
+                    return [MLTensor(stacking: pieces, alongAxis: a + 1).reshaped(to: shape)]
                 }
             })
         ops.append(
@@ -120,15 +95,9 @@ extension MILOp {
                 let values = try lowering.tensors("values")
                 let axis = try lowering.required(lowering.int("axis"), "axis")
                 return { args in
-                    let pieces = values.map { args[$0] }
-                    let a = try pieces[0].axis(axis, insertion: true)
+                    let first = args[values[0]]
                     return [
-                        try .joined(
-                            try pieces.map { p in
-                                var shape = p.shape
-                                shape.insert(1, at: a)
-                                return try p.reshaped(checked: shape)
-                            }, axis: a)
+                        MLTensor(stacking: values.map { args[$0].converted(to: first.kernelType) }, alongAxis: axis)
                     ]
                 }
             })
@@ -142,23 +111,8 @@ extension MILOp {
                 let count = try lowering.int("num_splits")
                 let outputs = lowering.operation.outputs.count
                 return { args in
-                    let v = args[x]
-                    let a = try v.axis(axis)
-                    let size = v.shape[a]
-                    var parts = sizes ?? []
-                    if sizes == nil {
-                        let n = count ?? outputs
-                        try require(n > 0 && size % n == 0, "cannot split \(size) into \(n) equal parts")
-                        parts = [Int](repeating: size / n, count: n)
-                    }
-                    try require(
-                        parts.count == outputs && parts.allSatisfy { $0 >= 0 } && parts.reduce(0, +) == size,
-                        "split sizes \(parts) do not divide \(size) into \(outputs) outputs")
-                    var start = 0
-                    return parts.map { part in
-                        defer { start += part }
-                        return v.narrowed(axis: a, start: start, count: part)
-                    }
+                    if let sizes { return args[x].split(sizes: sizes, alongAxis: axis) }
+                    return args[x].split(count: count ?? outputs, alongAxis: axis)
                 }
             })
         ops.append(
@@ -166,15 +120,7 @@ extension MILOp {
             { lowering in
                 let x = try lowering.tensor("x")
                 let reps = try lowering.required(lowering.ints("reps"), "reps")
-                return { args in
-                    var v = args[x]
-                    try require(
-                        reps.count >= v.rank && reps.allSatisfy { $0 >= 0 }, "reps \(reps) do not fit \(v.shape)")
-                    if reps.count > v.rank {
-                        v = try v.reshaped(checked: [Int](repeating: 1, count: reps.count - v.rank) + v.shape)
-                    }
-                    return [reps.allSatisfy { $0 == 1 } ? v : MLTensor(.tile(reps), [v])]
-                }
+                return { args in [args[x].tiled(multiples: reps)] }
             })
         ops.append(
             MILOp("pad", batch: .from { l in .pad(try l.required(l.ints("pad"), "pad")) }, cost: .elementwise) {
@@ -183,79 +129,46 @@ extension MILOp {
                 let pad = try lowering.required(lowering.ints("pad"), "pad")
                 let mode = try lowering.string("mode") ?? "constant"
                 let value = try lowering.double("constant_val") ?? 0
-                let padMode: GraphPadMode
+                let padded: @Sendable (MLTensor, [(before: Int, after: Int)]) -> MLTensor
                 switch mode {
-                case "constant": padMode = .constant(value)
-                case "reflect": padMode = .reflect
-                case "replicate": padMode = .edge
-                case "symmetric": padMode = .symmetric
+                case "constant": padded = { $0.padded(forSizes: $1, mode: .constant(Float(value))) }
+                case "reflect": padded = { $0.padded(forSizes: $1, mode: .reflection) }
+                case "replicate": padded = { $0.edgePadded(forSizes: $1) }
+                case "symmetric": padded = { $0.padded(forSizes: $1, mode: .symmetric) }
                 default: throw lowering.invalid("unknown pad mode '\(mode)'")
                 }
                 guard pad.count % 2 == 0, pad.allSatisfy({ $0 >= 0 }) else {
                     throw lowering.invalid("pad \(pad) must be non-negative (before, after) pairs")
                 }
                 return { args in
+                    // (before, after) pairs for the last pad.count / 2 axes.
                     let v = args[x]
-                    let padded = pad.count / 2
-                    try require(padded <= v.rank, "pad \(pad) covers more axes than \(v.shape) has")
-                    var before = [Int](repeating: 0, count: v.rank)
-                    var after = before
-                    for i in 0..<padded {
-                        let axis = v.rank - padded + i
-                        (before[axis], after[axis]) = (pad[2 * i], pad[2 * i + 1])
-                        if mode == "reflect" {
-                            try require(
-                                before[axis] < v.shape[axis] && after[axis] < v.shape[axis],
-                                "reflect padding must be smaller than the axis")
-                        } else if mode != "constant" {
-                            try require(
-                                v.shape[axis] > 0 || (before[axis] == 0 && after[axis] == 0), "cannot pad an empty axis"
-                            )
-                        }
-                    }
-                    return [MLTensor(.pad(before: before, after: after, mode: padMode), [v])]
+                    let count = pad.count / 2
+                    try require(count <= v.rank, "pad \(pad) covers more axes than \(v.shape) has")
+                    var sizes = [(before: Int, after: Int)](repeating: (0, 0), count: v.rank)
+                    for i in 0..<count { sizes[v.rank - count + i] = (pad[2 * i], pad[2 * i + 1]) }
+                    return [padded(v, sizes)]
                 }
             })
         ops.append(
             MILOp("reverse", batch: .from { l in .alongAxes(try l.ints("axes")) }, cost: .elementwise) { lowering in
                 let x = try lowering.tensor("x")
                 let axes = try lowering.ints("axes")
-                return { args in
-                    let v = args[x]
-                    let reversed = try v.axes(axes ?? Array(0..<v.rank))
-                    var starts = [Int](repeating: 0, count: v.rank)
-                    var steps = [Int](repeating: 1, count: v.rank)
-                    for axis in reversed where v.shape[axis] > 0 {
-                        starts[axis] = v.shape[axis] - 1
-                        steps[axis] = -1
-                    }
-                    return [v.sliced(starts: starts, steps: steps, counts: v.shape)]
-                }
+                return { args in [args[x].reversed(alongAxes: axes ?? Array(0..<args[x].rank))] }
             })
         ops.append(
             MILOp("fill", batch: .notSeparable, cost: .elementwise) { lowering in
                 let shape = try lowering.required(lowering.ints("shape"), "shape")
                 let value = try lowering.double("value") ?? 0
                 guard shape.allSatisfy({ $0 >= 0 }) else { throw lowering.invalid("negative size in shape \(shape)") }
-                return { _ in [MLTensor(.broadcast(shape), [MLTensor.scalarConstant(value, type: .float32)])] }
+                return { _ in [MLTensor.scalarConstant(value, type: .float32).broadcast(to: shape)] }
             })
         ops.append(
             MILOp("band_part", batch: .always(.alongAxes([-2, -1])), cost: .elementwise) { lowering in
                 let x = try lowering.tensor("x")
                 let lower = try lowering.int("lower") ?? -1
                 let upper = try lowering.int("upper") ?? -1
-                return { args in
-                    let v = args[x]
-                    try require(v.rank >= 2, "needs rank ≥ 2, got \(v.shape)")
-                    let (rows, columns) = (v.shape[v.rank - 2], v.shape[v.rank - 1])
-                    // Keep (i, j) where (lower < 0 || i - j <= lower) && (upper < 0 || j - i <= upper).
-                    let mask = (0..<rows * columns).map { k -> Bool in
-                        let (i, j) = (k / columns, k % columns)
-                        return (lower < 0 || i - j <= lower) && (upper < 0 || j - i <= upper)
-                    }
-                    let maskTensor = MLTensor(shape: [rows, columns], scalars: mask, scalarType: Bool.self)
-                    return [try .selecting(maskTensor, v, v.scalar(0))]
-                }
+                return { args in [args[x].bandPart(lowerBandCount: lower, upperBandCount: upper)] }
             })
         ops.append(
             MILOp("pixel_shuffle", batch: .leadingAxis, cost: .elementwise) { lowering in
@@ -265,10 +178,10 @@ extension MILOp {
                 return { args in
                     // [N, C·r², H, W] → [N, C, r, r, H, W] → [N, C, H, r, W, r] → [N, C, H·r, W·r]
                     let v = args[x]
-                    try require(v.rank == 4 && v.shape[1] % (r * r) == 0, "needs [N, C·\(r * r), H, W], got \(v.shape)")
+                    try require(v.rank == 4, "needs [N, C·\(r * r), H, W], got \(v.shape)")
                     let (n, c, h, w) = (v.shape[0], v.shape[1] / (r * r), v.shape[2], v.shape[3])
-                    let split = try v.reshaped(checked: [n, c, r, r, h, w]).permuted(checked: [0, 1, 4, 2, 5, 3])
-                    return [try split.reshaped(checked: [n, c, h * r, w * r])]
+                    let split = v.reshaped(to: [n, c, r, r, h, w]).transposed(permutation: [0, 1, 4, 2, 5, 3])
+                    return [split.reshaped(to: [n, c, h * r, w * r])]
                 }
             })
         ops.append(
@@ -279,12 +192,10 @@ extension MILOp {
                 return { args in
                     // [N, C, H·r, W·r] → [N, C, H, r, W, r] → [N, C, r, r, H, W] → [N, C·r², H, W]
                     let v = args[x]
-                    try require(
-                        v.rank == 4 && v.shape[2] % r == 0 && v.shape[3] % r == 0,
-                        "needs [N, C, H·\(r), W·\(r)], got \(v.shape)")
+                    try require(v.rank == 4, "needs [N, C, H·\(r), W·\(r)], got \(v.shape)")
                     let (n, c, h, w) = (v.shape[0], v.shape[1], v.shape[2] / r, v.shape[3] / r)
-                    let split = try v.reshaped(checked: [n, c, h, r, w, r]).permuted(checked: [0, 1, 3, 5, 2, 4])
-                    return [try split.reshaped(checked: [n, c * r * r, h, w])]
+                    let split = v.reshaped(to: [n, c, h, r, w, r]).transposed(permutation: [0, 1, 3, 5, 2, 4])
+                    return [split.reshaped(to: [n, c * r * r, h, w])]
                 }
             })
         ops.append(
@@ -298,20 +209,16 @@ extension MILOp {
                 guard depth >= 0 else { throw lowering.invalid("one_hot_vector_size must be non-negative") }
                 return { args in
                     // indices (expanded at `axis`) == 0..<depth along that axis.
-                    let i = args[indices].converted(to: .int32)
-                    let a = try i.axis(axis, insertion: true)
-                    var expanded = i.shape
-                    expanded.insert(1, at: a)
+                    let i = args[indices].asInt32
+                    let a = try i.axis(axis, op: "one_hot", insertion: true)
                     var rangeShape = [Int](repeating: 1, count: i.rank + 1)
                     rangeShape[a] = depth
                     let range = MLTensor(
                         shape: rangeShape, scalars: (0..<depth).map { Int32($0) }, scalarType: Int32.self)
-                    let hit = try MLTensor.elementwise(.equal, try i.reshaped(checked: expanded), range)
-                    let type: KernelScalarType = isFloat ? .float32 : .int32
-                    return [
-                        try .selecting(
-                            hit, MLTensor.scalarConstant(on, type: type), MLTensor.scalarConstant(off, type: type))
-                    ]
+                    let (onValue, offValue) =
+                        isFloat
+                        ? (MLTensor(Float(on)), MLTensor(Float(off))) : (MLTensor(Int32(on)), MLTensor(Int32(off)))
+                    return [MLTensor.selecting(i.expandingShape(at: a) .== range, onValue, offValue)]
                 }
             })
         ops.append(
@@ -338,10 +245,10 @@ extension MILOp {
                 return { args in
                     // DCR order: [N, b, b, C/b², H, W] → [N, C/b², H, b, W, b].
                     let v = args[x]
-                    try require(v.rank == 4 && v.shape[1] % (b * b) == 0, "needs [N, C·\(b * b), H, W], got \(v.shape)")
+                    try require(v.rank == 4, "needs [N, C·\(b * b), H, W], got \(v.shape)")
                     let (n, c, h, w) = (v.shape[0], v.shape[1] / (b * b), v.shape[2], v.shape[3])
-                    let moved = try v.reshaped(checked: [n, b, b, c, h, w]).permuted(checked: [0, 3, 4, 1, 5, 2])
-                    return [try moved.reshaped(checked: [n, c, h * b, w * b])]
+                    let moved = v.reshaped(to: [n, b, b, c, h, w]).transposed(permutation: [0, 3, 4, 1, 5, 2])
+                    return [moved.reshaped(to: [n, c, h * b, w * b])]
                 }
             })
         ops.append(
@@ -352,12 +259,10 @@ extension MILOp {
                 return { args in
                     // The inverse of depth_to_space: [N, C, H/b, b, W/b, b] → [N, b, b, C, H/b, W/b].
                     let v = args[x]
-                    try require(
-                        v.rank == 4 && v.shape[2] % b == 0 && v.shape[3] % b == 0,
-                        "needs [N, C, H·\(b), W·\(b)], got \(v.shape)")
+                    try require(v.rank == 4, "needs [N, C, H·\(b), W·\(b)], got \(v.shape)")
                     let (n, c, h, w) = (v.shape[0], v.shape[1], v.shape[2] / b, v.shape[3] / b)
-                    let moved = try v.reshaped(checked: [n, c, h, b, w, b]).permuted(checked: [0, 3, 5, 1, 2, 4])
-                    return [try moved.reshaped(checked: [n, c * b * b, h, w])]
+                    let moved = v.reshaped(to: [n, c, h, b, w, b]).transposed(permutation: [0, 3, 5, 1, 2, 4])
+                    return [moved.reshaped(to: [n, c * b * b, h, w])]
                 }
             })
         ops.append(
@@ -370,15 +275,12 @@ extension MILOp {
                 return { args in
                     // One gather with [windows, size] indices i·stride + j.
                     let v = args[x]
-                    let a = try v.axis(axis)
+                    let a = try v.axis(axis, op: "sliding_windows")
                     try require(v.shape[a] >= size, "a window of \(size) does not fit axis \(a) of \(v.shape)")
                     let windows = (v.shape[a] - size) / step + 1
                     let indices = (0..<windows * size).map { Int32(($0 / size) * step + $0 % size) }
-                    return [
-                        MLTensor(
-                            .gather(axis: a),
-                            [v, MLTensor(shape: [windows, size], scalars: indices, scalarType: Int32.self)])
-                    ]
+                    let table = MLTensor(shape: [windows, size], scalars: indices, scalarType: Int32.self)
+                    return [v.gathering(atIndices: table, alongAxis: a)]
                 }
             })
         ops.append(
@@ -395,7 +297,7 @@ extension MILOp {
                 let isFloat = [.float16, .float32, .float64].contains(lowering.declaredType("value")?.dataType)
                 return { args in
                     let scalar = MLTensor.scalarConstant(value, type: isFloat ? .float32 : .int32)
-                    return [MLTensor(.broadcast(args[reference].shape), [scalar])]
+                    return [scalar.broadcast(to: args[reference].shape)]
                 }
             })
         ops.append(
@@ -406,12 +308,8 @@ extension MILOp {
                 let exclusive = try lowering.bool("exclusive") ?? false
                 let reverse = try lowering.bool("reverse") ?? false
                 return { args in
-                    var v = args[x]
-                    if v.kernelType == .bool { v = v.converted(to: .int32) }
-                    return [
-                        MLTensor(
-                            .scan(product: false, axis: try v.axis(axis), exclusive: exclusive, reverse: reverse), [v])
-                    ]
+                    let v = args[x].kernelType == .bool ? args[x].asInt32 : args[x]
+                    return [v.cumulativeSum(alongAxis: axis, exclusive: exclusive, reverse: reverse)]
                 }
             })
         return ops
