@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraTensor
 
 /// `affine` (iOS 15+): `x` `[B, C, H, W]` resampled through a 2-D affine map, as
@@ -45,24 +44,22 @@ extension MILOp {
                 let u = MLTensor(shape: [1, 1, width], scalars: line(width), scalarType: Float.self)
                 let v = MLTensor(shape: [1, height, 1], scalars: line(height), scalarType: Float.self)
                 let d = maps.shape[0]
-                func coefficient(_ k: Int) throws -> MLTensor {
-                    try maps.narrowed(axis: 1, start: k, count: 1).reshaped(checked: [d, 1, 1])
+                func coefficient(_ k: Int) -> MLTensor {
+                    maps.narrowed(alongAxis: 1, start: k, count: 1).reshaped(to: [d, 1, 1])
                 }
-                func mapped(_ first: Int) throws -> MLTensor {
-                    let terms = try MLTensor.elementwise(
-                        .add, try .elementwise(.mul, try coefficient(first), u),
-                        try .elementwise(.mul, try coefficient(first + 1), v))
-                    let sum = try MLTensor.elementwise(.add, terms, try coefficient(first + 2))
-                    return MLTensor(.broadcast([b, height, width]), [sum])
+                func mapped(_ first: Int) -> MLTensor {
+                    let terms = ((coefficient(first) * u) + (coefficient(first + 1) * v))
+                    let sum = (terms + coefficient(first + 2))
+                    return sum.broadcast(to: [b, height, width])
                 }
                 return [
                     try sample(
                         image, batch: nil,
                         py: try pixelPosition(
-                            try mapped(3), size: image.shape[2], mode: "normalized_minus_one_to_one", alignCorners: true
+                            mapped(3), size: image.shape[2], mode: "normalized_minus_one_to_one", alignCorners: true
                         ),
                         px: try pixelPosition(
-                            try mapped(0), size: image.shape[3], mode: "normalized_minus_one_to_one", alignCorners: true
+                            mapped(0), size: image.shape[3], mode: "normalized_minus_one_to_one", alignCorners: true
                         ),
                         nearest: false, padding: .constant(outside))
                 ]

@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraKernels
 import TesseraTensor
 
@@ -48,26 +47,26 @@ extension MILOp {
         let source =
             pads[0] == (0, 0)
             ? x
-            : MLTensor(.pad(before: [0, 0, pads[0].0, 0, 0], after: [0, 0, pads[0].1, 0, 0], mode: .constant(0)), [x])
+            : x.padded(forSizes: [(0, 0), (0, 0), pads[0], (0, 0), (0, 0)], with: 0)
         // Tap t reads planes t·dilation + d·stride: [N, g, 1, C/g, D_out, H, W] each.
         var taps: [MLTensor] = []
         for t in 0..<kd {
             let planes = source.sliced(
                 starts: [0, 0, t * dilations[0], 0, 0], steps: [1, 1, strides[0], 1, 1],
                 counts: [n, c, outDepth, h, w])
-            taps.append(try planes.reshaped(checked: [n, groups, 1, perGroup, outDepth, h, w]))
+            taps.append(planes.reshaped(to: [n, groups, 1, perGroup, outDepth, h, w]))
         }
-        let stacked = try MLTensor.joined(taps, axis: 2).permuted(checked: [0, 4, 1, 2, 3, 5, 6])
-            .reshaped(checked: [n * outDepth, c * kd, h, w])
-        let planar = try weight.permuted(checked: [0, 2, 1, 3, 4])
-            .reshaped(checked: [o, kd * perGroup, weight.shape[3], weight.shape[4]])
+        let stacked = MLTensor(concatenating: taps, alongAxis: 2).transposed(permutation: [0, 4, 1, 2, 3, 5, 6])
+            .reshaped(to: [n * outDepth, c * kd, h, w])
+        let planar = weight.transposed(permutation: [0, 2, 1, 3, 4])
+            .reshaped(to: [o, kd * perGroup, weight.shape[3], weight.shape[4]])
         let y = try conv(
             stacked, weight: planar, bias: bias,
             OperationLowering.WindowGeometry(
                 strides: Array(strides.suffix(2)), dilations: Array(dilations.suffix(2)), padType: "custom",
                 pad: [pads[1].0, pads[1].1, pads[2].0, pads[2].1], kernel: nil),
             groups: groups)
-        return try y.reshaped(checked: [n, outDepth, o, y.shape[2], y.shape[3]]).permuted(checked: [0, 2, 1, 3, 4])
+        return y.reshaped(to: [n, outDepth, o, y.shape[2], y.shape[3]]).transposed(permutation: [0, 2, 1, 3, 4])
     }
 
     /// A 3-D max or average pool of `x` `[N, C, D, H, W]` (no `ceil_mode`: MIL allows it for
@@ -86,30 +85,26 @@ extension MILOp {
                 "the window \(kernel) does not fit in the padded input \(x.shape)")
         }
         let (n, c, depth) = (x.shape[0], x.shape[1], x.shape[2])
-        let parameters = Pool2DParameters(
-            kernel: (kernel[1], kernel[2]), strides: (strides[1], strides[2]),
-            padding: (pads[1].0, pads[1].1, pads[2].0, pads[2].1), ceilMode: false)
-        let planes = try x.reshaped(checked: [n, c * depth, sizes[1], sizes[2]])
-        let pooled = MLTensor(
-            average ? .averagePool2d(parameters, countIncludePad: !excludePadding) : .maxPool2d(parameters), [planes])
+        let planes = x.reshaped(to: [n, c * depth, sizes[1], sizes[2]])
+        let pooled = planes.pooled2D(
+            average ? .average(countIncludePad: !excludePadding) : .maximum, kernel: (kernel[1], kernel[2]),
+            strides: (strides[1], strides[2]), padding: (pads[1].0, pads[1].1, pads[2].0, pads[2].1))
         let (ho, wo) = (pooled.shape[2], pooled.shape[3])
-        var volume = try pooled.reshaped(checked: [n, c, depth, ho, wo])
+        var volume = pooled.reshaped(to: [n, c, depth, ho, wo])
         // The window along D.
         let (kd, sd, before) = (kernel[0], strides[0], pads[0].0)
         let outDepth = (depth + before + pads[0].1 - kd) / sd + 1
         if pads[0] != (0, 0) {
-            volume = MLTensor(
-                .pad(
-                    before: [0, 0, before, 0, 0], after: [0, 0, pads[0].1, 0, 0],
-                    mode: .constant(average ? 0 : -.infinity)), [volume])
+            volume = volume.padded(
+                forSizes: [(0, 0), (0, 0), pads[0], (0, 0), (0, 0)], with: average ? 0 : -Float.infinity)
         }
         var combined: MLTensor?
         for t in 0..<kd {
             let tap = volume.sliced(
                 starts: [0, 0, t, 0, 0], steps: [1, 1, sd, 1, 1], counts: [n, c, outDepth, ho, wo])
-            combined = try combined.map { try MLTensor.elementwise(average ? .add : .max, $0, tap) } ?? tap
+            combined = combined.map { average ? $0 + tap : pointwiseMax($0, tap) } ?? tap
         }
-        guard var result = combined else { throw OperandError("empty pooling window \(kernel)") }
+        guard var result = combined else { return x.placeholder }
         if average {
             // Planes per output depth: the window's size, or the real planes it covers.
             let counts = (0..<outDepth).map { d -> Float in
@@ -117,7 +112,7 @@ extension MILOp {
                 return Float(excludePadding ? Swift.min(start + kd, depth) - Swift.max(start, 0) : kd)
             }
             let divisor = MLTensor(shape: [1, 1, outDepth, 1, 1], scalars: counts, scalarType: Float.self)
-            result = try MLTensor.elementwise(.div, result, divisor)
+            result = (result / divisor)
         }
         return result
     }

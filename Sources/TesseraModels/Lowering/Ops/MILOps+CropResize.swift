@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraTensor
 
 /// `crop_resize`: boxes cut from `x` `[B, C, H, W]` and resized bilinearly to
@@ -55,12 +54,12 @@ extension MILOp {
                             && (r.shape[2] == 4 || r.shape[2] == 5),
                         "roi \(r.shape) must be [N, 1, 4, 1, 1] or [N, 1, 5, 1, 1]")
                     let n = r.shape[0]
-                    let rows = try r.reshaped(checked: [n, r.shape[2]])
+                    let rows = r.reshaped(to: [n, r.shape[2]])
                     if r.shape[2] == 5 {
-                        let index = try rows.narrowed(axis: 1, start: 0, count: 1).reshaped(checked: [n])
+                        let index = rows.narrowed(alongAxis: 1, start: 0, count: 1).reshaped(to: [n])
                         let crops = try crop.crops(
-                            image, boxes: rows.narrowed(axis: 1, start: 1, count: 4), images: index.elementwise(.floor))
-                        return [try crops.reshaped(checked: [n, 1, c, height, width])]
+                            image, boxes: rows.narrowed(alongAxis: 1, start: 1, count: 4), images: index.floor())
+                        return [crops.reshaped(to: [n, 1, c, height, width])]
                     }
                     // Box k/B on image k%B for crop k.
                     let every = MLTensor(
@@ -73,7 +72,7 @@ extension MILOp {
                     let images = MLTensor(
                         shape: [n * b], scalars: (0..<n * b).map { Int32($0 % b) }, scalarType: Int32.self)
                     let crops = try crop.crops(image, boxes: every, images: images)
-                    return [try crops.reshaped(checked: [n, b, c, height, width])]
+                    return [crops.reshaped(to: [n, b, c, height, width])]
                 }
                 let list = args[boxes!].asFloat
                 try require(list.rank == 2 && list.shape[1] == 4, "boxes \(list.shape) must be [N, 4]")
@@ -83,7 +82,7 @@ extension MILOp {
                     ?? MLTensor(shape: [n], scalars: (0..<n).map { Int32($0) }, scalarType: Int32.self)
                 try require(
                     images.scalarCount == n, "box_indices \(images.shape) must hold one index per box of \(list.shape)")
-                return [try crop.crops(image, boxes: list, images: try images.reshaped(checked: [n]))]
+                return [try crop.crops(image, boxes: list, images: images.reshaped(to: [n]))]
             }
         }
     ]
@@ -109,7 +108,7 @@ extension MILOp {
             let (b, h, w) = (image.shape[0], image.shape[2], image.shape[3])
             let m = boxes.shape[0]
             func column(_ k: Int) throws -> MLTensor {
-                try boxes.narrowed(axis: 1, start: k, count: 1).reshaped(checked: [m, 1, 1])
+                boxes.narrowed(alongAxis: 1, start: k, count: 1).reshaped(to: [m, 1, 1])
             }
             let (p, q, r, s) = (try column(0), try column(1), try column(2), try column(3))
             // Corners (y0, x0, y1, x1) in the box's units.
@@ -120,26 +119,25 @@ extension MILOp {
             default:
                 let (cy, cx, sy, sx) = coordinates == "CENTER_SIZE_HEIGHT_FIRST" ? (p, q, r, s) : (q, p, s, r)
                 let (hy, hx) = (
-                    try MLTensor.elementwise(.mul, sy, sy.scalar(0.5)),
-                    try MLTensor.elementwise(.mul, sx, sx.scalar(0.5))
+                    (sy * sy.scalar(0.5)),
+                    (sx * sx.scalar(0.5))
                 )
                 (y0, x0, y1, x1) = (
-                    try .elementwise(.sub, cy, hy), try .elementwise(.sub, cx, hx), try .elementwise(.add, cy, hy),
-                    try .elementwise(.add, cx, hx)
+                    (cy - hy), (cx - hx), (cy + hy),
+                    (cx + hx)
                 )
             }
             let (sy, sx) = (scale * (normalized ? Double(h - 1) : 1), scale * (normalized ? Double(w - 1) : 1))
             func grid(_ start: MLTensor, _ end: MLTensor, factor: Double, count: Int, shape: [Int]) throws -> MLTensor {
                 let (a, z) = (
-                    try MLTensor.elementwise(.mul, start, start.scalar(factor)),
-                    try MLTensor.elementwise(.mul, end, end.scalar(factor))
+                    (start * start.scalar(factor)),
+                    (end * end.scalar(factor))
                 )
                 let steps: [Float] =
                     count == 1 ? [strict ? 0 : 0.5] : (0..<count).map { Float($0) / Float(count - 1) }
                 let fractions = MLTensor(shape: shape, scalars: steps, scalarType: Float.self)
-                let points = try MLTensor.elementwise(
-                    .add, a, try .elementwise(.mul, fractions, try .elementwise(.sub, z, a)))
-                return MLTensor(.broadcast([m, height, width]), [points])
+                let points = (a + (fractions * (z - a)))
+                return points.broadcast(to: [m, height, width])
             }
             let py = try grid(y0, y1, factor: sy, count: height, shape: [1, height, 1])
             let px = try grid(x0, x1, factor: sx, count: width, shape: [1, 1, width])

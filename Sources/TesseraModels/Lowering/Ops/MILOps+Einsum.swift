@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraTensor
 
 /// `einsum`: the two equation forms the MIL op accepts (iOS 15+), a batched matrix product
@@ -55,13 +54,10 @@ extension MILOp {
         try require(
             x.rank == rank && y.rank == rank,
             "einsum of rank \(rank) needs two rank-\(rank) operands, got \(x.shape) and \(y.shape)")
-        try require(
-            x.shape[rank - 1] == y.shape[rank - 3],
-            "the contracted sizes differ: \(x.shape) (last) vs \(y.shape) (axis -3)")
         // [N, C, H, W1] → [N, H, C, W1] and [N, W1, H, W2] → [N, H, W1, W2]; H is then a batch axis.
         let swap = rank == 4 ? [0, 2, 1, 3] : [1, 0, 2]
-        let product = try matmul(
-            try x.permuted(checked: swap), try y.permuted(checked: swap), transposeX: false, transposeY: false)
-        return try product.permuted(checked: swap)
+        // The matmul rule reports contracted sizes that differ and batch sizes that do not broadcast.
+        let product = x.transposed(permutation: swap).matmul(y.transposed(permutation: swap))
+        return product.transposed(permutation: swap)
     }
 }

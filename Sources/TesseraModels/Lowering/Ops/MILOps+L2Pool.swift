@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraTensor
 
 /// `l2_pool` (1-D and 2-D): the square root of the sum of squares over each window,
@@ -48,10 +47,10 @@ extension MILOp {
         let channels = x.shape[1]
         let ones = MLTensor(repeating: 1, shape: [channels, 1] + kernel)
         let sums = try conv(
-            try MLTensor.elementwise(.mul, x, x), weight: ones, bias: nil,
+            (x * x), weight: ones, bias: nil,
             OperationLowering.WindowGeometry(
                 strides: strides, dilations: nil, padType: "custom", pad: pads.flatMap { [$0.0, $0.1] }, kernel: nil),
             groups: channels)
-        return sums.elementwise(.sqrt)
+        return sums.squareRoot()
     }
 }

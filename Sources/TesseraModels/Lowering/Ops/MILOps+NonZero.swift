@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraTensor
 
 /// `non_zero`: the indices of the non-zero elements, `[N, rank]` Int32 in row-major order,

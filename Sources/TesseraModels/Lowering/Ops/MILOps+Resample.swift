@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraTensor
 
 /// `resample` (iOS 15+): `x` `[B, C, H, W]` sampled at `coordinates` `[B, Ho, Wo, 2]`, each an
@@ -36,8 +35,8 @@ extension MILOp {
                     grid.rank == 4 && grid.shape[0] == image.shape[0] && grid.shape[3] == 2,
                     "coordinates \(grid.shape) must be [B, Ho, Wo, 2] for x \(image.shape)")
                 let plane = Array(grid.shape.prefix(3))
-                let cx = try grid.narrowed(axis: 3, start: 0, count: 1).reshaped(checked: plane)
-                let cy = try grid.narrowed(axis: 3, start: 1, count: 1).reshaped(checked: plane)
+                let cx = grid.narrowed(alongAxis: 3, start: 0, count: 1).reshaped(to: plane)
+                let cy = grid.narrowed(alongAxis: 3, start: 1, count: 1).reshaped(to: plane)
                 return [
                     try sample(
                         image, batch: nil,

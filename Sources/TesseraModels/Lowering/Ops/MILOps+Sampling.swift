@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraKernels
 import TesseraTensor
 
@@ -48,56 +47,49 @@ extension MILOp {
         try require(h >= 1 && w >= 1 && c >= 1 && b >= 1, "cannot sample the empty image \(x.shape)")
         try require(batch != nil || m == b, "\(m) sampling grids for \(b) images")
         try require(b * h * w < Int(Int32.max), "the image \(x.shape) is too large to index with int32")
-        let rows = try image.permuted(checked: [0, 2, 3, 1]).reshaped(checked: [b * h * w, c])
+        let rows = image.transposed(permutation: [0, 2, 3, 1]).reshaped(to: [b * h * w, c])
         let imageIndex =
             batch ?? MLTensor(shape: [m], scalars: (0..<m).map { Int32($0) }, scalarType: Int32.self)
-        let base = try MLTensor.elementwise(
-            .mul, try imageIndex.converted(to: .int32).reshaped(checked: [m, 1, 1]), imageIndex.scalar(Double(h * w)))
+        let base = (imageIndex.converted(to: .int32).reshaped(to: [m, 1, 1]) * imageIndex.scalar(Double(h * w)))
         let (y, x) = (try bounded(py.asFloat, size: h, padding), try bounded(px.asFloat, size: w, padding))
         var corners: [(y: MLTensor, x: MLTensor, weight: MLTensor?)] = []
         if nearest {
             let half = y.scalar(0.5)
             corners.append(
                 (
-                    try MLTensor.elementwise(.add, y, half).elementwise(.floor),
-                    try MLTensor.elementwise(.add, x, half).elementwise(.floor), nil
+                    (y + half).floor(),
+                    (x + half).floor(), nil
                 ))
         } else {
-            let (y0, x0) = (y.elementwise(.floor), x.elementwise(.floor))
+            let (y0, x0) = (y.floor(), x.floor())
             let (y1, x1) = (
-                try MLTensor.elementwise(.add, y0, y.scalar(1)), try MLTensor.elementwise(.add, x0, x.scalar(1))
+                (y0 + y.scalar(1)), (x0 + x.scalar(1))
             )
-            let (wy, wx) = (try MLTensor.elementwise(.sub, y, y0), try MLTensor.elementwise(.sub, x, x0))
+            let (wy, wx) = ((y - y0), (x - x0))
             let (vy, vx) = (
-                try MLTensor.elementwise(.sub, y.scalar(1), wy), try MLTensor.elementwise(.sub, x.scalar(1), wx)
+                (y.scalar(1) - wy), (x.scalar(1) - wx)
             )
             corners = [
-                (y0, x0, try .elementwise(.mul, vy, vx)), (y0, x1, try .elementwise(.mul, vy, wx)),
-                (y1, x0, try .elementwise(.mul, wy, vx)), (y1, x1, try .elementwise(.mul, wy, wx)),
+                (y0, x0, (vy * vx)), (y0, x1, (vy * wx)),
+                (y1, x0, (wy * vx)), (y1, x1, (wy * wx)),
             ]
         }
         var sum: MLTensor?
         for corner in corners {
             let (yc, xc) = (try clamped(corner.y, size: h), try clamped(corner.x, size: w))
-            let linear = try MLTensor.elementwise(
-                .add, base,
-                try MLTensor.elementwise(
-                    .add, try MLTensor.elementwise(.mul, yc.converted(to: .int32), base.scalar(Double(w))),
-                    xc.converted(to: .int32)))
-            var value = MLTensor(.gather(axis: 0), [rows, linear])  // [M, Ho, Wo, C]
+            let linear = (base + ((yc.converted(to: .int32) * base.scalar(Double(w))) + xc.converted(to: .int32)))
+            var value = rows.gathering(atIndices: linear, alongAxis: 0)  // [M, Ho, Wo, C]
             if case .constant(let outside) = padding {
-                let inside = try MLTensor.elementwise(
-                    .logicalAnd, try MLTensor.elementwise(.equal, yc, corner.y),
-                    try MLTensor.elementwise(.equal, xc, corner.x))
-                value = try .selecting(try inside.reshaped(checked: inside.shape + [1]), value, value.scalar(outside))
+                let inside = ((yc .== corner.y) .& (xc .== corner.x))
+                value = MLTensor.selecting(inside.reshaped(to: inside.shape + [1]), value, value.scalar(outside))
             }
             if let weight = corner.weight {
-                value = try .elementwise(.mul, value, try weight.reshaped(checked: weight.shape + [1]))
+                value = (value * weight.reshaped(to: weight.shape + [1]))
             }
-            sum = try sum.map { try .elementwise(.add, $0, value) } ?? value
+            sum = sum.map { ($0 + value) } ?? value
         }
-        guard let sum else { throw OperandError("no interpolation corners") }
-        return try sum.permuted(checked: [0, 3, 1, 2])
+        guard let sum else { return image.placeholder }
+        return sum.transposed(permutation: [0, 3, 1, 2])
     }
 
     /// `p` limited to `0...size - 1` as `padding` says (constant padding leaves it as it is).
@@ -112,20 +104,20 @@ extension MILOp {
 
     /// `p` clamped to `0...size - 1`.
     static func clamped(_ p: MLTensor, size: Int) throws -> MLTensor {
-        try .elementwise(.min, try .elementwise(.max, p, p.scalar(0)), p.scalar(Double(size - 1)))
+        pointwiseMin(pointwiseMax(p, p.scalar(0)), p.scalar(Double(size - 1)))
     }
 
     /// `p` folded into `low...high` by reflecting it at both ends, repeatedly.
     static func reflected(_ p: MLTensor, low: Double, high: Double) throws -> MLTensor {
         let span = high - low
-        guard span > 0 else { return try .elementwise(.mul, p, p.scalar(0)) }
-        let distance = try MLTensor.elementwise(.sub, p, p.scalar(low)).elementwise(.abs)
-        let flips = try MLTensor.elementwise(.div, distance, p.scalar(span)).elementwise(.floor)
-        let extra = try MLTensor.elementwise(.sub, distance, try .elementwise(.mul, flips, p.scalar(span)))
-        let halfFlips = try MLTensor.elementwise(.div, flips, p.scalar(2)).elementwise(.floor)
-        let even = try MLTensor.elementwise(.equal, flips, try .elementwise(.mul, halfFlips, p.scalar(2)))
-        return try .selecting(
-            even, try .elementwise(.add, extra, p.scalar(low)), try .elementwise(.sub, p.scalar(high), extra))
+        guard span > 0 else { return (p * p.scalar(0)) }
+        let distance = (p - p.scalar(low)).abs()
+        let flips = (distance / p.scalar(span)).floor()
+        let extra = (distance - (flips * p.scalar(span)))
+        let halfFlips = (flips / p.scalar(2)).floor()
+        let even = (flips .== (halfFlips * p.scalar(2)))
+        return MLTensor.selecting(
+            even, (extra + p.scalar(low)), (p.scalar(high) - extra))
     }
 
     /// A normalized coordinate `c` (`mode` as MIL spells it) as a pixel position along an
@@ -135,10 +127,10 @@ extension MILOp {
         // [0, 1] → [-1, 1] first.
         let centred =
             mode == "normalized_zero_to_one"
-            ? try MLTensor.elementwise(.sub, try .elementwise(.mul, c, c.scalar(2)), c.scalar(1)) : c
-        let shifted = try MLTensor.elementwise(.add, centred, c.scalar(1))
-        if alignCorners { return try .elementwise(.mul, shifted, c.scalar(Double(size - 1) / 2)) }
-        return try .elementwise(.sub, try .elementwise(.mul, shifted, c.scalar(Double(size) / 2)), c.scalar(0.5))
+            ? ((c * c.scalar(2)) - c.scalar(1)) : c
+        let shifted = (centred + c.scalar(1))
+        if alignCorners { return (shifted * c.scalar(Double(size - 1) / 2)) }
+        return ((shifted * c.scalar(Double(size) / 2)) - c.scalar(0.5))
     }
 
     /// The coordinate modes `resample` and `affine` accept.

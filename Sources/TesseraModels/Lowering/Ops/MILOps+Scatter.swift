@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraKernels
 import TesseraTensor
 
@@ -25,7 +24,7 @@ extension MILOp {
             let mode = try lowering.scatterMode()
             return { args in
                 let d = args[data]
-                let a = try d.axis(axis)
+                let a = try d.axis(axis, op: "scatter")
                 let i = args[indices]
                 let u = args[updates]
                 let expected = Array(d.shape[..<a]) + i.shape + Array(d.shape[(a + 1)...])
@@ -36,10 +35,10 @@ extension MILOp {
                 let rows = try scatterIndices(i, size: d.shape[a])
                 let outer = d.shape[..<a].reduce(1, *)
                 let inner = d.shape[(a + 1)...].reduce(1, *)
-                let view = try d.reshaped(checked: [outer, d.shape[a], inner])
+                let view = d.reshaped(to: [outer, d.shape[a], inner])
                 let combined = try scatterRows(
-                    view, rows: rows, updates: try u.reshaped(checked: [outer, rows.count, inner]), mode: mode)
-                return [try combined.reshaped(checked: d.shape)]
+                    view, rows: rows, updates: u.reshaped(to: [outer, rows.count, inner]), mode: mode)
+                return [combined.reshaped(to: d.shape)]
             }
         },
         MILOp("scatter_nd", batch: .notSeparable, cost: .dataMovement) { lowering in
@@ -74,10 +73,10 @@ extension MILOp {
                     rows.append(row)
                 }
                 let inner = d.shape[k...].reduce(1, *)
-                let view = try d.reshaped(checked: [1, addressed.reduce(1, *), inner])
+                let view = d.reshaped(to: [1, addressed.reduce(1, *), inner])
                 let combined = try scatterRows(
-                    view, rows: rows, updates: try u.reshaped(checked: [1, rows.count, inner]), mode: mode)
-                return [try combined.reshaped(checked: d.shape)]
+                    view, rows: rows, updates: u.reshaped(to: [1, rows.count, inner]), mode: mode)
+                return [combined.reshaped(to: d.shape)]
             }
         },
     ]
@@ -87,15 +86,15 @@ extension MILOp {
         case update, add, sub, mul, div, max, min
 
         /// The element-wise op combining `current` with `update` (`nil` for replacement).
-        var combination: BinaryOp? {
+        var combination: (@Sendable (MLTensor, MLTensor) -> MLTensor)? {
             switch self {
             case .update: return nil
-            case .add: return .add
-            case .sub: return .sub
-            case .mul: return .mul
-            case .div: return .div
-            case .max: return .max
-            case .min: return .min
+            case .add: return { $0 + $1 }
+            case .sub: return { $0 - $1 }
+            case .mul: return { $0 * $1 }
+            case .div: return { $0 / $1 }
+            case .max: return { pointwiseMax($0, $1) }
+            case .min: return { pointwiseMin($0, $1) }
             }
         }
     }
@@ -125,8 +124,8 @@ extension MILOp {
         func replacing(_ target: MLTensor, at chosen: [Int], with replacement: MLTensor) -> MLTensor {
             let index = MLTensor(
                 shape: [1, chosen.count, 1], scalars: chosen.map { Int32($0) }, scalarType: Int32.self)
-            let elements = MLTensor(.broadcast([outer, chosen.count, inner]), [index])
-            return MLTensor(.scatter(axis: 1), [target, elements, replacement])
+            let elements = index.broadcast(to: [outer, chosen.count, inner])
+            return target.replacing(with: replacement, atIndices: elements, alongAxis: 1)
         }
         guard let op = mode.combination else {
             // The graph's replacing scatter lets the later of two equal positions win.
@@ -147,17 +146,14 @@ extension MILOp {
             let chosen =
                 positions.count == rows.count
                 ? values
-                : MLTensor(
-                    .gather(axis: 1),
-                    [
-                        values,
-                        MLTensor(
-                            shape: [positions.count], scalars: positions.map { Int32($0) }, scalarType: Int32.self),
-                    ])
-            let current = MLTensor(
-                .gather(axis: 1),
-                [result, MLTensor(shape: [targets.count], scalars: targets.map { Int32($0) }, scalarType: Int32.self)])
-            result = replacing(result, at: targets, with: try MLTensor.elementwise(op, current, chosen))
+                : values.gathering(
+                    atIndices: MLTensor(
+                        shape: [positions.count], scalars: positions.map { Int32($0) }, scalarType: Int32.self),
+                    alongAxis: 1)
+            let current = result.gathering(
+                atIndices: MLTensor(shape: [targets.count], scalars: targets.map { Int32($0) }, scalarType: Int32.self),
+                alongAxis: 1)
+            result = replacing(result, at: targets, with: op(current, chosen))
         }
         return result
     }

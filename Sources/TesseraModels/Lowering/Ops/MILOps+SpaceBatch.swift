@@ -1,4 +1,3 @@
-import TesseraGraph
 import TesseraTensor
 
 /// `space_to_batch` and `batch_to_space` (iOS 15+): TensorFlow's `SpaceToBatchND` and
@@ -37,13 +36,9 @@ extension MILOp {
         let padded =
             paddings.allSatisfy { $0 == 0 }
             ? x
-            : MLTensor(
-                .pad(
-                    before: [0, 0, paddings[0], paddings[2]], after: [0, 0, paddings[1], paddings[3]],
-                    mode: .constant(0)),
-                [x])
-        let blocks = try padded.reshaped(checked: [n, c, h / bh, bh, w / bw, bw]).permuted(checked: [3, 5, 0, 1, 2, 4])
-        return try blocks.reshaped(checked: [bh * bw * n, c, h / bh, w / bw])
+            : x.padded(forSizes: [(0, 0), (0, 0), (paddings[0], paddings[1]), (paddings[2], paddings[3])], with: 0)
+        let blocks = padded.reshaped(to: [n, c, h / bh, bh, w / bw, bw]).transposed(permutation: [3, 5, 0, 1, 2, 4])
+        return blocks.reshaped(to: [bh * bw * n, c, h / bh, w / bw])
     }
 
     /// `x` `[bh·bw·N, C, H, W]` joined into `[N, C, H·bh, W·bw]` and cropped by `crops`
@@ -58,8 +53,8 @@ extension MILOp {
         let n = x.shape[0] / (bh * bw)
         let (height, width) = (h * bh - crops[0] - crops[1], w * bw - crops[2] - crops[3])
         try require(height >= 0 && width >= 0, "crops \(crops) exceed the joined size [\(h * bh), \(w * bw)]")
-        let joined = try x.reshaped(checked: [bh, bw, n, c, h, w]).permuted(checked: [2, 3, 4, 0, 5, 1])
-            .reshaped(checked: [n, c, h * bh, w * bw])
+        let joined = x.reshaped(to: [bh, bw, n, c, h, w]).transposed(permutation: [2, 3, 4, 0, 5, 1])
+            .reshaped(to: [n, c, h * bh, w * bw])
         return joined.sliced(starts: [0, 0, crops[0], crops[2]], steps: [1, 1, 1, 1], counts: [n, c, height, width])
     }
 }
