@@ -11,9 +11,8 @@ import TesseraTensor
 /// (a view), the product is a broadcast batched `matmul`, and the result moves `H` back.
 extension MILOp {
     static let einsumOps: [MILOp] = [
-        // The batch axis would have to be N on both operands; batches run as a loop. The cost
-        // is counted as a matmul's.
-        MILOp("einsum", batch: .notSeparable, cost: .matmul) { lowering in
+        // The batch axis would have to be N on both operands; batches run as a loop.
+        MILOp("einsum", batch: .notSeparable, cost: .einsum) { lowering in
             let values = try lowering.tensors("values")
             guard values.count == 2 else {
                 throw lowering.invalid("'values' must hold two tensors, got \(values.count)")
