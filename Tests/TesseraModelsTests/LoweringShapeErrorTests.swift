@@ -58,6 +58,14 @@ struct LoweringShapeErrorTests {
             operations: [P.ints("shape", [2, 3]), P.op("reshape", "r", [("x", "x"), ("shape", "shape")])],
             outputs: ["r"], given: ["x": [5]], failing: "r"),
         Case(
+            name: "reshape with -1 where the known sizes do not divide the count", inputs: [("x", [nil])],
+            operations: [P.ints("shape", [-1, 2]), P.op("reshape", "r", [("x", "x"), ("shape", "shape")])],
+            outputs: ["r"], given: ["x": [5]], failing: "r"),
+        Case(
+            name: "reshape with two -1", inputs: [("x", [nil])],
+            operations: [P.ints("shape", [-1, -1]), P.op("reshape", "r", [("x", "x"), ("shape", "shape")])],
+            outputs: ["r"], given: ["x": [4]], failing: "r"),
+        Case(
             name: "concat of shapes that differ off the axis", inputs: [("a", [nil, 2]), ("b", [nil, 2])],
             operations: [
                 P.ints("axis", [1], scalar: true),

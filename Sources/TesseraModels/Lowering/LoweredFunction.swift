@@ -161,8 +161,11 @@ package struct LoweredFunction: Sendable {
     /// Float32, integer inputs to Int32.
     ///
     /// - Throws: ``LoweringError`` when an input is missing, has the wrong rank, a dimension
-    ///   other than a fixed declared one, or a type that cannot be converted; or when an
-    ///   operation's operands do not fit it. Never traps on such input.
+    ///   other than a fixed declared one, or a type that cannot be converted (the one check
+    ///   of an input against the program's type; `MLModel` reports it as `.featureType`); or
+    ///   `.shapeMismatch` naming the operation whose operands do not fit it, with the
+    ///   `MLTensor` rule's message (the steps build inside `MLTensor.withShapeChecks`).
+    ///   Never traps on such input.
     package func run(_ inputs: [String: MLTensor]) throws -> [String: MLTensor] {
         try outputs(from: evaluate(inputs))
     }

@@ -1,10 +1,12 @@
 import TesseraTensor
 
 /// Builds one operation's result tensors from its operand tensors (in the order the
-/// operation's lowering asked for them). Parameters were resolved at load and are captured.
+/// operation's lowering asked for them) with the public `MLTensor` API. Parameters were
+/// resolved at load and are captured.
 ///
-/// Throws ``OperandError`` when the operands' shapes do not fit; never traps on shapes it
-/// has checked.
+/// Runs inside `MLTensor.withShapeChecks` (see ``LoweredFunction/run(_:)``), so a tensor
+/// rule the operands break is reported, not trapped; throws ``OperandError`` for a MIL rule
+/// the tensor operations do not have.
 typealias LoweredCompute = @Sendable ([MLTensor]) throws -> [MLTensor]
 
 /// One MIL operation after lowering: where its operands and results live in the run's value

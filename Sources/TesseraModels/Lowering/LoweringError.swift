@@ -39,8 +39,10 @@ package struct LoweringError: Error, Sendable, Equatable, CustomStringConvertibl
     package var description: String { file.isEmpty ? message : "\(file): \(message)" }
 }
 
-/// A shape problem found while building one operation's nodes; ``LoweredFunction/run(_:)``
-/// turns it into a ``LoweringError`` that names the operation and the model.
+/// A MIL rule that the tensor operations do not check (a parameter list of the wrong length
+/// for the input's rank, an empty axis to reduce, …), found while building one operation's
+/// nodes; ``LoweredFunction/run(_:)`` turns it into a ``LoweringError`` that names the
+/// operation and the model, as it does the tensor rules' `MLTensorShapeError`.
 struct OperandError: Error {
     /// What did not fit.
     var message: String

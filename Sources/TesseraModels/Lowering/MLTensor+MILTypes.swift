@@ -38,6 +38,12 @@ extension MLTensor {
         return (a.asInt32, b.asInt32)
     }
 
+    /// `reshaped(to:)`, or the tensor itself when it already has `shape`, so a lowered graph
+    /// gets no reshape node that does nothing (the reshape's rule checks the count).
+    func reshapedIfNeeded(to shape: [Int]) -> MLTensor {
+        shape == self.shape ? self : reshaped(to: shape)
+    }
+
     /// `axis` counted from the front, for lowering code that indexes the shape with it.
     ///
     /// - Throws: ``ShapeRuleBroken`` when the axis is outside `-rank..<rank` (or
@@ -63,7 +69,7 @@ extension MLTensor {
     func channelVector(_ vector: MLTensor) throws -> MLTensor {
         try require(rank >= 2, "needs a channel axis (rank ≥ 2), got \(shape)")
         guard vector.rank == 1 else { return vector }
-        return vector.reshaped(to: [vector.scalarCount] + [Int](repeating: 1, count: rank - 2))
+        return vector.reshapedIfNeeded(to: [vector.scalarCount] + [Int](repeating: 1, count: rank - 2))
     }
 }
 

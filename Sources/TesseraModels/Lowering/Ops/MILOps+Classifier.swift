@@ -12,7 +12,7 @@ extension MILOp {
             return { args in
                 let p = args[probabilities].asFloat
                 try require(p.scalarCount > 0, "no probabilities")
-                let flat = p.flattened()
+                let flat = p.reshapedIfNeeded(to: [p.scalarCount])
                 return [flat.argmax(alongAxis: 0), flat]
             }
         }

@@ -69,7 +69,7 @@ extension MILOp {
         let w4 = spatial == 2 ? weight : weight.expandingShape(at: 2)
         let p = pads.count == 2 ? pads : [(0, 0), pads[0]]
         let y = x4.convolved2D(
-            weight: w4, bias: bias.map { $0.flattened() },
+            weight: w4, bias: bias.map { $0.reshapedIfNeeded(to: [$0.scalarCount]) },
             strides: spatial == 2 ? (strides[0], strides[1]) : (1, strides[0]),
             dilations: spatial == 2 ? (dilations[0], dilations[1]) : (1, dilations[0]),
             padding: (p[0].0, p[0].1, p[1].0, p[1].1), groups: groups)
@@ -112,16 +112,16 @@ extension MILOp {
         let cOut = prepacked ? w4.shape[0] : w4.shape[1] * groups
         try require(h > 0 && w > 0 && cIn > 0 && kh > 0 && kw > 0, "empty input \(x.shape) or kernel \(weight.shape)")
         // Zeros between input elements: [N, C, H, 1, W, 1] padded to [N, C, H, s, W, s].
-        var dilated = x4.reshaped(to: [n, cIn, h, 1, w, 1])
+        var dilated = x4.reshapedIfNeeded(to: [n, cIn, h, 1, w, 1])
         if strides != [1, 1] {
             dilated = dilated.padded(
                 forSizes: [(0, 0), (0, 0), (0, 0), (0, strides[0] - 1), (0, 0), (0, strides[1] - 1)], with: 0)
-            dilated = dilated.reshaped(to: [n, cIn, h * strides[0], w * strides[1]])
+            dilated = dilated.reshapedIfNeeded(to: [n, cIn, h * strides[0], w * strides[1]])
                 .sliced(
                     starts: [0, 0, 0, 0], steps: [1, 1, 1, 1],
                     counts: [n, cIn, (h - 1) * strides[0] + 1, (w - 1) * strides[1] + 1])
         } else {
-            dilated = dilated.reshaped(to: [n, cIn, h, w])
+            dilated = dilated.reshapedIfNeeded(to: [n, cIn, h, w])
         }
         let (eh, ew) = ((kh - 1) * dilations[0], (kw - 1) * dilations[1])
         let padded = dilated.padded(forSizes: [(0, 0), (0, 0), (eh, eh), (ew, ew)], with: 0)
@@ -130,13 +130,14 @@ extension MILOp {
         if prepacked {
             flipped = w4
         } else {
-            let perGroup = w4.reshaped(to: [groups, cIn / groups, cOut / groups, kh, kw])
+            let perGroup = w4.reshapedIfNeeded(to: [groups, cIn / groups, cOut / groups, kh, kw])
                 .transposed(permutation: [0, 2, 1, 3, 4])
-            flipped = perGroup.reshaped(to: [cOut, cIn / groups, kh, kw])
+            flipped = perGroup.reshapedIfNeeded(to: [cOut, cIn / groups, kh, kw])
                 .sliced(starts: [0, 0, kh - 1, kw - 1], steps: [1, 1, -1, -1], counts: [cOut, cIn / groups, kh, kw])
         }
         let full = padded.convolved2D(
-            weight: flipped, bias: bias?.flattened(), dilations: (dilations[0], dilations[1]), groups: groups)
+            weight: flipped, bias: bias.map { $0.reshapedIfNeeded(to: [$0.scalarCount]) },
+            dilations: (dilations[0], dilations[1]), groups: groups)
         guard full.rank == 4 else { return full }  // the convolution's rule failed; the scope reports it
         // Crop: custom/valid padding, `same` (TF's rule), or an explicit output shape.
         let fullSize = [full.shape[2], full.shape[3]]
@@ -175,7 +176,7 @@ extension MILOp {
                 // The extra positions hold the bias alone, as the full computation would give.
                 let mask = MLTensor(repeating: 0, shape: [1, 1, fullSize[0], fullSize[1]]).padded(
                     forSizes: sizes, with: 1)
-                result = result + mask * bias.reshaped(to: [1, cOut, 1, 1])
+                result = result + mask * bias.reshapedIfNeeded(to: [1, cOut, 1, 1])
             }
         }
         result = result.sliced(

@@ -49,7 +49,7 @@ extension MILOp {
                     kept.append(axis)
                 }
                 let sliced = v.sliced(starts: starts, steps: steps, counts: counts)
-                return [sliced.reshaped(to: kept.map { counts[$0] })]
+                return [sliced.reshapedIfNeeded(to: kept.map { counts[$0] })]
             }
         },
         MILOp("slice_by_size", batch: .always(.slice(strides: nil, squeeze: nil)), cost: .dataMovement) { lowering in
@@ -116,7 +116,7 @@ extension MILOp {
                 batchShape[b] = v.shape[b]
                 var timeShape = [Int](repeating: 1, count: v.rank)
                 timeShape[s] = v.shape[s]
-                let len = length.reshaped(to: batchShape)
+                let len = length.reshapedIfNeeded(to: batchShape)
                 let t = MLTensor(shape: timeShape, scalars: (0..<v.shape[s]).map { Int32($0) }, scalarType: Int32.self)
                 let source = MLTensor.selecting(t .< len, len - 1 - t, t)
                 return [try gatherAlongAxis(v, source.broadcast(to: v.shape), axis: s)]
@@ -184,13 +184,14 @@ extension MILOp {
             batch.reduce(1, *), middle.reduce(1, *), x.shape[axis], rest.reduce(1, *), points.reduce(1, *)
         )
         // [B, P, A, R] → [B, A, P, R] → [B·A, P, R]; indices [B, I] → b·A + index.
-        let folded = x.reshaped(to: [b, p, size, r]).transposed(permutation: [0, 2, 1, 3]).reshaped(to: [
-            b * size, p, r,
-        ])
+        let folded = x.reshapedIfNeeded(to: [b, p, size, r]).transposed(permutation: [0, 2, 1, 3]).reshapedIfNeeded(
+            to: [
+                b * size, p, r,
+            ])
         let offsets = MLTensor(shape: [b, 1], scalars: (0..<b).map { Int32($0 * size) }, scalarType: Int32.self)
         // [B, I, P, R]
-        let gathered = folded.gathering(atIndices: indices.reshaped(to: [b, n]) + offsets, alongAxis: 0)
-        return gathered.transposed(permutation: [0, 2, 1, 3]).reshaped(to: batch + middle + points + rest)
+        let gathered = folded.gathering(atIndices: indices.reshapedIfNeeded(to: [b, n]) + offsets, alongAxis: 0)
+        return gathered.transposed(permutation: [0, 2, 1, 3]).reshapedIfNeeded(to: batch + middle + points + rest)
     }
 
     /// `out[b, p] = x[b, indices[b, p, 0], …, indices[b, p, K-1], …]` for `x` `[B…, D…, R…]` and
@@ -209,18 +210,18 @@ extension MILOp {
         let points = Array(indices.shape[batchDims..<(indices.rank - 1)])
         let (b, d, p) = (batch.reduce(1, *), indexed.reduce(1, *), points.reduce(1, *))
         try require(b * d < Int(Int32.max), "x \(x.shape) is too large to index with int32")
-        let flat = indices.reshaped(to: [b, p, k])
+        let flat = indices.reshapedIfNeeded(to: [b, p, k])
         var linear = MLTensor(shape: [b, 1], scalars: (0..<b).map { Int32($0 * d) }, scalarType: Int32.self)
         var step = 1
         for axis in (0..<k).reversed() {
             let component = try clampedIndices(
-                flat.narrowed(alongAxis: 2, start: axis, count: 1).reshaped(to: [b, p]), size: indexed[axis])
+                flat.narrowed(alongAxis: 2, start: axis, count: 1).reshapedIfNeeded(to: [b, p]), size: indexed[axis])
             linear = linear + (step == 1 ? component : component * Int32(step))
             step *= indexed[axis]
         }
-        let merged = x.reshaped(to: [b * d] + rest)
+        let merged = x.reshapedIfNeeded(to: [b * d] + rest)
         let gathered = merged.gathering(atIndices: linear, alongAxis: 0)  // [B, P, R…]
-        return gathered.reshaped(to: batch + points + rest)
+        return gathered.reshapedIfNeeded(to: batch + points + rest)
     }
 
     /// `out[p] = x[p with p[axis] = indices[p]]` (`take_along_axis`), indices clamped to the

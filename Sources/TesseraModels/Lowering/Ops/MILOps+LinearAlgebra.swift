@@ -50,11 +50,11 @@ extension MILOp {
         try require(weight.rank == 2, "weight must be [D_out, D_in], got \(weight.shape)")
         let (outFeatures, inFeatures) = (weight.shape[0], weight.shape[1])
         let leading = Array(x.shape.dropLast())
-        var y = x.reshaped(to: [leading.reduce(1, *), inFeatures]).matmul(weight.transposed())
+        var y = x.reshapedIfNeeded(to: [leading.reduce(1, *), inFeatures]).matmul(weight.transposed())
         if let bias {
-            y = y + bias.reshaped(to: [outFeatures])
+            y = y + bias.reshapedIfNeeded(to: [outFeatures])
         }
-        return y.reshaped(to: leading + [outFeatures])
+        return y.reshapedIfNeeded(to: leading + [outFeatures])
     }
 }
 

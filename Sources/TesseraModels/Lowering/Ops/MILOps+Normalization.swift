@@ -27,8 +27,8 @@ extension MILOp {
                 // gamma and beta have the shape of the normalized axes.
                 var parameterShape = [Int](repeating: 1, count: v.rank)
                 for axis in normalized { parameterShape[axis] = v.shape[axis] }
-                if let gamma { y = y * (args[gamma].asFloat.reshaped(to: parameterShape)) }
-                if let beta { y = y + (args[beta].asFloat.reshaped(to: parameterShape)) }
+                if let gamma { y = y * (args[gamma].asFloat.reshapedIfNeeded(to: parameterShape)) }
+                if let beta { y = y + (args[beta].asFloat.reshapedIfNeeded(to: parameterShape)) }
                 return [y]
             }
         },

@@ -10,7 +10,7 @@ extension MILOp {
                 let x = try lowering.tensor("x")
                 let shape = try lowering.required(lowering.runtimeInts("shape"), "shape")
                 return { args in
-                    [args[x].reshaped(to: try resolvedShape(try shape.values(args), of: args[x].shape))]
+                    [args[x].reshapedIfNeeded(to: try resolvedShape(try shape.values(args), of: args[x].shape))]
                 }
             })
         ops.append(
@@ -43,7 +43,7 @@ extension MILOp {
                             "begins/ends \(begins[index])..<\(end) leave the shape \(reference)")
                         shape += reference[begins[index]..<end]
                     }
-                    return [args[x].reshaped(to: shape)]
+                    return [args[x].reshapedIfNeeded(to: shape)]
                 }
             })
         ops.append(
@@ -67,7 +67,7 @@ extension MILOp {
                     // axis in -rank...rank; a negative one counts from the end (-1: before the last axis).
                     let a = axis < 0 ? axis + v.rank : axis
                     try require(a >= 0 && a <= v.rank, "axis \(axis) is out of range for rank \(v.rank)")
-                    return [v.reshaped(to: [v.shape[..<a].reduce(1, *), v.shape[a...].reduce(1, *)])]
+                    return [v.reshapedIfNeeded(to: [v.shape[..<a].reduce(1, *), v.shape[a...].reduce(1, *)])]
                 }
             })
         ops.append(
@@ -85,7 +85,7 @@ extension MILOp {
                     let a = try first.axis(axis, op: "concat")
                     var shape = first.shape
                     shape[a] *= pieces.count
-                    return [MLTensor(stacking: pieces, alongAxis: a + 1).reshaped(to: shape)]
+                    return [MLTensor(stacking: pieces, alongAxis: a + 1).reshapedIfNeeded(to: shape)]
                 }
             })
         ops.append(
@@ -180,8 +180,8 @@ extension MILOp {
                     let v = args[x]
                     try require(v.rank == 4, "needs [N, C·\(r * r), H, W], got \(v.shape)")
                     let (n, c, h, w) = (v.shape[0], v.shape[1] / (r * r), v.shape[2], v.shape[3])
-                    let split = v.reshaped(to: [n, c, r, r, h, w]).transposed(permutation: [0, 1, 4, 2, 5, 3])
-                    return [split.reshaped(to: [n, c, h * r, w * r])]
+                    let split = v.reshapedIfNeeded(to: [n, c, r, r, h, w]).transposed(permutation: [0, 1, 4, 2, 5, 3])
+                    return [split.reshapedIfNeeded(to: [n, c, h * r, w * r])]
                 }
             })
         ops.append(
@@ -194,8 +194,8 @@ extension MILOp {
                     let v = args[x]
                     try require(v.rank == 4, "needs [N, C, H·\(r), W·\(r)], got \(v.shape)")
                     let (n, c, h, w) = (v.shape[0], v.shape[1], v.shape[2] / r, v.shape[3] / r)
-                    let split = v.reshaped(to: [n, c, h, r, w, r]).transposed(permutation: [0, 1, 3, 5, 2, 4])
-                    return [split.reshaped(to: [n, c * r * r, h, w])]
+                    let split = v.reshapedIfNeeded(to: [n, c, h, r, w, r]).transposed(permutation: [0, 1, 3, 5, 2, 4])
+                    return [split.reshapedIfNeeded(to: [n, c * r * r, h, w])]
                 }
             })
         ops.append(
@@ -247,8 +247,8 @@ extension MILOp {
                     let v = args[x]
                     try require(v.rank == 4, "needs [N, C·\(b * b), H, W], got \(v.shape)")
                     let (n, c, h, w) = (v.shape[0], v.shape[1] / (b * b), v.shape[2], v.shape[3])
-                    let moved = v.reshaped(to: [n, b, b, c, h, w]).transposed(permutation: [0, 3, 4, 1, 5, 2])
-                    return [moved.reshaped(to: [n, c, h * b, w * b])]
+                    let moved = v.reshapedIfNeeded(to: [n, b, b, c, h, w]).transposed(permutation: [0, 3, 4, 1, 5, 2])
+                    return [moved.reshapedIfNeeded(to: [n, c, h * b, w * b])]
                 }
             })
         ops.append(
@@ -261,8 +261,8 @@ extension MILOp {
                     let v = args[x]
                     try require(v.rank == 4, "needs [N, C, H·\(b), W·\(b)], got \(v.shape)")
                     let (n, c, h, w) = (v.shape[0], v.shape[1], v.shape[2] / b, v.shape[3] / b)
-                    let moved = v.reshaped(to: [n, c, h, b, w, b]).transposed(permutation: [0, 3, 5, 1, 2, 4])
-                    return [moved.reshaped(to: [n, c * b * b, h, w])]
+                    let moved = v.reshapedIfNeeded(to: [n, c, h, b, w, b]).transposed(permutation: [0, 3, 5, 1, 2, 4])
+                    return [moved.reshapedIfNeeded(to: [n, c * b * b, h, w])]
                 }
             })
         ops.append(
@@ -315,7 +315,8 @@ extension MILOp {
         return ops
     }()
 
-    /// A MIL `reshape` target with `-1` (inferred) and `0` (copied from the input) resolved.
+    /// A MIL `reshape` target with `-1` (inferred) and `0` (copied from the input) resolved;
+    /// the reshape's rule reports a target that is still negative or holds another count.
     static func resolvedShape(_ shape: [Int], of input: [Int]) throws -> [Int] {
         var resolved = shape
         // A 0 copies the input dimension it lines up with from the right (iOS 17's rule, which
@@ -324,14 +325,10 @@ extension MILOp {
             let j = input.count - (shape.count - i)
             resolved[i] = j >= 0 ? input[j] : 1
         }
-        let inferred = resolved.indices.filter { resolved[$0] == -1 }
-        try require(inferred.count <= 1, "shape \(shape) has more than one -1")
-        try require(resolved.allSatisfy { $0 >= -1 }, "shape \(shape) has a negative size")
-        if let i = inferred.first {
+        if let i = resolved.firstIndex(of: -1) {
             let known = resolved.enumerated().filter { $0.offset != i }.map(\.element).reduce(1, *)
-            let total = input.reduce(1, *)
-            try require(known > 0 && total % known == 0, "cannot reshape \(input) to \(shape)")
-            resolved[i] = total / known
+            try require(known > 0, "cannot reshape \(input) to \(shape)")
+            resolved[i] = input.reduce(1, *) / known
         }
         return resolved
     }
