@@ -10,14 +10,14 @@ import _TesseraTestSupport
 struct LoweringErrorTests {
     @Test("an unsupported op fails the load, naming the op type and the model")
     func unsupportedOperation() throws {
-        let fixture = try #require(LoweringFixture.named("unsupported_einsum"))
-        let package = try fixture.package()
+        let package = try CoreMLPackage(
+            contentsOf: Fixtures.url("new-ops/unsupported_random_bernoulli/model.mlpackage"))
         #expect {
             try LoweredFunction(package: package, functionName: "main")
         } throws: { error in
             guard let error = error as? ModelFormatError else { return false }
             return error.kind == .unsupportedModelType && error.file == "model.mlmodel"
-                && error.description.contains("(op type 'einsum') is not supported by Tessera")
+                && error.description.contains("(op type 'random_bernoulli') is not supported by Tessera")
         }
     }
 

@@ -106,7 +106,8 @@ struct MILOpRegistryTests {
 
     @Test("each op's batching rule is the one the old table gave it")
     func batchingRules() throws {
-        for op in MILOpRegistry.ops.values.sorted(by: { $0.name < $1.name }) {
+        for op in MILOpRegistry.ops.values.sorted(by: { $0.name < $1.name })
+        where Self.previouslyLowered.contains(op.name) {
             let rule: BatchRule
             switch op.lowering {
             case .atLoad:
@@ -130,13 +131,13 @@ struct MILOpRegistryTests {
 
     @Test("each op's cost is the one the old cost table gave it")
     func costs() {
-        for op in MILOpRegistry.ops.values {
+        for op in MILOpRegistry.ops.values where Self.previouslyLowered.contains(op.name) {
             #expect(op.cost == Self.previousCost(op.name), "\(op.name)")
         }
         #expect(OperationCostModel.isLoadTimeConstant("const"))
         #expect(OperationCostModel.isLoadTimeConstant("constexpr_not_yet_known"))
         #expect(!OperationCostModel.isLoadTimeConstant("conv"))
-        #expect(OperationCostModel.cost(of: "einsum") == .elementwise)
+        #expect(OperationCostModel.cost(of: "random_bernoulli") == .elementwise)
     }
 
     @Test("a name registered twice stops the program, naming the op type")

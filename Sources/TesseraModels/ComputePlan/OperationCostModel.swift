@@ -86,6 +86,8 @@ struct OperationCostModel {
             let transposed = flag(of: operation, "transpose_x")
             let inner = x.count >= 2 ? (transposed ? x[x.count - 2] : x[x.count - 1]) : (x.first ?? 1)
             flops = 2 * outputElements * Double(inner)
+        case .einsum:
+            flops = 2 * outputElements * Double(shape(of: operation, "values").last ?? 1)
         case .attention:
             let query = shape(of: operation, "query")
             let key = shape(of: operation, "key")

@@ -62,7 +62,7 @@ package struct LoweredFunction: Sendable {
     /// - Throws: ``ModelFormatError`` when the model is not an ML program, the function does
     ///   not exist, a parameter is malformed, or an operation is not supported; an unsupported
     ///   op fails with a message naming the op type and the model, e.g.
-    ///   `model.mlmodel: operation 'e' (op type 'einsum') is not supported by Tessera`.
+    ///   `model.mlmodel: operation 'e' (op type 'random_bernoulli') is not supported by Tessera`.
     package init(package: CoreMLPackage, functionName: String) throws {
         let file = package.modelDisplayName
         let program = try package.model.requireMLProgram(file: file)

@@ -118,6 +118,8 @@ enum MILOpCost: Sendable, Equatable {
     case linear
     /// `2 · out · inner`, the inner size read from `x` and `transpose_x`.
     case matmul
+    /// `2 · out · inner`, the inner size the last axis of the first of `values` (`einsum`).
+    case einsum
     /// Two products and a softmax per query and key.
     case attention
 }

@@ -11,6 +11,8 @@ enum MILOpRegistry {
         MILOp.classifierOps,
         MILOp.convolutionOps, MILOp.resizingOps, MILOp.normalizationOps, MILOp.reductionOps, MILOp.shapeOps,
         MILOp.indexingOps,
+        MILOp.einsumOps, MILOp.scatterOps, MILOp.spaceBatchOps, MILOp.l2PoolOps, MILOp.nonZeroOps,
+        MILOp.resampleOps, MILOp.affineOps, MILOp.cropResizeOps,
     ]
 
     /// Every registered op by name.

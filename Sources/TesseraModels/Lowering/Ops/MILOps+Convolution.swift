@@ -11,7 +11,7 @@ extension MILOp {
             let geometry = try lowering.windowGeometry()
             let groups = try lowering.int("groups") ?? 1
             guard groups >= 1 else { throw lowering.invalid("groups must be positive, got \(groups)") }
-            if let rank = lowering.declaredType("weight")?.rank, rank > 4 {
+            if let rank = lowering.declaredType("weight")?.rank, rank > 5 {
                 throw lowering.unsupported("\(rank - 2)-D convolution")
             }
             return { args in
@@ -54,7 +54,8 @@ extension MILOp {
     static func conv(
         _ x: MLTensor, weight: MLTensor, bias: MLTensor?, _ geometry: OperationLowering.WindowGeometry, groups: Int
     ) throws -> MLTensor {
-        try require(x.rank == 3 || x.rank == 4, "Tessera runs 1-D and 2-D convolutions; the input is \(x.shape)")
+        if x.rank == 5 { return try conv3d(x, weight: weight, bias: bias, geometry, groups: groups) }
+        try require(x.rank == 3 || x.rank == 4, "Tessera runs 1-D, 2-D and 3-D convolutions; the input is \(x.shape)")
         try require(weight.rank == x.rank, "weight \(weight.shape) and input \(x.shape) ranks differ")
         let spatial = x.rank - 2
         let strides = geometry.strides ?? [Int](repeating: 1, count: spatial)
@@ -191,12 +192,15 @@ extension MILOp {
             guard let kernel = geometry.kernel, kernel.allSatisfy({ $0 >= 1 }) else {
                 throw lowering.invalid("kernel_sizes must be given and positive")
             }
-            guard kernel.count <= 2 else { throw lowering.unsupported("\(kernel.count)-D pooling") }
+            guard kernel.count <= 3 else { throw lowering.unsupported("\(kernel.count)-D pooling") }
             let ceilMode = try lowering.bool("ceil_mode") ?? false
             let excludePadding = try lowering.bool("exclude_padding_from_average") ?? false
             return { args in
                 let v = args[x].asFloat
                 let spatial = kernel.count
+                if spatial == 3 {
+                    return [try pool3d(v, kernel: kernel, geometry, average: average, excludePadding: excludePadding)]
+                }
                 try require(v.rank == spatial + 2, "input \(v.shape) does not fit a \(spatial)-D pool")
                 let strides = geometry.strides ?? kernel.map { _ in 1 }
                 try require(strides.count == spatial, "strides \(strides) need \(spatial) values")
