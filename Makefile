@@ -18,6 +18,7 @@ deps:
 	@missing=""; \
 	dpkg -s libopenblas-dev >/dev/null 2>&1 || missing="$$missing libopenblas-dev"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
+	python3 -c "import ensurepip" >/dev/null 2>&1 || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
 		echo "Installing$$missing"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing; \
