@@ -8,8 +8,16 @@ import tessera.coreml as tc
 from conftest import close, digit_input, fixture, load_json
 
 LOWERING = load_json("lowering", "cases.json")
-SUPPORTED = [case for case in LOWERING if not case["name"].startswith(("unsupported_", "invalid_"))]
-REFUSED = [case for case in LOWERING if case["name"].startswith(("unsupported_", "invalid_"))]
+# Fixtures made for an op Tessera refused then and runs now (einsum), as the Swift suite has them.
+NOW_SUPPORTED = {"unsupported_einsum"}
+
+
+def _refused(case):
+    return case["name"].startswith(("unsupported_", "invalid_")) and case["name"] not in NOW_SUPPORTED
+
+
+SUPPORTED = [case for case in LOWERING if not _refused(case)]
+REFUSED = [case for case in LOWERING if _refused(case)]
 
 
 def _lowering_inputs(case):
