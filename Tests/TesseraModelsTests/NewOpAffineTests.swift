@@ -7,7 +7,7 @@ import Testing
 @Suite("affine")
 struct NewOpAffineTests {
     @Test("coremltools' example, one map per image and one shared map", arguments: NewOpFixture.cases("affine"))
-    func matchesNumPy(_ fixture: NewOpFixture) throws {
+    func matchesNumPy(_ fixture: LoweringFixture) throws {
         try fixture.check()
     }
 

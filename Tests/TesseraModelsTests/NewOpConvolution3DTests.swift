@@ -9,7 +9,7 @@ struct NewOpConvolution3DTests {
         "strides, dilations, groups, bias, every pad type, a weight input and both average modes match NumPy",
         arguments: NewOpFixture.cases("conv_3d") + NewOpFixture.cases("max_pool_3d") + NewOpFixture.cases("avg_pool_3d")
     )
-    func matchesNumPy(_ fixture: NewOpFixture) throws {
+    func matchesNumPy(_ fixture: LoweringFixture) throws {
         try fixture.check()
     }
 

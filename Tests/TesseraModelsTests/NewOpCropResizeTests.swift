@@ -9,7 +9,7 @@ struct NewOpCropResizeTests {
     @Test(
         "every box form, every box coordinate mode, normalized and scaled boxes, pad_value, both align modes",
         arguments: NewOpFixture.cases("crop_resize"))
-    func matchesNumPy(_ fixture: NewOpFixture) throws {
+    func matchesNumPy(_ fixture: LoweringFixture) throws {
         try fixture.check()
     }
 

@@ -9,7 +9,7 @@ struct NewOpEinsumTests {
     @Test(
         "both MIL equation forms, renamed letters and broadcast N and H match NumPy",
         arguments: NewOpFixture.cases("einsum"))
-    func matchesNumPy(_ fixture: NewOpFixture) throws {
+    func matchesNumPy(_ fixture: LoweringFixture) throws {
         try fixture.check()
     }
 

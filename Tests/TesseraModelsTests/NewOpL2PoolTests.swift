@@ -8,7 +8,7 @@ struct NewOpL2PoolTests {
     @Test(
         "valid, same and custom padding, ceil_mode and 1-D windows match NumPy",
         arguments: NewOpFixture.cases("l2_pool"))
-    func matchesNumPy(_ fixture: NewOpFixture) throws {
+    func matchesNumPy(_ fixture: LoweringFixture) throws {
         try fixture.check()
     }
 

@@ -9,7 +9,7 @@ struct NewOpNonZeroTests {
     @Test(
         "ranks 2 and 3, Int32 input, no non-zero element, and the count read by later ops",
         arguments: NewOpFixture.cases("non_zero"))
-    func matchesNumPy(_ fixture: NewOpFixture) throws {
+    func matchesNumPy(_ fixture: LoweringFixture) throws {
         try fixture.check()
     }
 

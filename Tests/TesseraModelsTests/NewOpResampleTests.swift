@@ -9,7 +9,7 @@ struct NewOpResampleTests {
     @Test(
         "bilinear and nearest, every padding mode, every coordinate mode, both corner alignments",
         arguments: NewOpFixture.cases("resample"))
-    func matchesNumPy(_ fixture: NewOpFixture) throws {
+    func matchesNumPy(_ fixture: LoweringFixture) throws {
         try fixture.check()
     }
 

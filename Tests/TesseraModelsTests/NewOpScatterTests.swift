@@ -9,7 +9,7 @@ struct NewOpScatterTests {
     @Test(
         "every mode, repeated indices, other axes and index ranks, iOS 17's default mode, int32 data",
         arguments: NewOpFixture.cases("scatter_"))
-    func matchesNumPy(_ fixture: NewOpFixture) throws {
+    func matchesNumPy(_ fixture: LoweringFixture) throws {
         try fixture.check()
     }
 
