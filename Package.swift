@@ -70,6 +70,15 @@ let package = Package(
             dependencies: ["TesseraKernels", "CTesseraSIMD", "_TesseraTestSupport"],
             swiftSettings: strictConcurrency
         ),
+        // A process that links OpenBLAS itself (OpenBLASPreloadedTests runs it): OpenBLAS
+        // initialises before Tessera, as in an app built with `-lopenblas`.
+        .executableTarget(
+            name: "OpenBLASPreloadProbe",
+            dependencies: ["TesseraKernels", "COpenBLAS"],
+            path: "Tests/OpenBLASPreloadProbe",
+            swiftSettings: strictConcurrency,
+            linkerSettings: [.linkedLibrary("openblas")]
+        ),
         .testTarget(
             name: "TesseraGraphTests",
             dependencies: ["TesseraGraph", "_TesseraTestSupport"],

@@ -55,6 +55,7 @@ func blackHole<T>(_ value: T) {
 func writeTesseraJSON(_ fields: [String: Any], to path: String) {
     var object: [String: Any] = [
         "version": "0.1.0", "threads": KernelThreads.coreBudget, "blas_core": KernelThreads.blasCoreName,
+        "blas": KernelThreads.blasSummary,
     ]
     for (key, value) in fields { object[key] = value }
     do {
@@ -64,5 +65,61 @@ func writeTesseraJSON(_ fields: [String: Any], to path: String) {
         print("wrote \(path)")
     } catch {
         FileHandle.standardError.write(Data("could not write \(path): \(error)\n".utf8))
+    }
+}
+
+/// The asynchronous form of ``measure(warmups:iterations:_:)``: `body` is awaited.
+func measureAsync(warmups: Int = 3, iterations: Int = 30, _ body: () async -> Void) async -> Timing {
+    let iterations = iterationsOverride ?? iterations
+    for _ in 0..<warmups { await body() }
+    var samples: [Double] = []
+    samples.reserveCapacity(iterations)
+    for _ in 0..<iterations {
+        let start = DispatchTime.now().uptimeNanoseconds
+        await body()
+        let end = DispatchTime.now().uptimeNanoseconds
+        samples.append(Double(end - start) / 1e9)
+    }
+    return Timing(samples: samples.sorted())
+}
+
+/// One workload timed the three ways the tensor benchmarks report: awaited (`await
+/// shapedArray(of:)`, the headline), blocking (the synchronous `shapedArray(of:)`) and through
+/// Tessera's extensions (`materialized()`, `MLTensor.materialize([...])`).
+///
+/// The runs interleave (one of each per iteration), so a host whose speed drifts during the
+/// measurement favours none of them.
+struct WorkloadTimings {
+    var awaited: Timing
+    var blocking: Timing
+    var extensionPath: Timing
+
+    init(
+        warmups: Int = 3, iterations: Int = 30, awaited awaitedBody: () async -> Void,
+        blocking blockingBody: () -> Void,
+        extensionPath extensionBody: () -> Void
+    ) async {
+        let iterations = iterationsOverride ?? iterations
+        for _ in 0..<warmups {
+            await awaitedBody()
+            blockingBody()
+            extensionBody()
+        }
+        var samples: ([Double], [Double], [Double]) = ([], [], [])
+        func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+        for _ in 0..<iterations {
+            var start = DispatchTime.now().uptimeNanoseconds
+            await awaitedBody()
+            samples.0.append(seconds(since: start))
+            start = DispatchTime.now().uptimeNanoseconds
+            blockingBody()
+            samples.1.append(seconds(since: start))
+            start = DispatchTime.now().uptimeNanoseconds
+            extensionBody()
+            samples.2.append(seconds(since: start))
+        }
+        awaited = Timing(samples: samples.0.sorted())
+        blocking = Timing(samples: samples.1.sorted())
+        extensionPath = Timing(samples: samples.2.sorted())
     }
 }

@@ -3,7 +3,8 @@
 
 Two modes:
   * ratio (default when Tessera's figures are present): grouped bars of peer time / Tessera
-    time per workload, log scale, a line at 1× (bars above it: Tessera is faster);
+    time per workload (Tessera's headline figure: `await shapedArray(of:)` from an async
+    context), log scale, a line at 1× (bars above it: Tessera is faster);
   * time (default without Tessera): grouped bars of median ms per workload and library,
     log scale.
 
@@ -94,7 +95,7 @@ def draw(results: dict, mode: str, out_path: str) -> None:
         ax.axhline(1.0, color="black", linewidth=1)
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
         ax.set_ylabel("peer time ÷ Tessera time (log scale)\nabove 1×: Tessera is faster")
-        title = "Tensor workloads: each peer's median relative to Tessera"
+        title = "Tensor workloads: each peer's median relative to Tessera's `await shapedArray(of:)`"
         ticks = [f"{k} {workloads[k]}\nTessera {tessera[k]:.3g} ms" if isinstance(tessera.get(k), (int, float))
                  else f"{k} {workloads[k]}" for k in keys]
     else:

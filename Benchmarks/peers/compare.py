@@ -13,8 +13,14 @@ With both `--tessera-binary` and `--peers`, each side is measured `--rounds` tim
 in alternating order (Tessera, peers, peers, Tessera, ...) and each workload keeps its lowest
 median per side, so a host whose speed drifts during the run favours neither side.
 
+Tessera's headline figure per workload (`T1`…) is the awaited one, `await shapedArray(of:)` from
+an async context as Apple's API is written; its JSON also carries the same code blocking
+(`T1_blocking`…) and Tessera's one-plan extension (`T1_extension`…), shown beside it.
+
 Outputs (in --out-dir): results.json and results.md; the Markdown table is also printed.
-Ratio columns are `peer / Tessera`: above 1 means Tessera is faster.
+Ratio columns are `peer / Tessera` (the awaited figure): above 1 means Tessera is faster.
+`--tessera-preload-openblas` runs Tessera's side with OpenBLAS loaded before it (LD_PRELOAD), as in
+a process that links `-lopenblas`.
 
 Examples:
   python compare.py --tessera-binary .build/release/TesseraBenchmarks --peers
@@ -34,6 +40,8 @@ import time
 from tensor_workloads import PEERS, WORKLOADS, cpu_seconds, other_load, wait_for_idle, write_results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Tessera's other figures per workload, beside the awaited headline.
+TESSERA_VARIANTS = ("blocking", "extension")
 PEER_LABELS = {"numpy": "NumPy", "jax": "JAX jit", "mlx": "MLX cpu", "torch": "PyTorch eager"}
 
 
@@ -43,18 +51,22 @@ def load_json(path: str) -> dict:
         return json.load(f)
 
 
-def run_tessera(binary: str, out_path: str, idle_wait: float) -> dict:
+def run_tessera(binary: str, out_path: str, idle_wait: float, preload_openblas: bool = False) -> dict:
     """Run `binary tensor --json out_path` (its progress goes to stderr) and load the JSON.
 
     Waits up to `idle_wait` seconds for an idle machine first, and records in the entry, as
-    `other_cpu_load`, how busy other processes kept the machine during the run.
+    `other_cpu_load`, how busy other processes kept the machine during the run. With
+    `preload_openblas`, OpenBLAS is loaded into the process before Tessera (LD_PRELOAD).
     """
     if idle_wait > 0:
         wait_for_idle(0.05, idle_wait)
     print(f"running {binary} tensor --json {out_path}", file=sys.stderr, flush=True)
     before, start = cpu_seconds(), time.perf_counter()
     try:
-        subprocess.run([binary, "tensor", "--json", out_path], check=True, stdout=sys.stderr)
+        environment = dict(os.environ)
+        if preload_openblas:
+            environment["LD_PRELOAD"] = "libopenblas.so.0"
+        subprocess.run([binary, "tensor", "--json", out_path], check=True, stdout=sys.stderr, env=environment)
     except (OSError, subprocess.CalledProcessError) as error:
         raise SystemExit(f"Tessera's benchmark failed: {error}") from error
     load = other_load(before, cpu_seconds(), time.perf_counter() - start)
@@ -96,6 +108,11 @@ def best_of_rounds(entries: list[dict]) -> dict:
         best[key] = value
         if key == "T5" and "T5_raw_sgemm" in entries[index]:
             best["T5_raw_sgemm"] = entries[index]["T5_raw_sgemm"]
+        for variant in TESSERA_VARIANTS:
+            name = f"{key}_{variant}"
+            figures = [entry[name] for entry in entries if isinstance(entry.get(name), (int, float))]
+            if figures:
+                best[name] = min(figures)
         stats = entries[index].get("stats")
         if isinstance(stats, dict) and key in stats:
             best["stats"] = {**best.get("stats", {}), key: stats[key]}
@@ -188,8 +205,11 @@ def markdown(results: dict) -> str:
     machine = results["machine"]
     protocol = results["protocol"]
     header = ["workload"]
+    blocking = bool(tessera) and any(isinstance(tessera.get(f"{k}_blocking"), (int, float)) for k in WORKLOADS)
     if tessera:
-        header.append(f"Tessera {tessera.get('version', '')}".strip() + " ms")
+        header.append(f"Tessera {tessera.get('version', '')}".strip() + (" await ms" if blocking else " ms"))
+    if blocking:
+        header += ["Tessera blocking ms", "await / blocking"]
     header += [peer_header(name, entry) + " ms" for name, entry in peers.items()]
     if tessera:
         header += [f"{PEER_LABELS.get(name, name).split()[0]} / Tessera" for name in peers]
@@ -209,6 +229,11 @@ def markdown(results: dict) -> str:
         row = [f"{key} {name}"]
         if tessera:
             row.append(format_ms(tessera.get(key)))
+        if blocking:
+            awaited, blocked = tessera.get(key), tessera.get(f"{key}_blocking")
+            row.append(format_ms(blocked))
+            row.append(format_ratio(awaited / blocked) if isinstance(awaited, (int, float))
+                       and isinstance(blocked, (int, float)) and blocked > 0 else "—")
         row += [format_ms(entry.get(key)) for entry in peers.values()]
         if tessera:
             row += [format_ratio(table_ratios[peer].get(key)) for peer in peers]
@@ -216,6 +241,12 @@ def markdown(results: dict) -> str:
     lines.append("")
     if tessera:
         lines.append("Ratios are peer median / Tessera median: above 1× Tessera is faster.")
+        if blocking:
+            lines.append("Tessera's figures are `await shapedArray(of:)` from an async context, one await per result "
+                         "(T2: softmax, then argmax); \"blocking\" is the same code with the synchronous "
+                         "`shapedArray(of:)`.")
+        if tessera.get("blas"):
+            lines.append(f"Tessera's OpenBLAS: {tessera['blas']}.")
     else:
         lines.append("No Tessera figures given: peers only.")
     for name, reason in results["skipped"].items():
@@ -253,6 +284,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="with --tessera-binary and --peers: measure each side this many times, alternating "
                              "which goes first (ABBA...), and keep each workload's lowest median per side")
     parser.add_argument("--out-dir", default=os.path.join(HERE, "results"), help="where results.json/.md go")
+    parser.add_argument("--tessera-preload-openblas", action="store_true",
+                        help="with --tessera-binary: load OpenBLAS into Tessera's process before it starts (LD_PRELOAD)")
     return parser.parse_args(argv)
 
 
@@ -270,7 +303,8 @@ def main(argv: list[str] | None = None) -> int:
             for side in sides:
                 if side == "tessera":
                     path = os.path.join(args.out_dir, f"tessera-round{round_index + 1}.json")
-                    tessera_entries.append(validate_tessera(run_tessera(args.tessera_binary, path, args.idle_wait)))
+                    tessera_entries.append(validate_tessera(
+                        run_tessera(args.tessera_binary, path, args.idle_wait, args.tessera_preload_openblas)))
                 else:
                     path = os.path.join(args.out_dir, f"peers-round{round_index + 1}.json")
                     peer_documents.append(run_peers(path, args.runs, args.peer_list, args.attempts, args.idle_wait))
@@ -282,7 +316,8 @@ def main(argv: list[str] | None = None) -> int:
         write_results(args.out_dir, "results", results, markdown(results))
         return 0
     if args.tessera_binary:
-        tessera = validate_tessera(run_tessera(args.tessera_binary, os.path.join(args.out_dir, "tessera.json"), args.idle_wait))
+        tessera = validate_tessera(run_tessera(args.tessera_binary, os.path.join(args.out_dir, "tessera.json"),
+                                               args.idle_wait, args.tessera_preload_openblas))
         sources["tessera"] = f"{args.tessera_binary} tensor (this run)"
     elif args.tessera_json:
         tessera = validate_tessera(load_json(args.tessera_json))

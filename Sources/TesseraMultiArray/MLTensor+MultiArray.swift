@@ -44,7 +44,8 @@ extension MLTensor {
     /// let halves = await x.multiArray(dataType: .float16)       // one converting pass
     /// ```
     ///
-    /// The work runs on a Dispatch worker, never blocking a thread of Swift's cooperative pool.
+    /// The work runs on the calling task's thread with no thread hop, as for
+    /// `shapedArray(of:)`.
     public func multiArray(dataType: MLMultiArrayDataType? = nil) async -> MLMultiArray {
         let (tensor, natural) = prepareForMultiArray()
         let computed = await tensor.materialized()

@@ -26,7 +26,7 @@ enum DigitsDemo {
         let samples = try JSONDecoder().decode(Samples.self, from: Data(contentsOf: samplesURL))
         let count = samples.samples.count
         print(
-            "Tessera demo: a Core ML digit classifier run with MLModel (OpenBLAS core \(KernelThreads.blasCoreName))\n")
+            "Tessera demo: a Core ML digit classifier run with MLModel (OpenBLAS \(KernelThreads.blasSummary))\n")
 
         // 1. Compile and load, as a Core ML app does.
         let loadStart = DispatchTime.now().uptimeNanoseconds

@@ -9,7 +9,7 @@ import TesseraKernels
 enum KernelPipelineDemo {
     static func run() {
         print(
-            "Tessera demo: MLTensor pre-processing → a small CNN on the kernels → MLTensor post-processing (OpenBLAS core \(KernelThreads.blasCoreName), \(KernelThreads.coreBudget) threads)\n"
+            "Tessera demo: MLTensor pre-processing → a small CNN on the kernels → MLTensor post-processing (OpenBLAS \(KernelThreads.blasSummary); \(KernelThreads.coreBudget) Tessera threads)\n"
         )
         var rng = DemoRandom(seed: 2026)
         let start = DispatchTime.now().uptimeNanoseconds

@@ -7,23 +7,29 @@ struct PlanCache {
     /// Numbers for the ops plan keys do not spell out; emptied with `plans`.
     var opCodes: [GraphOp: Int] = [:]
 
-    /// Collects the graph below `nodes` (marking them with `epoch`) and finds its plan, or
-    /// compiles and keeps it: the snapshot, the plan, and whether it was cached. Past
+    /// Collects the graph below `nodes` (marking them with `epoch`) and finds its plan: the
+    /// snapshot and the cached plan, or `nil` when the structure is new (the caller compiles
+    /// it outside the executor's lock and hands it to ``insert(_:for:)``). Past
     /// ``GraphExecutor/planCacheCapacity`` plans (or as many op numbers as
     /// `GraphExecutor.opCodeCapacity`), the cache starts over first.
-    mutating func plan(
-        for nodes: [Node], epoch: UInt64, sizeHint: inout (nodes: Int, words: Int)
-    ) -> (GraphSnapshot, ExecutionPlan, Bool) {
+    mutating func lookUp(
+        _ nodes: [Node], epoch: UInt64, sizeHint: inout (nodes: Int, words: Int)
+    ) -> (GraphSnapshot, ExecutionPlan?) {
         if plans.count >= GraphExecutor.planCacheCapacity || opCodes.count >= GraphExecutor.opCodeCapacity {
             plans.removeAll(keepingCapacity: true)
             opCodes.removeAll(keepingCapacity: true)
         }
         let snapshot = GraphSnapshot(requested: nodes, epoch: epoch, codes: &opCodes, sizeHint: sizeHint)
         sizeHint = (Swift.max(16, snapshot.nodes.count), Swift.max(128, snapshot.key.words.count))
-        if let cached = plans[snapshot.key] { return (snapshot, cached, true) }
-        let plan = ExecutionPlan(entries: snapshot.entries(), outputs: snapshot.outputs)
-        plans[snapshot.key] = plan
-        return (snapshot, plan, false)
+        return (snapshot, plans[snapshot.key])
+    }
+
+    /// Keeps `plan`, compiled for `key`, and returns the plan to run: the one another thread
+    /// kept for the same key meanwhile, if any (so concurrent runs share one plan's memos).
+    mutating func insert(_ plan: ExecutionPlan, for key: GraphSnapshot.Key) -> ExecutionPlan {
+        if let kept = plans[key] { return kept }
+        plans[key] = plan
+        return plan
     }
 }
 

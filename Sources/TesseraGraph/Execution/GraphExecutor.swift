@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import TesseraKernels
 
@@ -33,8 +32,8 @@ package struct PlanStatistics: Sendable, Equatable, CustomStringConvertible {
 /// Runs graphs: collects what a request needs, finds or compiles a plan, executes it on the
 /// kernel layer and records each requested node's value.
 ///
-/// Collecting a request's graph and finding its plan take a process-wide lock (collection
-/// marks nodes); running the plan does not, so materializations from several threads compute
+/// Collecting a request's graph and looking its plan up take a process-wide lock (collection
+/// marks nodes); compiling a new plan and running it do not, so materializations from several threads compute
 /// at once. A run that starts while another is in flight keeps its loops on its own thread
 /// (`KernelThreads.withSerialLoops`); a run alone splits them across every core. Two
 /// requests that share a pending subgraph may both compute it; the values are the same
@@ -71,14 +70,26 @@ package enum GraphExecutor {
 
     /// Materializes `nodes` with the plans of `scope` (the process-wide plans when `nil`).
     private static func materialize(_ nodes: [Node], scope: PlanCacheScope?) -> PlanStatistics {
-        // Collecting (which marks nodes with the epoch) and finding or compiling the plan
-        // happen under the lock; running the plan does not, so requests from several
-        // threads compute at the same time.
-        let (snapshot, plan, cacheHit) = state.withLock { state in
+        // Collecting (which marks nodes with the epoch) and looking the plan up happen under
+        // the lock; compiling a new plan and running it do not, so the lock is only ever held
+        // for one pass over the pending graph and requests from several threads compute at
+        // the same time.
+        let (snapshot, cached) = state.withLock { state in
             state.epoch += 1
-            if let scope { return scope.cache.plan(for: nodes, epoch: state.epoch, sizeHint: &state.snapshotSize) }
-            return state.cache.plan(for: nodes, epoch: state.epoch, sizeHint: &state.snapshotSize)
+            if let scope { return scope.cache.lookUp(nodes, epoch: state.epoch, sizeHint: &state.snapshotSize) }
+            return state.cache.lookUp(nodes, epoch: state.epoch, sizeHint: &state.snapshotSize)
         }
+        let plan: ExecutionPlan
+        if let cached {
+            plan = cached
+        } else {
+            let compiled = ExecutionPlan(entries: snapshot.entries(), outputs: snapshot.outputs)
+            plan = state.withLock { state in
+                if let scope { return scope.cache.insert(compiled, for: snapshot.key) }
+                return state.cache.insert(compiled, for: snapshot.key)
+            }
+        }
+        let cacheHit = cached != nil
         // With another run in flight, this one keeps its loops on its own thread: two jobs on
         // two cores beat two jobs each splitting every loop across both (same bits either way).
         let othersRunning = runsInFlight.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -101,18 +112,19 @@ package enum GraphExecutor {
         return statistics
     }
 
-    /// Materializes `nodes` without blocking the caller's thread: the work runs on a Dispatch
-    /// worker (never on Swift's cooperative pool) and the task resumes when it is done.
+    /// Materializes `nodes` for an `async` caller, on the calling task's thread, and returns
+    /// what the run did.
+    ///
+    /// Running here costs no thread hop: the run is bounded CPU work that never waits for
+    /// another task (the executor's lock is held only while the pending graph is collected and
+    /// its plan looked up, never while compiling or computing). Large loops split across the
+    /// kernel workers with this thread taking part, as in the blocking form; a loop that finds
+    /// the workers busy with another thread's loop stays on this thread instead of waking
+    /// Dispatch workers (``KernelThreads/withoutDispatchFallback(_:)``).
     @discardableResult
     package static func materialize(_ nodes: [Node]) async -> PlanStatistics {
         if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
-        // Task-local values do not cross into Dispatch: the scope goes along by hand.
-        let scope = PlanCacheScope.current
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(returning: materialize(nodes, scope: scope))
-            }
-        }
+        return KernelThreads.withoutDispatchFallback { materialize(nodes, scope: PlanCacheScope.current) }
     }
 
     /// The statistics of the most recent materialization that ran a plan.

@@ -1,56 +1,65 @@
 import COpenBLAS
 import Foundation
 
-/// OpenBLAS, loaded at run time with the settings Tessera needs.
+/// OpenBLAS, loaded at run time with the settings Tessera needs, or found already loaded and
+/// brought to them.
 ///
 /// OpenBLAS reads its thread count (`OPENBLAS_NUM_THREADS`) and CPU kernel choice
-/// (`OPENBLAS_CORETYPE`) once, when the library loads, and nothing can change them afterwards.
-/// Linked at build time it would load before any Tessera code runs, so Tessera loads it itself
-/// on the first matrix product, after setting:
+/// (`OPENBLAS_CORETYPE`) once, when the library loads. Tessera wants:
 ///
-/// - `OPENBLAS_NUM_THREADS=1`, unless you set it: Tessera splits large products across its own
-///   threads (``GEMMKernels``), and OpenBLAS's worker threads would otherwise busy-wait after
-///   every call, taking a core from the kernels that follow.
-/// - `OPENBLAS_CORETYPE`, unless you set it, to `SkylakeX` on CPUs with AVX-512 (F, CD, BW, DQ,
-///   VL) or `Haswell` on CPUs with AVX2 and FMA. Debian's OpenBLAS 0.3.21 does not recognise
-///   many newer or virtual CPUs and falls back to generic SSE3 kernels, less than half as fast.
+/// - one OpenBLAS thread, unless you set `OPENBLAS_NUM_THREADS`: Tessera splits large
+///   products across its own threads (``GEMMKernels``), and OpenBLAS's worker threads would
+///   otherwise busy-wait after every call, taking a core from the kernels that follow;
+/// - the best kernel family the CPU supports, unless you set `OPENBLAS_CORETYPE`: `SkylakeX`
+///   on CPUs with AVX-512 (F, CD, BW, DQ, VL), `Haswell` on CPUs with AVX2 and FMA. Debian's
+///   OpenBLAS 0.3.21 does not recognise many newer or virtual CPUs and falls back to generic
+///   SSE3 kernels (`Prescott`), less than half as fast.
 ///
-/// Both variables are restored to their previous state right after loading, so child processes
-/// see the environment you gave.
+/// On the first matrix product Tessera looks for an OpenBLAS the process already has (an app
+/// or library that links `-lopenblas`) and ends up with those settings either way
+/// (``origin``):
+///
+/// - none loaded: it sets both variables (each only when you have not), loads the library,
+///   and restores the environment, so child processes see the environment you gave;
+/// - loaded, running the wanted kernel family (or a build without `DYNAMIC_ARCH`, which has
+///   only one): Tessera uses it and sets its thread count to 1 with
+///   `openblas_set_num_threads`. That setting is process-wide: the process's own BLAS calls
+///   then run on one thread too;
+/// - loaded with another family (the usual case on CPUs Debian's build does not recognise):
+///   Tessera loads a private copy of the same file with `dlmopen` in a namespace of its own,
+///   initialised with Tessera's settings, and leaves the process's copy as it was. When that
+///   fails it uses the process's copy, single-threaded, with its kernels.
 ///
 /// ```swift
-/// print(OpenBLASLibrary.shared.coreName)   // "SkylakeX"
+/// print(OpenBLASLibrary.shared.summary)   // "SkylakeX, 1 thread, loaded by Tessera"
 /// ```
 package struct OpenBLASLibrary: @unchecked Sendable {
+    /// How the OpenBLAS that Tessera calls came to be.
+    package enum Origin: Sendable, Equatable {
+        /// No OpenBLAS was loaded: Tessera loaded it with its settings.
+        case loadedByTessera
+        /// The process had loaded OpenBLAS with the wanted kernels (or Tessera could not load
+        /// a copy of its own): Tessera shares it, set to one thread.
+        case shared
+        /// The process had loaded OpenBLAS with the kernel family named here: Tessera loaded
+        /// a private copy with the wanted one.
+        case privateCopy(processCoreName: String)
+    }
+
     let sgemm: tessera_cblas_sgemm_fn
     let dgemm: tessera_cblas_dgemm_fn
     private let getCoreName: tessera_openblas_get_corename_fn?
+    private let getConfig: tessera_openblas_get_config_fn?
+    private let getNumThreads: tessera_openblas_get_num_threads_fn?
+    /// How the library came to be: loaded by Tessera, shared with the process, or a private copy.
+    package let origin: Origin
 
-    /// The library, loaded on first use. Traps with install instructions when OpenBLAS is missing.
-    package static let shared = OpenBLASLibrary()
+    /// The library, loaded (or found) on first use. Traps with install instructions when
+    /// OpenBLAS is missing.
+    package static let shared = OpenBLASLibrary(LoadedOpenBLAS.find())
 
-    private init() {
-        let settings = [
-            ("OPENBLAS_NUM_THREADS", "1"),
-            ("OPENBLAS_CORETYPE", OpenBLASLibrary.preferredCoreType()),
-        ]
-        var changed: [String] = []
-        for (name, value) in settings {
-            if let value, getenv(name) == nil {
-                setenv(name, value, 0)
-                changed.append(name)
-            }
-        }
-        var handle: UnsafeMutableRawPointer?
-        for name in ["libopenblas.so.0", "libopenblas.so"] where handle == nil {
-            handle = dlopen(name, RTLD_NOW | RTLD_GLOBAL)
-        }
-        for name in changed { unsetenv(name) }
-        guard let handle else {
-            kernelFailure(
-                "[OpenBLAS] libopenblas.so.0 could not be loaded (\(String(cString: dlerror()))); "
-                    + "install it with `apt-get install libopenblas-dev` (or run `make deps`)")
-        }
+    init(_ loaded: LoadedOpenBLAS) {
+        let handle = loaded.handle
         func symbol<F>(_ name: String, as _: F.Type) -> F? {
             dlsym(handle, name).map { unsafeBitCast($0, to: F.self) }
         }
@@ -62,6 +71,16 @@ package struct OpenBLASLibrary: @unchecked Sendable {
         self.sgemm = sgemm
         self.dgemm = dgemm
         getCoreName = symbol("openblas_get_corename", as: tessera_openblas_get_corename_fn.self)
+        getConfig = symbol("openblas_get_config", as: tessera_openblas_get_config_fn.self)
+        getNumThreads = symbol("openblas_get_num_threads", as: tessera_openblas_get_num_threads_fn.self)
+        origin = loaded.origin
+        // Whoever loaded it, one thread unless the user asked otherwise (a library loaded
+        // before Tessera read no `OPENBLAS_NUM_THREADS=1` of Tessera's).
+        if getenv("OPENBLAS_NUM_THREADS") == nil, let getNumThreads, getNumThreads() != 1,
+            let setNumThreads = symbol("openblas_set_num_threads", as: tessera_openblas_set_num_threads_fn.self)
+        {
+            setNumThreads(1)
+        }
     }
 
     /// The CPU kernel family OpenBLAS chose (for example `SkylakeX`, `Haswell`, or `Prescott`
@@ -69,6 +88,32 @@ package struct OpenBLASLibrary: @unchecked Sendable {
     package var coreName: String {
         guard let getCoreName, let name = getCoreName() else { return "unknown" }
         return String(cString: name)
+    }
+
+    /// OpenBLAS's build line (`openblas_get_config`), for example
+    /// `OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH NO_AFFINITY SkylakeX MAX_THREADS=64`.
+    package var config: String {
+        guard let getConfig, let text = getConfig() else { return "unknown" }
+        return String(cString: text)
+    }
+
+    /// The number of threads OpenBLAS runs a call on (`openblas_get_num_threads`; 1 unless
+    /// `OPENBLAS_NUM_THREADS` says otherwise).
+    package var threadCount: Int { getNumThreads.map { Int($0()) } ?? 1 }
+
+    /// One line for logs, demos and benchmark headers: kernel family, threads and origin, for
+    /// example `SkylakeX, 1 thread, loaded by Tessera` or
+    /// `SkylakeX, 1 thread, Tessera's own copy (the process's OpenBLAS runs Prescott)`.
+    package var summary: String {
+        let threads = threadCount == 1 ? "1 thread" : "\(threadCount) threads"
+        let how: String
+        switch origin {
+        case .loadedByTessera: how = "loaded by Tessera"
+        case .shared: how = "the process's OpenBLAS, loaded before Tessera"
+        case .privateCopy(let processCoreName):
+            how = "Tessera's own copy (the process's OpenBLAS runs \(processCoreName))"
+        }
+        return "\(coreName), \(threads), \(how)"
     }
 
     /// Row-major single-precision GEMM, `C = alpha · op(A) · op(B) + beta · C`, straight to

@@ -64,6 +64,10 @@ import Synchronization
     /// `Prescott` when it did not recognise the CPU), as reported by `openblas_get_corename`.
     package static var blasCoreName: String { OpenBLASLibrary.shared.coreName }
 
+    /// OpenBLAS's kernel family, thread count and how it was loaded, in one line (for example
+    /// `SkylakeX, 1 thread, loaded by Tessera`; see ``OpenBLASLibrary/summary``).
+    package static var blasSummary: String { OpenBLASLibrary.shared.summary }
+
     /// Runs `body` with every ``parallelFor(count:cost:alignment:_:)`` it reaches on this
     /// thread kept on this thread, as inside a parallel region.
     ///
@@ -80,6 +84,40 @@ import Synchronization
         defer { ParallelRegion.leave(restoring: previous) }
         return try body()
     }
+
+    /// Runs `body` with every ``parallelFor(count:cost:alignment:_:)`` it reaches on this
+    /// thread that finds the ``SpinningWorkers`` busy with another thread's loop kept on this
+    /// thread, instead of handed to `DispatchQueue.concurrentPerform`.
+    ///
+    /// For work run on a thread of Swift's cooperative pool (an awaited materialization):
+    /// waking Dispatch workers there would put a thread wake-up on the critical path and
+    /// block the pool thread until they finish. Loops that get the workers still split
+    /// across them, this thread taking part; the results are the same bits either way.
+    ///
+    /// ```swift
+    /// let value = KernelThreads.withoutDispatchFallback { computeSomething() }
+    /// ```
+    package static func withoutDispatchFallback<Result>(_ body: () throws -> Result) rethrows -> Result {
+        let previous = pthread_getspecific(DispatchFallback.key)
+        pthread_setspecific(DispatchFallback.key, UnsafeRawPointer(bitPattern: 1))
+        defer { pthread_setspecific(DispatchFallback.key, previous.map { UnsafeRawPointer($0) }) }
+        return try body()
+    }
+}
+
+/// Marks threads on which a `parallelFor` that finds the spinning workers busy runs serially
+/// rather than on Dispatch (see ``KernelThreads/withoutDispatchFallback(_:)``).
+@usableFromInline
+enum DispatchFallback {
+    @usableFromInline static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key, nil)
+        kernelPrecondition(status == 0, "[parallelFor] pthread_key_create failed (\(status))")
+        return key
+    }()
+
+    /// Whether loops on this thread may fall back to `DispatchQueue.concurrentPerform`.
+    @usableFromInline static var isAllowed: Bool { pthread_getspecific(key) == nil }
 }
 
 /// Marks threads that are inside a parallel region, so a nested `parallelFor` runs serially.
@@ -112,8 +150,9 @@ enum ParallelRegion {
 /// called from inside another `parallelFor` (regions never nest). Otherwise it splits the
 /// range into about four chunks per core (whole chunks, never interleaved items) and runs
 /// them on ``SpinningWorkers`` (or, when those are busy with another thread's loop or turned
-/// off, with `DispatchQueue.concurrentPerform`); the calling thread takes part. `body` must
-/// not block waiting for other work.
+/// off, with `DispatchQueue.concurrentPerform`, except inside
+/// ``KernelThreads/withoutDispatchFallback(_:)``, where such a loop runs on the calling thread);
+/// the calling thread takes part. `body` must not block waiting for other work.
 ///
 /// ```swift
 /// parallelFor(count: n, cost: .elementwise) { range in
@@ -149,11 +188,17 @@ package func parallelFor(
     let align = Swift.max(1, alignment)
     let chunkSize = ((count + chunkCount - 1) / chunkCount + align - 1) / align * align
     let chunks = (count + chunkSize - 1) / chunkSize
-    let ranChunks =
-        SpinningWorkers.shared?.run(chunks: chunks) { chunk in
+    if let workers = SpinningWorkers.shared {
+        let ran = workers.run(chunks: chunks) { chunk in
             body(chunk * chunkSize..<Swift.min(count, chunk * chunkSize + chunkSize))
-        } ?? false
-    if ranChunks { return }
+        }
+        if ran { return }
+        // Busy with another thread's loop: on a cooperative-pool thread, stay here.
+        if !DispatchFallback.isAllowed {
+            body(0..<count)
+            return
+        }
+    }
     withoutActuallyEscaping(body) { body in
         let box = UncheckedSendableBox(body)
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in

@@ -19,8 +19,12 @@ extension MLTensor {
         return self
     }
 
-    /// **Tessera extension.** Computes the tensor now without blocking a thread of Swift's
-    /// cooperative pool (the work runs on a Dispatch worker) and returns it.
+    /// **Tessera extension.** Computes the tensor now, on the calling task's thread (bounded
+    /// CPU work that never waits for another task; no thread hop), and returns it.
+    ///
+    /// ```swift
+    /// let state = await (state * 0.9 + input).materialized()
+    /// ```
     @discardableResult
     public func materialized() async -> MLTensor {
         guard let node = storedNode else { return self }
@@ -38,7 +42,8 @@ extension MLTensor {
         GraphExecutor.materialize(tensors.compactMap(\.storedNode))
     }
 
-    /// Computes several tensors in one plan without blocking the cooperative pool.
+    /// Computes several tensors in one plan on the calling task's thread (see
+    /// ``materialized()-swift.method``'s asynchronous form).
     @discardableResult
     package static func materialize(_ tensors: [MLTensor]) async -> PlanStatistics {
         await GraphExecutor.materialize(tensors.compactMap(\.storedNode))
@@ -55,7 +60,8 @@ extension MLTensor {
         return copyScalars(Scalar.self)
     }
 
-    /// **Tessera extension.** The elements as `Scalar` values, computed off the cooperative pool.
+    /// **Tessera extension.** The elements as `Scalar` values, computed on the calling task's
+    /// thread without a thread hop.
     public func scalars<Scalar: MLTensorScalar>(of _: Scalar.Type) async -> [Scalar] {
         await materialized()
         return copyScalars(Scalar.self)

@@ -27,8 +27,11 @@ extension MLTensor {
 
     /// Computes the tensor and returns its elements as a shaped array.
     ///
-    /// The work runs on a Dispatch worker, never blocking a thread of Swift's cooperative
-    /// pool. When the result's strides are non-negative and its type is `Scalar`, the array
+    /// The work runs on the calling task's thread, as bounded CPU work that never waits for
+    /// another task, so awaiting costs no more than the blocking form (see
+    /// `Docs/LazyEvaluation.md`); large loops split across Tessera's kernel threads with this
+    /// thread taking part. Called from the main actor, the call hops to the cooperative pool
+    /// and back, as every nonisolated `async` function does. When the result's strides are non-negative and its type is `Scalar`, the array
     /// shares the tensor's memory (no copy, whatever the layout); otherwise the elements are
     /// gathered and converted once.
     ///
