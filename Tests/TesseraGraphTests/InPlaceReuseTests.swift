@@ -11,8 +11,9 @@ struct InPlaceReuseTests {
         // y = exp(matmul(a, b)) + 1: the matmul result dies at the fused step and takes its result.
         let a = constant([Float](repeating: 0.5, count: 64 * 64), [64, 64])
         let b = constant([Float](repeating: 0.01, count: 64 * 64), [64, 64])
-        let product = Node(.matmul, inputs: [a, b])
-        let y = Node(.binary(.add), inputs: [Node(.unary(.exp), inputs: [product]), constant([1], [])])
+        // (No local holds the product: a held intermediate is recorded, never overwritten.)
+        let y = Node(
+            .binary(.add), inputs: [Node(.unary(.exp), inputs: [Node(.matmul, inputs: [a, b])]), constant([1], [])])
         let (plan, stats) = planAndCheck([y])
         #expect(plan.steps == [.kernel, .fused] && plan.inPlaceSteps == 1, "\(plan)")
         #expect(stats.inPlaceSteps == 1, "\(stats)")

@@ -3,8 +3,11 @@ import TesseraKernels
 extension ExecutionPlan {
     /// Runs the steps on the snapshot's leaf values and returns the value of every entry
     /// requested, plus the peak bytes held by intermediates.
+    ///
+    /// Intermediates marked in `keeping` (entries of ``intermediateSteps``) are returned too;
+    /// holding them keeps a later step from writing over them in place.
     func run(
-        leafValues: [(entry: Int, value: TensorValue)]
+        leafValues: [(entry: Int, value: TensorValue)], keeping: [Bool]? = nil
     ) -> (values: [(entry: Int, value: TensorValue)], peakBytes: Int, inPlaceSteps: Int) {
         var values = [TensorValue?](repeating: nil, count: entries.count)
         for leaf in leafValues { values[leaf.entry] = leaf.value }
@@ -12,6 +15,7 @@ extension ExecutionPlan {
         var peakBytes = 0
         var allocatedBytes = [Int](repeating: 0, count: entries.count)
         var inPlaceSteps = 0
+        var kept: [(entry: Int, value: TensorValue)] = []
         func input(_ i: Int) -> TensorValue { values[canonical[i]]! }
 
         for (stepIndex, step) in steps.enumerated() {
@@ -71,6 +75,7 @@ extension ExecutionPlan {
                 peakBytes = Swift.max(peakBytes, liveBytes)
             }
             values[i] = value
+            if let keeping, keeping[i] { kept.append((i, value)) }
             // Intermediates whose last reader was this step die now; their buffers go back to
             // the pool for the next step of similar size.
             for r in releases[stepIndex] {
@@ -90,7 +95,7 @@ extension ExecutionPlan {
         for i in 0..<entries.count where canonical[i] != i && !given[i] {
             if let value = values[canonical[i]] { results.append((i, value)) }
         }
-        return (results, peakBytes, inPlaceSteps)
+        return (results + kept, peakBytes, inPlaceSteps)
     }
 
     /// Runs `program` over chunks of leading-axis slices of `producerShape` and reduces each

@@ -76,6 +76,12 @@ final class ExecutionPlan: @unchecked Sendable {
     let convEpilogues: Int
     let mergedEntries: Int
     let peakIntermediates: Int
+    /// The entries that get a value of their own while the plan runs and are not requested
+    /// (kernel, fused and view steps): the intermediates a run can hand to nodes that
+    /// something outside the graph still holds (``GraphExecutor``'s held intermediates).
+    let intermediateSteps: [Int]
+    /// For every entry, how many times the graph's entries list it as an input.
+    let readerCounts: [Int]
 
     /// Compiles the plan for `entries` (in topological order) that yields the values of `outputs`.
     ///
@@ -106,5 +112,10 @@ final class ExecutionPlan: @unchecked Sendable {
         fusedGroups = state.groups.count - epilogues.count
         fusedNodes = state.groups.filter { epilogues[$0.key] == nil }.values.reduce(0) { $0 + $1.size }
         convEpilogues = epilogues.count
+        let requested = Set(outputs)
+        intermediateSteps = state.steps.map(\.entry).filter { !requested.contains($0) }
+        var readers = [Int](repeating: 0, count: entries.count)
+        for entry in entries { for input in entry.inputs { readers[input] += 1 } }
+        readerCounts = readers
     }
 }

@@ -94,10 +94,11 @@ package enum GraphExecutor {
         // two cores beat two jobs each splitting every loop across both (same bits either way).
         let othersRunning = runsInFlight.wrappingAdd(1, ordering: .relaxed).oldValue
         defer { runsInFlight.wrappingSubtract(1, ordering: .relaxed) }
+        let keeping = heldIntermediates(plan, snapshot.nodes)
         let (values, peak, inPlace) =
             othersRunning > 0
-            ? KernelThreads.withSerialLoops { plan.run(leafValues: snapshot.leafValues) }
-            : plan.run(leafValues: snapshot.leafValues)
+            ? KernelThreads.withSerialLoops { plan.run(leafValues: snapshot.leafValues, keeping: keeping) }
+            : plan.run(leafValues: snapshot.leafValues, keeping: keeping)
         for (i, value) in values { snapshot.nodes[i].materialize(value) }
         var statistics = PlanStatistics()
         statistics.planCacheHit = cacheHit
