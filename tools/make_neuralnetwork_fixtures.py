@@ -83,8 +83,8 @@ def conv_case(name, c_in=3, c_out=4, k=3, stride=1, groups=1, dilation=1, same=F
     b = rand(c_out)
     x = rand(c_in, h, w)
     nb = builder([("x", (c_in, h, w))], [("y", None)])
-    # The builder takes [kH, kW, C_in/groups, C_out] (deconvolution [kH, kW, C_out/groups, C_in]).
-    W = weight.transpose(2, 3, 1, 0)
+    # The builder takes [kH, kW, C_in/groups, C_out] (deconvolution [kH, kW, C_in, C_out/groups]).
+    W = weight.transpose(2, 3, 0, 1) if deconv else weight.transpose(2, 3, 1, 0)
     nb.add_convolution(
         "conv", kernel_channels=c_in if deconv else c_in // groups, output_channels=c_out, height=k, width=k,
         stride_height=stride, stride_width=stride, border_mode="same" if same else "valid", groups=groups, W=W,
@@ -96,11 +96,13 @@ def conv_case(name, c_in=3, c_out=4, k=3, stride=1, groups=1, dilation=1, same=F
         reference_weight = weight_format(nb.spec.neuralNetwork.layers[0].convolution.weights, weight)
     xt = t(x)[None]
     if deconv:
-        y = F.conv_transpose2d(xt, t(reference_weight), t(b) if bias else None, stride=stride, groups=groups)
-        # Valid padding amounts crop the full result; an output shape keeps its top-left part.
+        # An output shape past the full result extends it at the end (PyTorch's output_padding);
+        # valid padding amounts crop the full result.
+        full = [(n - 1) * stride + k for n in (h, w)]
+        extra = [o - f for o, f in zip(output_shape, full)] if output_shape else [0, 0]
+        y = F.conv_transpose2d(xt, t(reference_weight), t(b) if bias else None, stride=stride, groups=groups,
+                               output_padding=tuple(extra))
         y = y[:, :, pads[0]:y.shape[2] - pads[1], pads[2]:y.shape[3] - pads[3]]
-        if output_shape:
-            y = y[:, :, :output_shape[0], :output_shape[1]]
     else:
         if same:
             eff = (k - 1) * dilation + 1
@@ -353,8 +355,8 @@ def elementwise_cases():
 
 def unary_cases():
     x = rand(2, 3, 4, low=0.2, high=3)
-    for mode, alpha, ref in [("sqrt", 1.0, np.sqrt), ("rsqrt", 1.0, lambda x: 1 / np.sqrt(x + 1e-6)),
-                             ("inverse", 1.0, lambda x: 1 / (x + 1e-6)), ("power", 2.5, lambda x: x ** 2.5),
+    for mode, alpha, ref in [("sqrt", 1.0, np.sqrt), ("rsqrt", 1.0, lambda x: 1 / np.sqrt(x + 1e-4)),
+                             ("inverse", 1.0, lambda x: 1 / (x + 1e-4)), ("power", 2.5, lambda x: x ** 2.5),
                              ("exp", 1.0, np.exp), ("log", 1.0, np.log), ("abs", 1.0, np.abs),
                              ("threshold", 1.0, lambda x: np.maximum(x, 1.0))]:
         single("unary_" + mode, None, lambda nb, m=mode, a=alpha: nb.add_unary("u", "x", "y", m, alpha=a), ref, x=x,
@@ -548,13 +550,13 @@ def model_cases():
     x = rand(4)
     z = w @ x + b
     p = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
-    save("classifier_string_labels", nb.spec, {"x": x}, {"label_probs": p}, labels=["cat", "dog", "bird"])
+    save("classifier_string_labels", nb.spec, {"x": x}, {"probs": p}, labels=["cat", "dog", "bird"])
 
     nb = NeuralNetworkBuilder([("x", datatypes.Array(4))], [("probs", None)], mode="classifier")
     nb.add_inner_product("ip", w, b, 4, 3, True, "x", "logits")
     nb.add_softmax("softmax", "logits", "probs")
     nb.set_class_labels([7, 11, 13], predicted_feature_name="label", prediction_blob="probs")
-    save("classifier_int_labels", nb.spec, {"x": x}, {"label_probs": p}, labels=["7", "11", "13"])
+    save("classifier_int_labels", nb.spec, {"x": x}, {"probs": p}, labels=["7", "11", "13"])
 
     nb = NeuralNetworkBuilder([("x", datatypes.Array(4))], [("y", datatypes.Array(3))], mode="regressor")
     nb.add_inner_product("ip", w, b, 4, 3, True, "x", "y")

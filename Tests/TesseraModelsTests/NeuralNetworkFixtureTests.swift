@@ -16,14 +16,15 @@ struct NeuralNetworkFixtureTests {
         let model = try MLModel(contentsOf: fixture.url)
         let output = try model.prediction(from: try fixture.provider())
         if let labels = fixture.labels {
-            let probabilities = try #require(output.featureValue(for: "label_probs")?.dictionaryValue)
-            let expected = try fixture.expected("label_probs").floats
+            let name = try #require(model.modelDescription.predictedProbabilitiesName)
+            let probabilities = try #require(output.featureValue(for: name)?.dictionaryValue)
+            let expected = try fixture.expected(name).floats
             let got = labels.map { label in
                 Float(truncating: probabilities[label] ?? probabilities[Int64(label) ?? -1] ?? NSNumber(value: Double.nan))
             }
-            fixture.expectClose(got, shape: [got.count], try fixture.expected("label_probs"), output: "label_probs")
+            fixture.expectClose(got, shape: [got.count], try fixture.expected(name), output: name)
             let best = expected.indices.max { expected[$0] < expected[$1] }!
-            let label = output.featureValue(for: "label")
+            let label = output.featureValue(for: model.modelDescription.predictedFeatureName ?? "")
             #expect(label?.stringValue == labels[best] || label?.int64Value == Int64(labels[best]))
             return
         }
