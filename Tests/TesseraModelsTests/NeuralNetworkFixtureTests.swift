@@ -20,7 +20,9 @@ struct NeuralNetworkFixtureTests {
             let probabilities = try #require(output.featureValue(for: name)?.dictionaryValue)
             let expected = try fixture.expected(name).floats
             let got = labels.map { label in
-                Float(truncating: probabilities[label] ?? probabilities[Int64(label) ?? -1] ?? NSNumber(value: Double.nan))
+                Float(
+                    truncating: probabilities[label] ?? probabilities[Int64(label) ?? -1] ?? NSNumber(value: Double.nan)
+                )
             }
             fixture.expectClose(got, shape: [got.count], try fixture.expected(name), output: name)
             let best = expected.indices.max { expected[$0] < expected[$1] }!
@@ -29,7 +31,8 @@ struct NeuralNetworkFixtureTests {
             return
         }
         for name in fixture.outputs {
-            let array = try #require(output.featureValue(for: name)?.multiArrayValue, "\(fixture.name): no output \(name)")
+            let array = try #require(
+                output.featureValue(for: name)?.multiArrayValue, "\(fixture.name): no output \(name)")
             let (scalars, shape) =
                 array.dataType == .double
                 ? (MLShapedArray<Double>(array).scalars.map { Float($0) }, array.shape.map(\.intValue))

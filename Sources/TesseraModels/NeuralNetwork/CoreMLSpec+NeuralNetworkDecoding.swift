@@ -39,14 +39,22 @@ extension CoreMLSpec.NeuralNetwork {
                     var child = try reader.readMessage()
                     var labels: [String] = []
                     while let inner = try child.nextField() {
-                        if inner.fieldNumber == 1 { labels.append(try child.readString()) } else { try child.skipField() }
+                        if inner.fieldNumber == 1 {
+                            labels.append(try child.readString())
+                        } else {
+                            try child.skipField()
+                        }
                     }
                     network.classLabels = .strings(labels)
                 case 101 where kind == .classifier:
                     var child = try reader.readMessage()
                     var labels: [Int64] = []
                     while let inner = try child.nextField() {
-                        if inner.fieldNumber == 1 { try child.readRepeatedInt64(into: &labels) } else { try child.skipField() }
+                        if inner.fieldNumber == 1 {
+                            try child.readRepeatedInt64(into: &labels)
+                        } else {
+                            try child.skipField()
+                        }
                     }
                     network.classLabels = .int64s(labels)
                 case 200 where kind == .classifier: network.labelProbabilityLayerName = try reader.readString()

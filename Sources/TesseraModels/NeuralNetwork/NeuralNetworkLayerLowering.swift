@@ -52,7 +52,9 @@ struct NeuralNetworkLayerLowering {
 
     /// A nested parameter message.
     func message(_ field: Int, _ name: String) throws -> ProtobufFieldTable? {
-        do { return try params.message(field, name) } catch let error as ModelFormatError { throw invalid(error.description) }
+        do { return try params.message(field, name) } catch let error as ModelFormatError {
+            throw invalid(error.description)
+        }
     }
 
     /// A repeated varint parameter.
@@ -99,7 +101,8 @@ struct NeuralNetworkLayerLowering {
     ///
     /// - Precondition: `values.count` is the product of `shape`.
     mutating func constant(_ values: [Float], shape: [Int]) -> Int {
-        precondition(values.count == shape.reduce(1, *), "[NeuralNetworkLayerLowering] \(values.count) values for \(shape)")
+        precondition(
+            values.count == shape.reduce(1, *), "[NeuralNetworkLayerLowering] \(values.count) values for \(shape)")
         constants.append(MLTensor(shape: shape, scalars: values, scalarType: Float.self))
         return inputCount + constants.count - 1
     }

@@ -48,7 +48,10 @@ enum NeuralNetworkWeights {
             }
             return half.withUnsafeBytes { buffer in
                 (0..<(half.count / 2)).map {
-                    Float(Float16(bitPattern: UInt16(littleEndian: buffer.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))))
+                    Float(
+                        Float16(
+                            bitPattern: UInt16(
+                                littleEndian: buffer.loadUnaligned(fromByteOffset: 2 * $0, as: UInt16.self))))
                 }
             }
         }
@@ -82,7 +85,8 @@ enum NeuralNetworkWeights {
                 let lut = try table.floats(1)
                 guard lut.count == 1 << bits else {
                     throw OperandError(
-                        "\(what): the lookup table has \(lut.count) entries where \(bits)-bit quantization needs \(1 << bits)")
+                        "\(what): the lookup table has \(lut.count) entries where \(bits)-bit quantization needs \(1 << bits)"
+                    )
                 }
                 return q.map { lut[Int($0)] }
             }

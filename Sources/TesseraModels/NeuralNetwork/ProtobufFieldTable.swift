@@ -97,7 +97,9 @@ struct ProtobufFieldTable: Sendable, Equatable {
 
     /// Every occurrence of a repeated `string` field.
     func strings(_ number: Int) -> [String] {
-        (fields[number] ?? []).compactMap { if case .bytes(let b) = $0 { String(decoding: b, as: UTF8.self) } else { nil } }
+        (fields[number] ?? []).compactMap {
+            if case .bytes(let b) = $0 { String(decoding: b, as: UTF8.self) } else { nil }
+        }
     }
 
     /// A repeated varint field (`uint64`, `int64`, enums), packed or not, as signed integers.
@@ -143,7 +145,10 @@ struct ProtobufFieldTable: Sendable, Equatable {
                 result.reserveCapacity(result.count + packed.count / 4)
                 packed.withUnsafeBytes { buffer in
                     for index in 0..<(packed.count / 4) {
-                        result.append(Float(bitPattern: UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))))
+                        result.append(
+                            Float(
+                                bitPattern: UInt32(
+                                    littleEndian: buffer.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self))))
                     }
                 }
             default: break

@@ -53,7 +53,11 @@ extension NeuralNetworkLayerType {
         case 5: return { args in [args[0].asFloat * alpha + beta] }
         case 10: return { args in [args[0].asFloat.relu()] }
         case 15: return { args in [leakyReLU(args[0].asFloat, alpha)] }
-        case 20: return { args in let x = args[0].asFloat; return [x.replacing(with: 0, where: x .< alpha)] }
+        case 20:
+            return { args in
+                let x = args[0].asFloat
+                return [x.replacing(with: 0, where: x .< alpha)]
+            }
         case 25, 71:
             let first = try channelParameter(layer, params, field: 1, what: "alpha")
             let second = kind == 71 ? try channelParameter(layer, params, field: 2, what: "beta") : nil
@@ -77,7 +81,11 @@ extension NeuralNetworkLayerType {
                 let x = args[0].asFloat
                 return [x.relu() + ((x.clamped(to: ...0)).exp() - 1) * alpha]
             }
-        case 60: return { args in let x = args[0].asFloat; return [x / (x.abs() + 1)] }
+        case 60:
+            return { args in
+                let x = args[0].asFloat
+                return [x / (x.abs() + 1)]
+            }
         case 70: return { args in [MILOp.softplus(args[0].asFloat)] }
         default: throw layer.unsupported("activation kind \(kind)")
         }

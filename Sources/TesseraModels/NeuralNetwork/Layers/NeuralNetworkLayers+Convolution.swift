@@ -12,7 +12,8 @@ extension NeuralNetworkLayerType {
     ]
 
     /// Two values `[H, W]` from a repeated field, `fill` when absent.
-    static func pair(_ layer: NeuralNetworkLayerLowering, _ field: Int, default fill: Int, what: String) throws -> [Int] {
+    static func pair(_ layer: NeuralNetworkLayerLowering, _ field: Int, default fill: Int, what: String) throws -> [Int]
+    {
         let values = try layer.ints(field)
         if values.isEmpty { return [fill, fill] }
         guard values.count == 2, values.allSatisfy({ $0 >= 1 }) else {
@@ -36,7 +37,10 @@ extension NeuralNetworkLayerType {
         guard edges.count == 2 || edges.isEmpty else {
             throw layer.invalid("paddingAmounts needs two edges [H, W], got \(edges.count)")
         }
-        return ("custom", edges.flatMap { [Int($0.uint(1) ?? 0), Int($0.uint(2) ?? 0)] } + (edges.isEmpty ? [0, 0, 0, 0] : []))
+        return (
+            "custom",
+            edges.flatMap { [Int($0.uint(1) ?? 0), Int($0.uint(2) ?? 0)] } + (edges.isEmpty ? [0, 0, 0, 0] : [])
+        )
     }
 
     /// `ConvolutionLayerParams`: `outputChannels = 1`, `kernelChannels = 2`, `nGroups = 10`,
@@ -54,7 +58,8 @@ extension NeuralNetworkLayerType {
         let isDeconvolution = p.bool(60)
         let (padType, pad) = try windowPadding(layer, valid: 50, same: 51)
         guard outputChannels >= 1, kernelChannels >= 1 else {
-            throw layer.invalid("outputChannels (\(outputChannels)) and kernelChannels (\(kernelChannels)) must be positive")
+            throw layer.invalid(
+                "outputChannels (\(outputChannels)) and kernelChannels (\(kernelChannels)) must be positive")
         }
         guard outputChannels % groups == 0 else {
             throw layer.invalid("outputChannels \(outputChannels) is not a multiple of nGroups \(groups)")

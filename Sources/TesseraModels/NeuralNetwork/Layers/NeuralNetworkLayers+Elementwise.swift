@@ -83,7 +83,9 @@ extension NeuralNetworkLayerType {
             layers.append(
                 NeuralNetworkLayerType(field: field, cost: .elementwise) { layer in
                     try layer.requireCounts(inputs: 2...2)
-                    return { args in [body(args[0].asFloat .!= Float(0), args[1].asFloat .!= Float(0)).cast(to: Float.self)] }
+                    return { args in
+                        [body(args[0].asFloat .!= Float(0), args[1].asFloat .!= Float(0)).cast(to: Float.self)]
+                    }
                 })
         }
         logical(840) { $0 .| $1 }
@@ -151,11 +153,15 @@ extension NeuralNetworkLayerType {
         let name = layer.layer.name
         return { args in
             let (a, b) = (args[0].asFloat, args[1].asFloat)
-            try require(a.rank >= 3 && b.shape == a.shape, "\(name): dot needs two equal shapes of rank ≥ 3, got \(a.shape) and \(b.shape)")
+            try require(
+                a.rank >= 3 && b.shape == a.shape,
+                "\(name): dot needs two equal shapes of rank ≥ 3, got \(a.shape) and \(b.shape)")
             let axis = a.rank - 3
             let product = (a * b).sum(alongAxes: [axis], keepRank: true)
             guard cosine else { return [product] }
-            let norms = (a.squared().sum(alongAxes: [axis], keepRank: true) * b.squared().sum(alongAxes: [axis], keepRank: true)).squareRoot()
+            let norms =
+                (a.squared().sum(alongAxes: [axis], keepRank: true) * b.squared().sum(alongAxes: [axis], keepRank: true))
+                .squareRoot()
             return [product / norms]
         }
     }

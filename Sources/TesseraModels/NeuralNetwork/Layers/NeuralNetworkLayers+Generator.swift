@@ -72,7 +72,9 @@ extension NeuralNetworkLayerType {
                 try require(stride != 0 && ((end - first) / stride).isFinite, "range step must be non-zero")
                 let n = Swift.max(0, Int(((end - first) / stride).rounded(.up)))
                 try require(n <= RuntimeInts.maximumCount * 1024, "range of \(n) values is too long")
-                return [MLTensor(shape: [n], scalars: (0..<n).map { first + Float($0) * stride }, scalarType: Float.self)]
+                return [
+                    MLTensor(shape: [n], scalars: (0..<n).map { first + Float($0) * stride }, scalarType: Float.self)
+                ]
             }
         },
     ]

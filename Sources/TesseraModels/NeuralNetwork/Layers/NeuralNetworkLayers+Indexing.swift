@@ -56,7 +56,8 @@ extension NeuralNetworkLayerType {
             // MatrixBandPartLayerParams: numLower = 1, numUpper = 2 (negative: keep all).
             try layer.requireCounts(inputs: 1...1)
             let (lower, upper) = (layer.params.int(1) ?? 0, layer.params.int(2) ?? 0)
-            return { args in [try band(args[0].asFloat, lower: lower < 0 ? nil : lower, upper: upper < 0 ? nil : upper)] }
+            return { args in [try band(args[0].asFloat, lower: lower < 0 ? nil : lower, upper: upper < 0 ? nil : upper)]
+            }
         },
     ]
 

@@ -35,7 +35,9 @@ extension NeuralNetworkLayerType {
             case 2, 3: (rows, restore) = ([shape.dropLast().reduce(1, *), shape.last!], shape.dropLast() + [cOut])
             case 4: (rows, restore) = ([shape[0], shape.dropFirst().reduce(1, *)], [shape[0], cOut, 1, 1])
             case 5:
-                (rows, restore) = ([shape[0] * shape[1], shape.suffix(3).reduce(1, *)], [shape[0], shape[1], cOut, 1, 1])
+                (rows, restore) = (
+                    [shape[0] * shape[1], shape.suffix(3).reduce(1, *)], [shape[0], shape[1], cOut, 1, 1]
+                )
             default: throw OperandError("\(name): innerProduct takes rank 1 to 5, got \(shape)")
             }
             try require(rows[1] == cIn, "\(name): \(cIn) input channels for an input of shape \(shape)")
@@ -104,7 +106,9 @@ extension NeuralNetworkLayerType {
         try layer.requireCounts(inputs: 1...1)
         let p = layer.params
         let (vocabulary, size) = (Int(p.uint(1) ?? 0), Int(p.uint(2) ?? 0))
-        guard vocabulary >= 1, size >= 1 else { throw layer.invalid("the vocabulary and output sizes must be positive") }
+        guard vocabulary >= 1, size >= 1 else {
+            throw layer.invalid("the vocabulary and output sizes must be positive")
+        }
         let w = try layer.weights(20, count: vocabulary * size, what: "weights")
         var table = [Float](repeating: 0, count: w.count)
         for o in 0..<size { for v in 0..<vocabulary { table[v * size + o] = w[o * vocabulary + v] } }

@@ -79,7 +79,8 @@ extension NeuralNetworkLayerType {
             let b = layer.constant(beta, shape: [channels, 1, 1])
             return { args in
                 let (x, leading) = try args[0].asFloat.asImageBatch(layer: name)
-                try require(x.shape[1] == channels, "\(name): \(channels) channels for an input of shape \(args[0].shape)")
+                try require(
+                    x.shape[1] == channels, "\(name): \(channels) channels for an input of shape \(args[0].shape)")
                 let axes = instance ? [2, 3] : [0, 2, 3]
                 let mean = x.mean(alongAxes: axes, keepRank: true)
                 let centred = x - mean
@@ -123,9 +124,10 @@ extension NeuralNetworkLayerType {
             let (n, c, h, w) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3])
             let squares = x.squared().reshapedIfNeeded(to: [n, 1, c, h * w])
             let before = (size - 1) / 2
-            let sums = squares.pooled2D(
-                .average(countIncludePad: true), kernel: (size, 1), strides: (1, 1),
-                padding: (before, size - 1 - before, 0, 0), ceilMode: false) * Float(size)
+            let sums =
+                squares.pooled2D(
+                    .average(countIncludePad: true), kernel: (size, 1), strides: (1, 1),
+                    padding: (before, size - 1 - before, 0, 0), ceilMode: false) * Float(size)
             let denominator = (sums.reshapedIfNeeded(to: [n, c, h, w]) * (alpha / Float(size)) + k).pow(beta)
             return [(x / denominator).restoringLeading(leading)]
         }

@@ -15,7 +15,10 @@ extension NeuralNetworkLayerType {
                 let (exclusive, reverse) = (layer.params.bool(2), layer.params.bool(3))
                 return { args in
                     let x = args[0].asFloat
-                    return [x.cumulativeSum(alongAxis: try x.axis(axis, op: "cumSum"), exclusive: exclusive, reverse: reverse)]
+                    return [
+                        x.cumulativeSum(
+                            alongAxis: try x.axis(axis, op: "cumSum"), exclusive: exclusive, reverse: reverse)
+                    ]
                 }
             },
         ]

@@ -27,11 +27,14 @@ extension NeuralNetworkLayerType {
                     throw layer.invalid("axis must be a permutation of [0, 1, 2, 3], got \(axes)")
                 }
                 let rank5 = [0, 2, 3, 4]
-                let perm = axes.isEmpty ? [0, 1, 2, 3, 4] : [rank5[axes[0]], 1, rank5[axes[1]], rank5[axes[2]], rank5[axes[3]]]
+                let perm =
+                    axes.isEmpty
+                    ? [0, 1, 2, 3, 4] : [rank5[axes[0]], 1, rank5[axes[1]], rank5[axes[2]], rank5[axes[3]]]
                 let name = layer.layer.name
                 return { args in
                     let x = args[0].asFloat
-                    try require(x.rank == 5, "\(name): permute needs a rank-5 [Seq, Batch, C, H, W] input, got \(x.shape)")
+                    try require(
+                        x.rank == 5, "\(name): permute needs a rank-5 [Seq, Batch, C, H, W] input, got \(x.shape)")
                     return [x.transposed(permutation: perm)]
                 }
             },
@@ -43,7 +46,8 @@ extension NeuralNetworkLayerType {
                 return { args in
                     let values = (0..<count).map { args[$0].asFloat }
                     let rank = values[0].rank
-                    try require(rank >= (sequence ? 5 : 3), "concat needs rank ≥ \(sequence ? 5 : 3), got \(values[0].shape)")
+                    try require(
+                        rank >= (sequence ? 5 : 3), "concat needs rank ≥ \(sequence ? 5 : 3), got \(values[0].shape)")
                     return [MLTensor(concatenating: values, alongAxis: rank - (sequence ? 5 : 3))]
                 }
             },

@@ -56,7 +56,10 @@ extension NeuralNetworkLayerType {
                 if all { return [x.reshapedIfNeeded(to: x.shape.filter { $0 != 1 })] }
                 let normalized = try x.axes(axes, op: "squeeze")
                 try require(normalized.allSatisfy { x.shape[$0] == 1 }, "squeeze axes \(axes) of \(x.shape) are not 1")
-                return [x.reshapedIfNeeded(to: x.shape.enumerated().filter { !normalized.contains($0.offset) }.map(\.element))]
+                return [
+                    x.reshapedIfNeeded(
+                        to: x.shape.enumerated().filter { !normalized.contains($0.offset) }.map(\.element))
+                ]
             }
         },
         NeuralNetworkLayerType(field: 1125, cost: .dataMovement) { layer in
@@ -67,7 +70,9 @@ extension NeuralNetworkLayerType {
                 let x = args[0]
                 let rank = x.rank + axes.count
                 let normalized = Set(axes.map { $0 < 0 ? $0 + rank : $0 })
-                try require(normalized.count == axes.count && normalized.allSatisfy { (0..<rank).contains($0) }, "expandDims axes \(axes) for \(x.shape)")
+                try require(
+                    normalized.count == axes.count && normalized.allSatisfy { (0..<rank).contains($0) },
+                    "expandDims axes \(axes) for \(x.shape)")
                 var shape: [Int] = []
                 var source = x.shape.makeIterator()
                 for axis in 0..<rank { shape.append(normalized.contains(axis) ? 1 : source.next()!) }
@@ -141,7 +146,9 @@ extension NeuralNetworkLayerType {
                 let begin = try RuntimeInts.operand(1).values(args).first ?? 0
                 let start = begin < 0 ? begin + x.shape[a] : begin
                 let count = size < 0 ? x.shape[a] - start : size
-                try require(start >= 0 && count >= 0 && start + count <= x.shape[a], "slice of \(size) at \(begin) along \(axis) of \(x.shape)")
+                try require(
+                    start >= 0 && count >= 0 && start + count <= x.shape[a],
+                    "slice of \(size) at \(begin) along \(axis) of \(x.shape)")
                 return [x.narrowed(alongAxis: a, start: start, count: count)]
             }
         },
@@ -170,7 +177,9 @@ extension NeuralNetworkLayerType {
         },
         NeuralNetworkLayerType(field: 1065, cost: .dataMovement) { layer in
             try layer.requireCounts(inputs: 1...1)
-            return { args in [MLTensor(shape: [args[0].rank], scalars: args[0].shape.map(Float.init), scalarType: Float.self)] }
+            return { args in
+                [MLTensor(shape: [args[0].rank], scalars: args[0].shape.map(Float.init), scalarType: Float.self)]
+            }
         },
         NeuralNetworkLayerType(field: 1105, cost: .dataMovement) { layer in
             // BroadcastToStaticLayerParams: targetShape = 1.
