@@ -102,3 +102,38 @@ extension CoreMLSpec {
         package var operation: Operation?
     }
 }
+
+extension CoreMLSpec.NeuralNetwork {
+    /// What `tessera describe` prints about the network: its layer types by count, the input
+    /// shape mapping, preprocessing, and a note when training fields are present (Tessera
+    /// reads and ignores them) or a layer type is not supported.
+    ///
+    /// ```
+    /// layers (11, exact array mapping): convolution 3, activation 2, pooling 2, …
+    /// ```
+    package var summaryLines: [String] {
+        var counts: [String: Int] = [:]
+        for layer in layers { counts[layer.typeName, default: 0] += 1 }
+        let listed = counts.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }
+        let mapping = arrayInputShapeMapping == .rank5 ? "rank-5 array mapping" : "exact array mapping"
+        var lines = ["layers (\(layers.count), \(mapping)): " + listed.joined(separator: ", ")]
+        for step in preprocessing {
+            let what =
+                switch step.operation {
+                case .scaler?: "scaler"
+                case .meanImage?: "mean image"
+                case nil: "none"
+                }
+            lines.append("preprocessing of \(step.featureName.isEmpty ? "the input" : step.featureName): \(what)")
+        }
+        let unsupported = Set(layers.map(\.typeField)).subtracting(NeuralNetworkLayerRegistry.types.keys)
+        if !unsupported.isEmpty {
+            let names = unsupported.map { NeuralNetworkLayerTypes.names[$0] ?? "layer field \($0)" }.sorted()
+            lines.append("not supported by Tessera: " + names.joined(separator: ", "))
+        }
+        if hasUpdateParameters || layers.contains(where: \.isUpdatable) {
+            lines.append("note: the model is updatable; Tessera reads its training parameters and ignores them")
+        }
+        return lines
+    }
+}
