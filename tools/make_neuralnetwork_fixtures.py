@@ -538,6 +538,51 @@ def linear_cases():
            lambda p: np.minimum(np.where(p >= 0, p, 0.1 * p), 1.5), x=rand(2, 3, low=-3, high=3), exact=True)
 
 
+def dynamic_cases():
+    """Layers whose shapes or bounds come from another input, and the remaining rank-N layers."""
+    x = rand(2, 3, 4)
+    shape = np.array([4, 6], np.float32)
+    single("reshape_dynamic", None, lambda nb: nb.add_reshape_dynamic("r", ["x", "s"], "y"), lambda a, s: a.reshape(4, 6),
+           layer_inputs={"x": x, "s": shape}, exact=True)
+    single("reshape_like", None, lambda nb: nb.add_reshape_like("r", ["x", "s"], "y"), lambda a, s: a.reshape(s.shape),
+           layer_inputs={"x": x, "s": rand(6, 4)}, exact=True)
+    single("broadcast_to_like", None, lambda nb: nb.add_broadcast_to_like("b", ["x", "s"], "y"),
+           lambda a, s: np.broadcast_to(a, s.shape), layer_inputs={"x": rand(1, 3, 1), "s": x}, exact=True)
+    single("broadcast_to_dynamic", None, lambda nb: nb.add_broadcast_to_dynamic("b", ["x", "s"], "y"),
+           lambda a, s: np.broadcast_to(a, (2, 3, 4)), layer_inputs={"x": rand(1, 3, 1), "s": np.array([2, 3, 4], np.float32)},
+           exact=True)
+    single("fill_static_plus_input", None, lambda nb: (nb.add_fill_static("f", "k", (2, 3), value=1.5),
+                                                        nb.add_add_broadcastable("a", ["x", "k"], "y")),
+           lambda a: a + 1.5, x=rand(2, 3), exact=True)
+    single("fill_dynamic", None, lambda nb: nb.add_fill_dynamic("f", "x", "y", value=-2.0),
+           lambda s: np.full((2, 3, 4), -2.0, np.float32), x=np.array([2, 3, 4], np.float32), exact=True)
+    single("range_dynamic", None, lambda nb: nb.add_range_dynamic("r", ["x"], "y", start=1, step=2),
+           lambda e: np.arange(1, 9, 2, dtype=np.float32), x=np.array([9], np.float32), exact=True)
+    single("slice_dynamic", None, lambda nb: nb.add_slice_dynamic(
+        "s", ["x", "b"], "y", end_ids=[2, 3, 4], strides=[1, 2, 1], begin_masks=[False] * 3, end_masks=[False] * 3),
+        lambda a, b: a[1:2, 0:3:2, 1:4], layer_inputs={"x": x, "b": np.array([1, 0, 1], np.float32)}, exact=True)
+    single("slice_by_size", None, lambda nb: nb.add_slice_by_size("s", ["x", "b"], "y", axis=2, size=2),
+           lambda a, b: a[:, :, 1:3], layer_inputs={"x": x, "b": np.array([1], np.float32)}, exact=True)
+    p, q = rand(2, 3, 4, low=1, high=5), rand(1, 3, 4, low=0.5, high=2)
+    single("mod_broadcastable", None, lambda nb: nb.add_mod_broadcastable("m", ["x", "z"], "y"), np.mod,
+           layer_inputs={"x": p, "z": q}, exact=True, rtol=1e-4, atol=1e-5)
+    single("floor_div_broadcastable", None, lambda nb: nb.add_floor_div_broadcastable("m", ["x", "z"], "y"), np.floor_divide,
+           layer_inputs={"x": p, "z": q}, exact=True)
+    pos = rand(2, 3, 4, low=0.1, high=1)
+    for name, method, ref in [("l1", "add_reduce_l1", lambda a: np.abs(a).sum(axis=(0, 2))),
+                              ("min", "add_reduce_min", lambda a: a.min(axis=(0, 2))),
+                              ("logsum", "add_reduce_logsum", lambda a: np.log(a.sum(axis=(0, 2)))),
+                              ("sumsquare", "add_reduce_sumsquare", lambda a: (a * a).sum(axis=(0, 2)))]:
+        single(f"reduce_{name}_nd", None, lambda nb, m=method: getattr(nb, m)("r", "x", "y", axes=[0, -1], keepdims=False),
+               ref, x=pos, exact=True, rtol=1e-4)
+    single("upper_triangular", None, lambda nb: nb.add_upper_triangular("u", "x", "y", k=1), lambda m: np.triu(m, 1),
+           x=rand(3, 4), exact=True)
+    const = rand(3, 2, 2)
+    single("load_constant_plus_input", None, lambda nb: (nb.add_load_constant("c", "k", const, (3, 2, 2)),
+                                                          nb.add_elementwise("a", ["x", "k"], "y", "ADD")),
+           lambda a: (a + const)[None, None], x=rand(3, 2, 2))
+
+
 # ---------------------------------------------------------------- models: classifier, preprocessing, errors
 
 
@@ -724,7 +769,7 @@ def main():
         shutil.rmtree(ROOT, ignore_errors=True)
         os.makedirs(ROOT)
         for make in (convolution_cases, pooling_cases, activation_cases, normalization_cases, elementwise_cases,
-                     unary_cases, reduce_cases, shape_cases, linear_cases, model_cases):
+                     unary_cases, reduce_cases, shape_cases, linear_cases, dynamic_cases, model_cases):
             make()
     torch_cases(args.full_mobilenet)
     if not args.only_torch:
