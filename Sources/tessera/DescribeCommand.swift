@@ -45,6 +45,7 @@ enum DescribeCommand {
         let creator = description.metadata[.creatorDefinedKey] as? [String: String] ?? [:]
         for key in creator.keys.sorted() { print("  \(key): \(creator[key]!)") }
 
+        for line in spec.neuralNetwork?.summaryLines ?? [] { print(line) }
         if let program = spec.mlProgram {
             for name in program.functions.keys.sorted() {
                 let function = program.functions[name]!

@@ -92,13 +92,15 @@ public final class MLModel: Sendable {
         let name = url.lastPathComponent
         let reporter = ProgressReporter(handler: progress)
         let corePackage = try ModelSource.open(url, progress: reporter)
-        let program: MILProgram
+        let program: MILProgram?
         do {
-            program = try corePackage.model.requireMLProgram(file: corePackage.modelDisplayName)
+            program =
+                corePackage.model.neuralNetwork == nil
+                ? try corePackage.model.requireMLProgram(file: corePackage.modelDisplayName) : nil
         } catch let error as ModelFormatError {
             throw MLModelError(wrapping: error, model: name)
         }
-        if let requested = snapshot.functionName, program.functions[requested] == nil {
+        if let requested = snapshot.functionName, let program, program.functions[requested] == nil {
             let known = program.functions.keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
             throw MLModelError(
                 .io,
@@ -111,7 +113,12 @@ public final class MLModel: Sendable {
         reporter.report(.lowering)
         let function: LoweredFunction
         do {
-            function = try LoweredFunction(package: corePackage, functionName: functionName)
+            function =
+                try corePackage.model.neuralNetwork.map {
+                    try LoweredFunction(
+                        neuralNetwork: $0, description: corePackage.model.description,
+                        file: corePackage.modelDisplayName)
+                } ?? LoweredFunction(package: corePackage, functionName: functionName)
         } catch let error as ModelFormatError {
             throw MLModelError(wrapping: error, model: name)
         } catch let error as MLModelError {

@@ -40,11 +40,18 @@ extension CoreMLSpec.Model {
                     var child = try reader.readMessage()
                     model.mlProgram = try MILProgram(from: &child)
                     model.type = .mlProgram
+                    model.neuralNetwork = nil
+                case 303, 403, 500:
+                    var child = try reader.readMessage()
+                    model.neuralNetwork = try CoreMLSpec.NeuralNetwork(from: &child, field: tag.fieldNumber)
+                    model.type = CoreMLSpec.ModelType(rawValue: tag.fieldNumber)
+                    model.mlProgram = nil
                 default:
                     if let type = CoreMLSpec.ModelType(rawValue: tag.fieldNumber) {
                         // A oneof: the last alternative in the file wins.
                         model.type = type
                         model.mlProgram = nil
+                        model.neuralNetwork = nil
                     }
                     try reader.skipField()
                 }

@@ -18,6 +18,8 @@ extension CoreMLSpec {
         package var type: ModelType?
         /// The ML program, when ``type`` is ``ModelType/mlProgram``.
         package var mlProgram: MILProgram?
+        /// The network, when ``type`` is one of the three NeuralNetwork kinds.
+        package var neuralNetwork: NeuralNetwork? = nil
 
         /// The ML program, or an error that says what the file holds instead.
         ///
@@ -34,10 +36,12 @@ extension CoreMLSpec {
                     + "only: re-convert with coremltools, ct.convert(..., convert_to=\"mlprogram\")")
         }
 
-        /// The class labels of a classifier: from the ML program's `classify` op, in order.
+        /// The class labels of a classifier: from the ML program's `classify` op (or a
+        /// NeuralNetwork classifier's label list), in order.
         ///
         /// `nil` when the model is not a classifier ML program.
         package var classLabels: ClassLabels? {
+            if let labels = neuralNetwork?.classLabels { return labels }
             guard let function = try? mlProgram?.function(named: description.defaultFunctionName.nilIfEmpty),
                 let block = try? function.block(),
                 let classify = block.operations.last(where: { $0.type == "classify" }),
