@@ -137,7 +137,8 @@ let package = Package(
         .testTarget(
             name: "TesseraModelsTests",
             dependencies: [
-                "TesseraModels", "TesseraProtobuf", "TesseraTensor", "TesseraMultiArray", "_TesseraTestSupport",
+                "TesseraModels", "TesseraProtobuf", "TesseraTensor", "TesseraMultiArray", "TesseraCoreVideo",
+                "TesseraImaging", "_TesseraTestSupport",
             ],
             swiftSettings: strictConcurrency
         ),
