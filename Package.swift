@@ -75,10 +75,14 @@ let package = Package(
         ),
         .executableTarget(
             name: "tessera",
-            // The kernel pipeline demo calls the kernel layer directly, past the API.
+            // The digits demo prints OpenBLAS's core name from the kernel layer.
             dependencies: ["Tessera", "TesseraKernels"],
-            // The demo's digit classifier and its held-out samples (tools/make_demo_model.py).
-            resources: [.copy("Resources/DigitsClassifier.mlpackage"), .copy("Resources/digits-samples.json")],
+            // The demo's digit classifier and its held-out samples (tools/make_demo_model.py), and
+            // its shape classifier with sample pictures (tools/make_demo_image_model.py).
+            resources: [
+                .copy("Resources/DigitsClassifier.mlpackage"), .copy("Resources/digits-samples.json"),
+                .copy("Resources/ShapesClassifier.mlpackage"), .copy("Resources/shapes"),
+            ],
             swiftSettings: strictConcurrency
         ),
         .target(
