@@ -29,14 +29,16 @@ public let kCFAllocatorDefault: CFAllocator? = CFAllocator.shared
 /// so `attributes as CFDictionary` compiles.
 ///
 /// ```swift
-/// let attributes = [kCVPixelBufferCGImageCompatibilityKey: kCFBooleanTrue!] as CFDictionary
+/// let attributes = [kCVPixelBufferCGImageCompatibilityKey: kCFBooleanTrue] as CFDictionary
 /// ```
 public typealias CFDictionary = NSDictionary
 
-/// CoreFoundation's `true`, as a number (the stand-in's attribute values).
-public let kCFBooleanTrue: NSNumber! = NSNumber(value: true)
+/// CoreFoundation's `true`, as a number (the stand-in's attribute values). Apple's is an
+/// implicitly unwrapped `CFBoolean!`; this one is not optional, so write `kCFBooleanTrue`, not
+/// `kCFBooleanTrue!`.
+public let kCFBooleanTrue: NSNumber = NSNumber(value: true)
 /// CoreFoundation's `false`, as a number.
-public let kCFBooleanFalse: NSNumber! = NSNumber(value: false)
+public let kCFBooleanFalse: NSNumber = NSNumber(value: false)
 
 /// The attribute asking for a buffer CoreGraphics can draw from (accepted and ignored).
 public let kCVPixelBufferCGImageCompatibilityKey = "CGImageCompatibility"
