@@ -1,5 +1,5 @@
 # The two commands of the README: `make demo` and `make test`. Each installs what is missing
-# (OpenBLAS, python3), builds, and runs. `make test` runs `make check` first, then the tests.
+# (OpenBLAS, libpng, libjpeg-turbo, python3), builds, and runs. `make test` runs `make check` first, then the tests.
 # `make bench` runs the kernel benchmarks in release mode; `make bench-peers` and
 # `make bench-models` compare them with other runtimes.
 #
@@ -17,6 +17,8 @@ FORMATTED := Sources Tests Benchmarks Package.swift
 deps:
 	@missing=""; \
 	dpkg -s libopenblas-dev >/dev/null 2>&1 || missing="$$missing libopenblas-dev"; \
+	dpkg -s libpng-dev >/dev/null 2>&1 || missing="$$missing libpng-dev"; \
+	dpkg -s libjpeg62-turbo-dev >/dev/null 2>&1 || missing="$$missing libjpeg62-turbo-dev"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	python3 -c "import ensurepip" >/dev/null 2>&1 || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \

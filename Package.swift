@@ -27,6 +27,27 @@ let package = Package(
         // sum, depthwise convolution planes, the convolution epilogue and arg-reductions, in AVX2/FMA
         // and AVX-512 (picked at run time). Swift calls them only on CPUs with AVX2 and FMA.
         .target(name: "CTesseraSIMD"),
+        // libpng's simplified API; `libpng-dev` provides the header and library.
+        .systemLibrary(
+            name: "CLibPNG",
+            path: "Sources/CLibPNG",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        // A JPEG decoder over libjpeg-turbo (`libjpeg62-turbo-dev`): C, because libjpeg's error
+        // hook must longjmp.
+        .target(name: "CTesseraJPEG", linkerSettings: [.linkedLibrary("jpeg")]),
+        // A CoreVideo stand-in: CVPixelBuffer and its functions, spelled as Apple spells them.
+        .target(
+            name: "TesseraCoreVideo",
+            swiftSettings: strictConcurrency
+        ),
+        // PNG and JPEG decoding, EXIF orientation, bilinear resizing and Vision's crop-and-scale
+        // rules, pixel format conversion: the image work behind Core ML's image feature values.
+        .target(
+            name: "TesseraImaging",
+            dependencies: ["TesseraCoreVideo", "CLibPNG", "CTesseraJPEG"],
+            swiftSettings: strictConcurrency
+        ),
         .target(
             name: "TesseraKernels",
             dependencies: ["COpenBLAS", "CTesseraSIMD"],
@@ -49,15 +70,19 @@ let package = Package(
         ),
         .target(
             name: "Tessera",
-            dependencies: ["TesseraTensor", "TesseraMultiArray", "TesseraModels"],
+            dependencies: ["TesseraTensor", "TesseraMultiArray", "TesseraModels", "TesseraCoreVideo"],
             swiftSettings: strictConcurrency
         ),
         .executableTarget(
             name: "tessera",
-            // The kernel pipeline demo calls the kernel layer directly, past the API.
+            // The digits demo prints OpenBLAS's core name from the kernel layer.
             dependencies: ["Tessera", "TesseraKernels"],
-            // The demo's digit classifier and its held-out samples (tools/make_demo_model.py).
-            resources: [.copy("Resources/DigitsClassifier.mlpackage"), .copy("Resources/digits-samples.json")],
+            // The demo's digit classifier and its held-out samples (tools/make_demo_model.py), and
+            // its shape classifier with sample pictures (tools/make_demo_image_model.py).
+            resources: [
+                .copy("Resources/DigitsClassifier.mlpackage"), .copy("Resources/digits-samples.json"),
+                .copy("Resources/ShapesClassifier.mlpackage"), .copy("Resources/shapes"),
+            ],
             swiftSettings: strictConcurrency
         ),
         .target(
@@ -111,7 +136,10 @@ let package = Package(
         // MLModel API (feature values and providers, descriptions, predictions).
         .target(
             name: "TesseraModels",
-            dependencies: ["TesseraProtobuf", "TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray"],
+            dependencies: [
+                "TesseraProtobuf", "TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray",
+                "TesseraCoreVideo", "TesseraImaging",
+            ],
             swiftSettings: strictConcurrency
         ),
         .testTarget(
@@ -122,7 +150,8 @@ let package = Package(
         .testTarget(
             name: "TesseraModelsTests",
             dependencies: [
-                "TesseraModels", "TesseraProtobuf", "TesseraTensor", "TesseraMultiArray", "_TesseraTestSupport",
+                "TesseraModels", "TesseraProtobuf", "TesseraTensor", "TesseraMultiArray", "TesseraCoreVideo",
+                "TesseraImaging", "_TesseraTestSupport",
             ],
             swiftSettings: strictConcurrency
         ),
@@ -130,6 +159,11 @@ let package = Package(
         .testTarget(
             name: "TesseraTests",
             dependencies: ["Tessera"],
+            swiftSettings: strictConcurrency
+        ),
+        .testTarget(
+            name: "TesseraImagingTests",
+            dependencies: ["TesseraImaging", "TesseraCoreVideo", "_TesseraTestSupport"],
             swiftSettings: strictConcurrency
         ),
         // C entry points over MLModel for the Python package (python/tessera/_native.py).

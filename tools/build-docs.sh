@@ -23,9 +23,11 @@ swift-symbolgraph-extract \
     -I "$bin_path/Modules" \
     -Xcc "-fmodule-map-file=$bin_path/CTesseraSIMD.build/module.modulemap" \
     -Xcc "-fmodule-map-file=$PWD/Sources/COpenBLAS/module.modulemap" \
+    -Xcc "-fmodule-map-file=$PWD/Sources/CLibPNG/module.modulemap" \
+    -Xcc "-fmodule-map-file=$bin_path/CTesseraJPEG.build/module.modulemap" \
     -target "$triple" \
     -minimum-access-level public \
-    -experimental-allowed-reexported-modules=TesseraTensor,TesseraMultiArray,TesseraModels \
+    -experimental-allowed-reexported-modules=TesseraTensor,TesseraMultiArray,TesseraModels,TesseraCoreVideo \
     -output-dir "$graphs"
 
 docc convert Sources/Tessera/Tessera.docc \

@@ -41,6 +41,8 @@ MODULES = [
     "TesseraTensor",
     "TesseraMultiArray",
     "TesseraModels",
+    "TesseraCoreVideo",
+    "TesseraImaging",
     "TesseraKernels",
     "TesseraGraph",
     "TesseraProtobuf",
@@ -80,6 +82,8 @@ def extract(bin_path, output_dir):
     module_maps = [
         os.path.join(bin_path, "CTesseraSIMD.build", "module.modulemap"),
         os.path.join(ROOT, "Sources", "COpenBLAS", "module.modulemap"),
+        os.path.join(ROOT, "Sources", "CLibPNG", "module.modulemap"),
+        os.path.join(bin_path, "CTesseraJPEG.build", "module.modulemap"),
     ]
     arguments = [extractor, "-I", modules_dir, "-output-dir", output_dir]
     for module_map in module_maps:

@@ -2,7 +2,7 @@ import Tessera
 
 /// The `tessera` command line.
 ///
-///     tessera demo                                   classify the embedded digits with MLModel
+///     tessera demo                                   classify the embedded digits and shape pictures
 ///     tessera describe MODEL                         inputs, outputs, metadata, op counts
 ///     tessera predict MODEL --input NAME=FILE.npy …  run one prediction
 ///     tessera compile MODEL -o DIR                   compile for MLModel(contentsOf:)
@@ -15,7 +15,8 @@ let help = """
     usage: tessera <command>
 
       demo                       classify the embedded handwritten digits with MLModel (MLTensor
-                                 pre- and post-processing), then run the kernel pipeline demo
+                                 pre- and post-processing), then PNG and JPEG pictures of shapes
+                                 with an image-input model
       describe MODEL             print a .mlpackage's or .mlmodel's inputs, outputs, metadata and op counts
       predict MODEL --input NAME=FILE.npy … [--output-dir DIR]
                                  run one prediction; print the outputs, write multi-arrays as .npy
@@ -32,7 +33,7 @@ do {
     case "demo":
         try DigitsDemo.run()
         print("\n")
-        KernelPipelineDemo.run()
+        try ImageDemo.run()
     case "describe":
         try DescribeCommand.run(Array(arguments.dropFirst()))
     case "predict":

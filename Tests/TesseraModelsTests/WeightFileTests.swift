@@ -101,6 +101,27 @@ struct WeightFileTests {
         expectFormatError(.invalidWeightFile) { _ = try file.allBlobs() }
     }
 
+    @Test("older coremltools' uninitialised padding field is ignored for byte-sized types, not for sub-byte ones")
+    func uninitialisedPadding() throws {
+        var builder = WeightFileBuilder()
+        // The value an older package carried (the error message users reported).
+        let garbage: UInt64 = 13_654_009_360
+        let floats: [Float] = [0.5, -1]
+        let f32 = builder.append(
+            type: 2, payload: floats.flatMap { WeightFileBuilder.littleEndian($0.bitPattern) }, padding: garbage)
+        let f16 = builder.append(type: 1, payload: [0x00, 0x3C, 0x00, 0xC0], padding: garbage)
+        let u4 = builder.append(type: 11, payload: [0x21, 0x03], padding: garbage)
+        let u4Padded = builder.append(type: 11, payload: [0x21, 0x03], padding: 4)
+        let file = try WeightFile(data: builder.data())
+        #expect(try file.floatValues(of: file.blob(atMetadataOffset: f32)) == floats)
+        #expect(try file.blob(atMetadataOffset: f16).paddingBits == 0)
+        #expect(try file.floatValues(of: file.blob(atMetadataOffset: f16)) == [1, -2])
+        expectFormatError(.invalidWeightFile) { _ = try file.blob(atMetadataOffset: u4) }
+        let padded = try file.blob(atMetadataOffset: u4Padded)
+        #expect(padded.paddingBits == 4)
+        #expect(padded.elementCount == 3)
+    }
+
     @Test("data that runs past the end, and sizes near 2^64, are rejected")
     func truncatedData() throws {
         var builder = WeightFileBuilder()

@@ -1,4 +1,6 @@
 import Foundation
+import TesseraCoreVideo
+import TesseraImaging
 import TesseraTensor
 
 /// What a multi-array feature must look like: its default shape, its data type and the
@@ -141,12 +143,16 @@ public final class MLImageSizeConstraint: Sendable {
     }
 }
 
-/// What an image feature must look like. Tessera reads image descriptions but does not run
-/// image-input models yet (it has no `CVPixelBuffer`).
+/// What an image feature must look like: its default size, its pixel format and the other sizes
+/// it allows.
+///
+/// Pass it to ``MLFeatureValue/init(imageAt:constraint:options:)`` to make a value the model
+/// takes.
 ///
 /// ```swift
 /// let image = description.imageConstraint!
 /// (image.pixelsWide, image.pixelsHigh)      // (224, 224)
+/// image.pixelFormatType == kCVPixelFormatType_32BGRA
 /// ```
 public final class MLImageConstraint: Sendable {
     /// The default width.
@@ -159,12 +165,18 @@ public final class MLImageConstraint: Sendable {
     public let pixelFormatType: OSType
     /// Other allowed sizes.
     public let sizeConstraint: MLImageSizeConstraint
+    /// The channel order the model reads (RGB or BGR share the BGRA pixel format).
+    let colorLayout: ImageColorLayout
 
-    init(pixelsWide: Int, pixelsHigh: Int, pixelFormatType: OSType, sizeConstraint: MLImageSizeConstraint) {
+    init(
+        pixelsWide: Int, pixelsHigh: Int, pixelFormatType: OSType, sizeConstraint: MLImageSizeConstraint,
+        colorLayout: ImageColorLayout
+    ) {
         self.pixelsWide = pixelsWide
         self.pixelsHigh = pixelsHigh
         self.pixelFormatType = pixelFormatType
         self.sizeConstraint = sizeConstraint
+        self.colorLayout = colorLayout
     }
 }
 

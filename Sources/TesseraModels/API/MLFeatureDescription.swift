@@ -72,6 +72,9 @@ public final class MLFeatureDescription: Sendable {
         case .multiArray(let array):
             guard let constraint = multiArrayConstraint else { return nil }
             return Self.shapeProblem(array.shape.map(\.intValue), constraint)
+        case .image(let buffer):
+            guard let constraint = imageConstraint else { return nil }
+            return Self.imageProblem(buffer, constraint)
         case .dictionary(let entries):
             guard let keyType = dictionaryConstraint?.keyType else { return nil }
             for key in entries.keys {
@@ -137,7 +140,9 @@ public final class MLFeatureDescription: Sendable {
             let shape = constraint.shapeValues.isEmpty ? "" : " of shape \(constraint.shapeValues)"
             return "a \(constraint.dataType) multi-array\(shape)"
         case .int64: return "an int64"
-        case .image: return "an image"
+        case .image:
+            guard let constraint = imageConstraint else { return "an image" }
+            return "a \(constraint.pixelsWide)×\(constraint.pixelsHigh) image"
         default: return "a \(type)"
         }
     }

@@ -1,9 +1,10 @@
 import Foundation
+import TesseraCoreVideo
 import TesseraMultiArray
 import TesseraTensor
 
-/// One value of a model input or output: a number, a string, a multi-array, a dictionary of
-/// numbers or a sequence, or an undefined value of a given type.
+/// One value of a model input or output: a number, a string, a multi-array, an image (a
+/// `CVPixelBuffer`), a dictionary of numbers or a sequence, or an undefined value of a given type.
 ///
 /// The accessors for scalar kinds are non-optional, as in Core ML: `int64Value`,
 /// `doubleValue` and `stringValue` return `0`, `0` and `""` for a value of another kind,
@@ -26,6 +27,7 @@ public final class MLFeatureValue {
         case double(Double)
         case string(String)
         case multiArray(MLMultiArray)
+        case image(CVPixelBuffer)
         case dictionary([AnyHashable: NSNumber])
         case sequence(MLSequence)
         case undefined(MLFeatureType)
@@ -136,6 +138,7 @@ public final class MLFeatureValue {
         case .double: .double
         case .string: .string
         case .multiArray: .multiArray
+        case .image: .image
         case .dictionary: .dictionary
         case .sequence: .sequence
         case .undefined(let type): type
@@ -246,6 +249,7 @@ public final class MLFeatureValue {
         case (.multiArray(let a), .multiArray(let b)):
             guard a.dataType == b.dataType, a.shape == b.shape else { return false }
             return MLShapedArray<Double>(converting: a).scalars == MLShapedArray<Double>(converting: b).scalars
+        case (.image(let a), .image(let b)): return Self.samePixels(a, b)
         default: return false
         }
     }
@@ -259,6 +263,7 @@ extension MLFeatureValue: CustomStringConvertible {
         case .double(let value): "Double : \(value)"
         case .string(let value): "String : \(value)"
         case .multiArray(let array): "MultiArray : \(array.dataType) \(array.shape.map(\.intValue))"
+        case .image(let buffer): "Image : \(buffer.width) x \(buffer.height) \(pixelFormatName(buffer.pixelFormatType))"
         case .dictionary(let value): "Dictionary : \(value.count) entries"
         case .sequence(let sequence):
             "Sequence : \(sequence.type), \(sequence.stringValues.count + sequence.int64Storage.count) elements"

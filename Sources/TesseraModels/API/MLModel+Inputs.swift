@@ -21,11 +21,13 @@ struct InputBinding: Sendable {
                 throw MLModelError(
                     .io, "cannot load \(model): the program's input \"\(input.name)\" is not in the model description")
             }
-            guard let tensorType = input.type.tensorType, feature.type == .multiArray else {
+            guard let tensorType = input.type.tensorType,
+                feature.type == .multiArray || (feature.type == .image && feature.imageConstraint != nil)
+            else {
                 throw MLModelError(
                     .generic,
                     "cannot load \(model): input \"\(input.name)\" is a \(feature.type) (\(input.type)); Tessera runs "
-                        + "models whose inputs are multi-arrays")
+                        + "models whose inputs are multi-arrays or images")
             }
             return InputBinding(name: input.name, description: feature, tensorType: tensorType)
         }
@@ -54,6 +56,11 @@ struct InputBinding: Sendable {
         }
         if let problem = description.problem(with: value) {
             throw MLModelError(.featureType, "input \"\(name)\" \(problem)")
+        }
+        if let buffer = value.imageBufferValue, let constraint = description.imageConstraint {
+            return try ImagePreprocessing.tensor(
+                from: buffer, layout: constraint.colorLayout, scalarType: scalarType, rank: tensorType.rank == 3 ? 3 : 4
+            )
         }
         guard let array = value.multiArrayValue else {
             throw MLModelError(

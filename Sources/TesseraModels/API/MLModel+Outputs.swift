@@ -1,4 +1,5 @@
 import Foundation
+import TesseraImaging
 import TesseraMultiArray
 import TesseraTensor
 
@@ -13,6 +14,8 @@ struct PendingOutputs {
         case double
         /// An int64 (the tensor's first element).
         case int64
+        /// A pixel buffer (see ``ImagePreprocessing/pixelBuffer(from:layout:name:)``).
+        case image(ImageColorLayout)
     }
 
     /// Plain outputs, in the model's order.
@@ -33,6 +36,9 @@ struct PendingOutputs {
                 values[name] = MLFeatureValue(multiArray: tensor.multiArray(dataType: dataType))
             case .double: values[name] = MLFeatureValue(double: Self.doubles(tensor).first ?? 0)
             case .int64: values[name] = MLFeatureValue(int64: Int64(Self.doubles(tensor).first ?? 0))
+            case .image(let layout):
+                values[name] = MLFeatureValue(
+                    pixelBuffer: try ImagePreprocessing.pixelBuffer(from: tensor, layout: layout, name: name))
             }
         }
         if let classifier {
@@ -93,6 +99,8 @@ extension MLModel {
                 switch description.outputDescriptionsByName[name]?.type {
                 case .double: .double
                 case .int64: .int64
+                case .image:
+                    .image(description.outputDescriptionsByName[name]?.imageConstraint?.colorLayout ?? .rgb)
                 default:
                     .multiArray(description.outputDescriptionsByName[name]?.multiArrayConstraint?.dataType ?? .float32)
                 }

@@ -43,9 +43,13 @@ extension MLModel {
     /// let output = try await model.prediction(from: input)
     /// ```
     ///
+    /// The method is `nonisolated(nonsending)`: it checks and binds the inputs on the caller's
+    /// actor, so an actor can pass a provider it keeps (Swift 6 would otherwise report "sending
+    /// … risks causing data races": Core ML's providers are not `Sendable`).
+    ///
     /// - Throws: as the synchronous overload does, and ``MLModelError`` `.predictionCancelled`
     ///   when the task is cancelled before the prediction starts.
-    public func prediction(
+    public nonisolated(nonsending) func prediction(
         from input: any MLFeatureProvider, options: MLPredictionOptions = MLPredictionOptions()
     ) async throws -> any MLFeatureProvider {
         try Self.checkCancellation()

@@ -138,14 +138,16 @@ public final class MLModel: Sendable {
     /// Loads a model without blocking the calling task.
     ///
     /// The work (reading, checking and lowering the model) runs on a Dispatch worker, so it
-    /// never occupies a thread of Swift's cooperative pool.
+    /// never occupies a thread of Swift's cooperative pool. The method is
+    /// `nonisolated(nonsending)`: it starts on the caller's actor, so an actor can pass a
+    /// configuration it keeps (the configuration is copied before the work leaves the actor).
     ///
     /// ```swift
     /// let model = try await MLModel.load(contentsOf: compiledURL)
     /// ```
     ///
     /// - Throws: ``MLModelError``, as ``init(contentsOf:configuration:)`` does.
-    public class func load(
+    public nonisolated(nonsending) class func load(
         contentsOf url: URL, configuration: MLModelConfiguration = MLModelConfiguration()
     ) async throws -> MLModel {
         let snapshot = configuration.snapshot

@@ -1,4 +1,6 @@
 import Foundation
+import TesseraCoreVideo
+import TesseraImaging
 import TesseraTensor
 
 extension MLModelDescription {
@@ -118,12 +120,14 @@ extension MLMultiArrayConstraint {
 extension MLImageConstraint {
     /// Apple's constraint for a parsed image type.
     convenience init(spec image: CoreMLSpec.ImageFeatureType) {
-        let format: OSType =
+        let layout: ImageColorLayout =
             switch image.colorSpace {
-            case .grayscale: 0x4C30_3038  // kCVPixelFormatType_OneComponent8
-            case .grayscaleFloat16: 0x4C30_3068  // kCVPixelFormatType_OneComponent16Half
-            case .rgb, .bgr, .invalid: 0x4247_5241  // kCVPixelFormatType_32BGRA
+            case .grayscale: .grayscale
+            case .grayscaleFloat16: .grayscaleFloat16
+            case .bgr: .bgr
+            case .rgb, .invalid: .rgb
             }
+        let format = layout.pixelFormat
         let fixedWidth = NSRange(location: image.width, length: 0)
         let fixedHeight = NSRange(location: image.height, length: 0)
         let size: MLImageSizeConstraint =
@@ -140,6 +144,8 @@ extension MLImageConstraint {
                 MLImageSizeConstraint(
                     type: .unspecified, pixelsWideRange: fixedWidth, pixelsHighRange: fixedHeight, sizes: [])
             }
-        self.init(pixelsWide: image.width, pixelsHigh: image.height, pixelFormatType: format, sizeConstraint: size)
+        self.init(
+            pixelsWide: image.width, pixelsHigh: image.height, pixelFormatType: format, sizeConstraint: size,
+            colorLayout: layout)
     }
 }

@@ -38,7 +38,7 @@ public final class MLComputePlan: Sendable {
     /// for every compute-unit setting).
     ///
     /// - Throws: ``MLModelError`` `.io` when the model is missing, truncated or corrupted.
-    public static func load(
+    public nonisolated(nonsending) static func load(
         contentsOf url: URL, configuration: MLModelConfiguration
     ) async throws -> MLComputePlan {
         try await runOffPool {

@@ -119,12 +119,20 @@ package struct WeightFile: Sendable {
                 "blob at offset \(offset) has \(size) bytes of data at offset \(dataOffset), past the end of the file "
                     + "(\(data.count) bytes); the package is truncated or corrupted")
         }
-        guard padding < 8 else {
-            throw error("blob at offset \(offset) declares \(padding) padding bits (at most 7 are possible)")
+        // Core ML reads the padding-bits field only for sub-byte types: older coremltools
+        // versions left it uninitialised for the others, so it is ignored there.
+        let paddingBits: Int
+        if dataType.bitWidth < 8 {
+            guard padding < 8 else {
+                throw error("blob at offset \(offset) declares \(padding) padding bits (at most 7 are possible)")
+            }
+            paddingBits = Int(padding)
+        } else {
+            paddingBits = 0
         }
         return WeightBlob(
             metadataOffset: offset, dataType: dataType, dataOffset: Int(dataOffset), byteCount: Int(size),
-            paddingBits: Int(padding))
+            paddingBits: paddingBits)
     }
 
     /// Reads the blob a constant refers to and checks it against the constant's type.

@@ -63,7 +63,7 @@ extension MLModel {
     ///
     /// - Throws: as the synchronous overload does, and `.predictionCancelled` when the task is
     ///   cancelled before the prediction starts.
-    public func prediction(
+    public nonisolated(nonsending) func prediction(
         from input: any MLFeatureProvider, using state: MLState, options: MLPredictionOptions = MLPredictionOptions()
     ) async throws -> any MLFeatureProvider {
         try Self.checkCancellation()

@@ -1,7 +1,0 @@
-/// A four-character code, as Apple's `CoreServices` defines it (pixel format types).
-/// **Linux stand-in** so `MLImageConstraint.pixelFormatType` has Apple's type.
-///
-/// ```swift
-/// let format: OSType = 0x4247_5241   // 'BGRA'
-/// ```
-public typealias OSType = UInt32
