@@ -1,0 +1,40 @@
+import Testing
+import _TesseraTestSupport
+
+@testable import TesseraModels
+
+/// `lstm`, `gru`, `rnn` on the programs `tools/make_recurrent_fixtures.py` writes: PyTorch's
+/// nn.LSTM / nn.RNN converted by coremltools (expected values from PyTorch) and MIL-builder
+/// programs with NumPy references (peephole, clip, activations, directions, iOS 18 `reset_after`).
+@Suite("recurrent ops")
+struct RecurrentFixtureTests {
+    static let all = LoweringFixture.load("recurrent")
+
+    @Test(
+        "PyTorch LSTM and RNN layers converted by coremltools match PyTorch",
+        arguments: all.filter { $0.name.hasPrefix("torch_") })
+    func matchesPyTorch(_ fixture: LoweringFixture) throws {
+        try fixture.check()
+    }
+
+    @Test(
+        "MIL-builder lstm, gru and rnn programs match NumPy (and iOS 18 gru nn.GRU)",
+        arguments: all.filter { $0.name.hasPrefix("mil_") })
+    func matchesNumPy(_ fixture: LoweringFixture) throws {
+        try fixture.check()
+    }
+
+    @Test("the fixtures cover every recurrent op, direction and the PyTorch layouts")
+    func coverage() {
+        let ops = Set(Self.all.flatMap(\.ops))
+        #expect(ops.isSuperset(of: ["lstm", "gru", "rnn"]))
+        let names = Set(Self.all.map(\.name))
+        for name in [
+            "mil_lstm_bidirectional_seq", "mil_lstm_reverse_seq", "mil_lstm_peephole_clip", "mil_gru_reverse_seq",
+            "mil_rnn_reverse_relu", "mil_gru_reset_after_torch", "torch_lstm_bidirectional_two_layers_batch_first",
+            "torch_rnn_relu_two_layers",
+        ] {
+            #expect(names.contains(name), "missing \(name)")
+        }
+    }
+}
