@@ -62,7 +62,7 @@ package struct LoweredFunction: Sendable {
     /// - Throws: ``ModelFormatError`` when the model is not an ML program, the function does
     ///   not exist, a parameter is malformed, or an operation is not supported; an unsupported
     ///   op fails with a message naming the op type and the model, e.g.
-    ///   `model.mlmodel: operation 'e' (op type 'random_bernoulli') is not supported by Tessera`.
+    ///   `model.mlmodel: operation 'e' (op type 'custom_layer') is not supported by Tessera`.
     package init(package: CoreMLPackage, functionName: String) throws {
         let file = package.modelDisplayName
         let program = try package.model.requireMLProgram(file: file)
@@ -96,35 +96,7 @@ package struct LoweredFunction: Sendable {
             inputSlots.append(context.define(input.name, type: input.type))
         }
 
-        var steps: [LoweredStep] = []
-        var classifier: LoweredClassifier?
-        for operation in block.operations {
-            let name = operation.name ?? operation.outputs.first?.name ?? "?"
-            guard let op = MILOpRegistry.op(named: operation.type), operation.blocks.isEmpty else {
-                throw ModelFormatError(
-                    .unsupportedModelType, file: file,
-                    "operation '\(name)' (op type '\(operation.type)') is not supported by Tessera")
-            }
-            var lowering = OperationLowering(operation: operation, context: context)
-            switch op.lowering {
-            case .atLoad(let resolve):
-                try lowering.checkingShapes { try resolve($0) }
-            case .step(let handler, let batch):
-                let compute = try lowering.checkingShapes { try handler(&$0) }
-                if let lowered = lowering.classifier { classifier = lowered }
-                let results = operation.outputs.map { context.define($0.name, type: $0.type) }
-                if let state = lowering.updatedState, let result = results.first {
-                    context.writeState(state, slot: result)
-                }
-                let declaredShapes = operation.outputs.map {
-                    lowering.checksDeclaredShapes ? LoweredFunction.checkableShape($0.type) : nil
-                }
-                steps.append(
-                    LoweredStep(
-                        type: operation.type, name: name, operands: lowering.operands, results: results,
-                        declaredShapes: declaredShapes, batchRule: batch.rule(for: lowering), compute: compute))
-            }
-        }
+        let (steps, classifier) = try LoweredBlock.steps(of: block.operations, context: context)
 
         var outputSlots: [(slot: Int, type: KernelScalarType?)] = []
         for output in block.outputs {
