@@ -18,6 +18,7 @@ Tessera. Output, in Tests/Fixtures/mil-ops/ (the layout of Tests/Fixtures/new-op
 * `<case>/model.mlpackage`, `<case>/<input>.npy`, `<case>/expected_<i>.npy` (Float32);
 * `cases.json`: per case its inputs, outputs, tolerances and the MIL op types in the program
   (nested blocks included);
+* `float16_rounding/expected_fp32.npy`: that case's program computed in float32;
 * `fp8.npy`: `[256, 2]` Float32, the value of every fp8e4m3fn and fp8e5m2 byte (PyTorch).
 """
 
@@ -299,6 +300,30 @@ def runtime_parameter_cases():
               np.full((2, 4), 2.5), target=ct.target.iOS15)
 
 
+# MARK: fp16 rounding
+
+def float16_case():
+    """An fp16 program whose result differs between fp16 rounding after each op and Float32.
+
+    expected_0 is NumPy's float16 arithmetic (each op computed and rounded to fp16);
+    `expected_fp32.npy` the same program in float32 (the weights are exact fp16 values)."""
+    x = rng.uniform(-4, 4, size=(3, 5)).astype(np.float32)
+    w = rng.uniform(-1, 1, size=(3, 5)).astype(np.float16)
+
+    def build(x):
+        h = mb.cast(x=x, dtype="fp16")
+        y = mb.add(x=mb.mul(x=h, y=w), y=np.float16(1000.0))
+        z = mb.sub(x=mb.mul(x=y, y=np.float16(1.001)), y=np.float16(1000.0))
+        return mb.cast(x=z, dtype="fp32")
+
+    h = x.astype(np.float16)
+    y = h * w + np.float16(1000.0)
+    z = y * np.float16(1.001) - np.float16(1000.0)
+    save_case("float16_rounding", {"x": x}, build, z.astype(np.float32), target=ct.target.iOS16, rtol=0, atol=0)
+    reference = (x * w.astype(np.float32) + 1000.0) * np.float32(np.float16(1.001)) - 1000.0
+    np.save(os.path.join(OUT, "float16_rounding", "expected_fp32.npy"), reference.astype(np.float32))
+
+
 def main():
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
@@ -310,6 +335,7 @@ def main():
     random_cases()
     control_flow_cases()
     runtime_parameter_cases()
+    float16_case()
     with open(os.path.join(OUT, "cases.json"), "w") as f:
         json.dump(CASES, f, indent=1)
     print(f"{len(CASES)} cases")

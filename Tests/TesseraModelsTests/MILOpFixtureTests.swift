@@ -11,8 +11,9 @@ import _TesseraTestSupport
 @Suite("MIL ops of issue 21 against NumPy")
 struct MILOpFixtureTests {
     static let all = LoweringFixture.load("mil-ops")
-    /// The cases compared value by value (the random samples are checked by their statistics).
-    static let compared = all.filter { $0.name != "random_samples" }
+    /// The cases compared value by value.
+    /// (The random samples are checked by their statistics, the fp16 case in both modes.)
+    static let compared = all.filter { !["random_samples", "float16_rounding"].contains($0.name) }
 
     @Test("each case matches NumPy", arguments: compared)
     func matches(_ fixture: LoweringFixture) throws {
@@ -86,5 +87,22 @@ struct MILOpFixtureTests {
             #expect(e4m3.isNaN ? decoded.0.isNaN : decoded.0 == e4m3, "e4m3 byte \(byte)")
             #expect(e5m2.isNaN ? decoded.1.isNaN : decoded.1 == e5m2, "e5m2 byte \(byte)")
         }
+    }
+
+    @Test("fp16 values round to fp16 after each op when asked, and stay Float32 by default")
+    func float16Rounding() throws {
+        let fixture = try #require(Self.all.first { $0.name == "float16_rounding" })
+        let package = try fixture.package()
+        let inputs = try fixture.inputTensors()
+        let rounded = try LoweredFunction(package: package, functionName: "main", float16Rounding: .roundedToFloat16)
+        let exact = try LoweredFunction(package: package, functionName: "main")
+        let output = fixture.outputs[0]
+        let half = try #require(rounded.run(inputs)[output]).scalars(of: Float.self)
+        let full = try #require(exact.run(inputs)[output]).scalars(of: Float.self)
+        // NumPy's float16 arithmetic, bit for bit.
+        #expect(half == (try fixture.expected(0)).floats)
+        let reference = try Fixtures.npy("mil-ops/float16_rounding/expected_fp32.npy").floats
+        #expect(firstMismatch(full, reference, rtol: 1e-5, atol: 1e-3) == nil)
+        #expect(half != full)
     }
 }

@@ -90,7 +90,8 @@ struct LoweredBlock: Sendable {
             case .atLoad(let resolve):
                 try lowering.checkingShapes { try resolve($0) }
             case .step(let handler, let batch):
-                let compute = try lowering.checkingShapes { try handler(&$0) }
+                let compute = context.float16Rounding.wrapping(
+                    try lowering.checkingShapes { try handler(&$0) }, outputs: operation.outputs)
                 if let lowered = lowering.classifier { classifier = lowered }
                 let results = operation.outputs.map { context.define($0.name, type: $0.type) }
                 if let state = lowering.updatedState, let result = results.first {
