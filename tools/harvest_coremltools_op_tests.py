@@ -16,6 +16,13 @@ the test files that import it):
     INCLUDE_MIL_FP32_UNIT_TESTS=1 tools/.venv-coreml/bin/python tools/harvest_coremltools_op_tests.py \
         OUT_DIR [pytest selection args...]
 
+Without selection arguments it runs every op test file coremltools ships (iOS14-iOS18 and the
+Core ML dialect: tens of thousands of parametrizations, hours on two cores); pass test files
+or `-k` expressions to harvest one op family, and set `HARVEST_SAMPLE=n` to keep every n-th
+parametrization of each test function (the big families: the iOS 18 compression tests have
+~2,400 fp32 cases). Ops in nested blocks (`cond`, `while_loop`)
+count as the program's ops.
+
 The output is large (thousands of packages), so it is not committed; the Swift test
 `LoweringHarvestTests` runs whatever it finds in `Tests/Fixtures/harvested/` (gitignored) and
 prints the pass rate per op.
@@ -60,11 +67,30 @@ def record(mlmodel, input_key_values, expected_outputs, dtype="fp32", atol=1e-04
         np.save(os.path.join(directory, f"expected_{i}.npy"),
                 np.array(expected_outputs[name], dtype=np.float32, order="C"))
     function = spec.mlProgram.functions["main"]
-    ops = sorted({op.type for op in function.block_specializations[function.opset].operations} - {"const"})
+    ops = sorted(op_types(function.block_specializations[function.opset]) - {"const"})
     with open(os.path.join(directory, "case.json"), "w") as f:
         json.dump(dict(test=os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0], inputs=inputs,
                        outputs=outputs, atol=float(atol), rtol=float(rtol), ops=ops), f)
     return None
+
+
+def op_types(block):
+    """The op types of `block` and of every block nested in its ops (cond, while_loop)."""
+    types = set()
+    for op in block.operations:
+        types.add(op.type)
+        for nested in op.blocks:
+            types |= op_types(nested)
+    return types
+
+
+def default_selection():
+    """Every op test file coremltools ships (iOS14-iOS18 and the Core ML dialect)."""
+    import coremltools.converters.mil.mil.ops.tests as tests
+    root = os.path.dirname(tests.__file__)
+    return sorted(os.path.join(dirpath, name) for dirpath, _, names in os.walk(root)
+                  for name in names if name.startswith("test_") and name.endswith(".py")
+                  and os.path.basename(dirpath) != "tests")
 
 
 class Recorder:
@@ -76,13 +102,39 @@ class Recorder:
         import coremltools.converters.mil.mil.ops.tests.testing_utils as op_testing_utils
         op_testing_utils.compare_backend = record
 
+    def pytest_collection_modifyitems(self, config, items):
+        """Drops the parametrizations that `record` would not save (NeuralNetwork or fp16
+        backends), so their conversions are not run."""
+        kept, dropped = [], []
+        for item in items:
+            backend = getattr(getattr(item, "callspec", None), "params", {}).get("backend")
+            kind = getattr(backend, "backend", backend[0] if isinstance(backend, tuple) else None)
+            precision = getattr(backend, "precision", backend[1] if isinstance(backend, tuple) else None)
+            wanted = backend is None or (kind in (None, "mlprogram") and precision in (None, "fp32"))
+            (kept if wanted else dropped).append(item)
+        # HARVEST_SAMPLE=n keeps every n-th parametrization of each test function (the first
+        # included), for the families too large to harvest whole.
+        sample = int(os.environ.get("HARVEST_SAMPLE", "1"))
+        if sample > 1:
+            seen = {}
+            sampled = []
+            for item in kept:
+                key = (item.module.__name__, item.cls.__name__ if item.cls else "", item.originalname)
+                seen[key] = seen.get(key, -1) + 1
+                (sampled if seen[key] % sample == 0 else dropped).append(item)
+            kept = sampled
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+
 
 def main():
     global OUT
     OUT = os.path.abspath(sys.argv[1])
     os.makedirs(OUT, exist_ok=True)
     import pytest
-    sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", *sys.argv[2:]], plugins=[Recorder()]))
+    selection = sys.argv[2:] or default_selection()
+    sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", *selection], plugins=[Recorder()]))
 
 
 if __name__ == "__main__":

@@ -45,6 +45,9 @@ struct LoweringHarvestTests {
         var tally: [String: [Outcome: Int]] = [:]
         var totals: [Outcome: Int] = [:]
         var failures: [String] = []
+        // One line per case (its folder relative to the root, outcome, op types) for
+        // tools/summarize_harvest.py, which weights sampled families.
+        var perCase = "case,outcome,ops\n"
         for file in files {
             let directory = file.deletingLastPathComponent()
             let harvested = try JSONDecoder().decode(Case.self, from: try Data(contentsOf: file))
@@ -52,6 +55,8 @@ struct LoweringHarvestTests {
             let (outcome, detail) = run(harvested, in: directory)
             for op in harvested.ops { tally[op, default: [:]][outcome, default: 0] += 1 }
             totals[outcome, default: 0] += 1
+            let relative = directory.path.dropFirst(root.path.count).trimmingCharacters(in: ["/"])
+            perCase += "\(relative),\(outcome.rawValue),\(harvested.ops.joined(separator: " "))\n"
             if outcome == .fail || outcome == .runError || outcome == .loadError || outcome == .failFloat16 {
                 failures.append("\(directory.lastPathComponent) \(harvested.ops) \(outcome.rawValue): \(detail)")
             }
@@ -71,6 +76,7 @@ struct LoweringHarvestTests {
         report += "\n" + failures.joined(separator: "\n")
         print(report)
         try? report.write(to: root.appendingPathComponent("report.txt"), atomically: true, encoding: .utf8)
+        try? perCase.write(to: root.appendingPathComponent("outcomes.csv"), atomically: true, encoding: .utf8)
         for failure in failures { Issue.record(Comment(rawValue: failure)) }
     }
 

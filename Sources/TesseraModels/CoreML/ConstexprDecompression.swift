@@ -27,6 +27,11 @@ package struct DenseConstant: Sendable, Equatable {
 /// | `constexpr_sparse_to_dense` | iOS16 | `nonzero_data`, `mask` (uint8, bit-packed), `shape` | zeros with the mask's bits set from `nonzero_data` |
 /// | `constexpr_sparse_to_dense` | iOS18 | `nonzero_data`, `mask` (uint1, dense shape) | as above |
 /// | `constexpr_blockwise_shift_scale` | iOS18 | `data`, `scale`, optional `offset` | `(data − offset) · scale`, per block |
+/// | `constexpr_lut_to_sparse` | iOS18 | `indices_mask` (uint1), `indices_nonzero_data`, `lut`, `vector_axis` | two outputs: the mask (expanded along `vector_axis` for vectors) and the palettized set values |
+/// | `constexpr_sparse_blockwise_shift_scale` | iOS18 | `data_mask` (uint1), `nonzero_data`, `scale`, optional `offset` | two outputs: the mask and the dequantized set values |
+///
+/// Data may be any integer type coremltools writes (int4 … uint8, sub-byte types packed),
+/// fp16, fp32, or the fp8 types `fp8e4m3fn` (bias 7, no infinities) and `fp8e5m2` (bias 15).
 ///
 /// Up to iOS17 the arguments are op *attributes*; from iOS18 they are *inputs*: literal
 /// values, or names of earlier constexpr results (iOS18 ops chain, e.g. a
@@ -48,7 +53,8 @@ package enum ConstexprDecompression {
     /// The op types this decodes.
     package static let opTypes: Set<String> = [
         "constexpr_affine_dequantize", "constexpr_cast", "constexpr_lut_to_dense",
-        "constexpr_sparse_to_dense", "constexpr_blockwise_shift_scale",
+        "constexpr_sparse_to_dense", "constexpr_blockwise_shift_scale", "constexpr_lut_to_sparse",
+        "constexpr_sparse_blockwise_shift_scale",
     ]
 
     /// Whether `opType` is one of the constexpr ops this decodes.
@@ -67,7 +73,29 @@ package enum ConstexprDecompression {
     package static func decode(
         _ operation: MILOperation, in package: CoreMLPackage, known: [String: DenseConstant]
     ) throws -> DenseConstant {
+        try decodeOutputs(operation, in: package, known: known)[0]
+    }
+
+    /// The dense Float32 value of each output of a constexpr op: one for most, two (the mask
+    /// as zeros and ones, then the set values) for `constexpr_lut_to_sparse` and
+    /// `constexpr_sparse_blockwise_shift_scale`.
+    ///
+    /// - Throws: as ``decode(_:in:known:)``.
+    package static func decodeOutputs(
+        _ operation: MILOperation, in package: CoreMLPackage, known: [String: DenseConstant]
+    ) throws -> [DenseConstant] {
         let op = ConstexprOperation(operation: operation, package: package, known: known)
+        switch operation.type {
+        case "constexpr_lut_to_sparse":
+            let (mask, data) = try op.lutToSparse()
+            try op.checkDeclaredShapes([mask, data])
+            return [mask, data]
+        case "constexpr_sparse_blockwise_shift_scale":
+            let (mask, data) = try op.sparseBlockwiseShiftScale()
+            try op.checkDeclaredShapes([mask, data])
+            return [mask, data]
+        default: break
+        }
         let result: DenseConstant
         switch operation.type {
         case "constexpr_affine_dequantize": result = try op.affineDequantize()
@@ -79,7 +107,7 @@ package enum ConstexprDecompression {
         case "constexpr_blockwise_shift_scale": result = try op.blockwiseShiftScale()
         default: throw op.error("is not a constexpr op Tessera decodes")
         }
-        try op.checkDeclaredShape(result)
-        return result
+        try op.checkDeclaredShapes([result])
+        return [result]
     }
 }

@@ -72,8 +72,12 @@ extension ConstexprOperation {
     /// `lut` of rank `indices.rank + 2`: one palette of `2ⁿ` vectors per block, blocks
     /// tiling `indices`; vectors longer than 1 are laid out along `vector_axis`.
     func lutToDenseIOS18() throws -> DenseConstant {
-        let indices = try tensor("indices")
-        let lut = try tensor("lut")
+        try lutToDense(indices: tensor("indices"), lut: tensor("lut"))
+    }
+
+    /// ``lutToDenseIOS18()`` on given `indices` and `lut` (the sparse form densifies its
+    /// indices first).
+    private func lutToDense(indices: ConstexprTensor, lut: ConstexprTensor) throws -> DenseConstant {
         guard let bits = indices.dataType.bitWidth, indices.isInteger, bits <= 8 else {
             throw error("indices must be uint1…uint8, not \(indices.dataType)")
         }
@@ -159,7 +163,9 @@ extension ConstexprOperation {
     func sparseToDenseIOS18() throws -> DenseConstant {
         let data = try tensor("nonzero_data")
         let mask = try tensor("mask")
-        guard mask.dataType == .uint1 || mask.dataType == .bool || mask.dataType == .uint8 else {
+        // A chained mask (from constexpr_lut_to_sparse or constexpr_sparse_blockwise_shift_scale)
+        // arrives decoded, as float32 zeros and ones.
+        guard [.uint1, .bool, .uint8, .float32].contains(mask.dataType) else {
             throw error("mask must be uint1, not \(mask.dataType)")
         }
         let values = try scatter(data, into: mask.values.lazy.map { $0 != 0 }, count: mask.values.count)
@@ -169,9 +175,13 @@ extension ConstexprOperation {
     /// iOS18 `constexpr_blockwise_shift_scale`: `(data − offset) · scale`, where `scale` and
     /// `offset` have `data`'s rank and each of their elements covers one block of `data`.
     func blockwiseShiftScale() throws -> DenseConstant {
-        let data = try tensor("data")
-        let scale = try tensor("scale")
-        let offset = try optionalTensor("offset")
+        try shiftScale(data: tensor("data"), scale: tensor("scale"), offset: optionalTensor("offset"))
+    }
+
+    /// ``blockwiseShiftScale()`` on given arguments (the sparse form densifies its data first).
+    private func shiftScale(data: ConstexprTensor, scale: ConstexprTensor, offset: ConstexprTensor?) throws
+        -> DenseConstant
+    {
         let rank = data.shape.count
         guard scale.shape.count == rank else {
             throw error("scale has shape \(scale.shape); it must have data's rank \(rank) (data \(data.shape))")
@@ -208,7 +218,60 @@ extension ConstexprOperation {
         return DenseConstant(shape: data.shape, values: values)
     }
 
+    /// iOS18 `constexpr_lut_to_sparse`: palettizes only the set positions of `indices_mask`.
+    /// Returns the mask (repeated `VECTOR_SIZE` times along `vector_axis` for vector palettes)
+    /// and the values at its set positions, row-major: what `constexpr_sparse_to_dense`
+    /// takes.
+    func lutToSparse() throws -> (mask: DenseConstant, nonzeroData: DenseConstant) {
+        let mask = try tensor("indices_mask")
+        let data = try tensor("indices_nonzero_data")
+        let lut = try tensor("lut")
+        let dense = try scatter(data, into: mask.values.lazy.map { $0 != 0 }, count: mask.values.count)
+        let indices = ConstexprTensor(dataType: data.dataType, shape: mask.shape, values: dense)
+        let palettized = try lutToDense(indices: indices, lut: lut)
+        var expandedMask = mask.values
+        if palettized.shape != mask.shape,
+            let axis = palettized.shape.indices.first(where: {
+                palettized.shape[$0] != mask.shape[$0]
+            })
+        {
+            // Each mask element covers `vectorSize` consecutive positions along the vector axis.
+            let vectorSize = palettized.shape[axis] / mask.shape[axis]
+            let outer = mask.shape[..<axis].reduce(1, *)
+            let inner = mask.shape[(axis + 1)...].reduce(1, *)
+            expandedMask = []
+            expandedMask.reserveCapacity(palettized.values.count)
+            for o in 0..<outer {
+                for a in 0..<mask.shape[axis] {
+                    let row = mask.values[
+                        ((o * mask.shape[axis]) + a) * inner..<((o * mask.shape[axis]) + a + 1) * inner]
+                    for _ in 0..<vectorSize { expandedMask += row }
+                }
+            }
+        }
+        return gathered(palettized, mask: expandedMask)
+    }
+
+    /// iOS18 `constexpr_sparse_blockwise_shift_scale`: `(data − offset) · scale` on the set
+    /// positions of `data_mask` only. Returns the mask and the dequantized values at its set
+    /// positions, row-major.
+    func sparseBlockwiseShiftScale() throws -> (mask: DenseConstant, nonzeroData: DenseConstant) {
+        let mask = try tensor("data_mask")
+        let data = try tensor("nonzero_data")
+        let dense = try scatter(data, into: mask.values.lazy.map { $0 != 0 }, count: mask.values.count)
+        let result = try shiftScale(
+            data: ConstexprTensor(dataType: data.dataType, shape: mask.shape, values: dense),
+            scale: tensor("scale"), offset: optionalTensor("offset"))
+        return gathered(result, mask: mask.values)
+    }
+
     // MARK: - Helpers
+
+    /// `mask` (in `dense`'s shape) and `dense`'s values where it is set, in order.
+    private func gathered(_ dense: DenseConstant, mask: [Float]) -> (mask: DenseConstant, nonzeroData: DenseConstant) {
+        let values = zip(dense.values, mask).compactMap { $1 != 0 ? $0 : nil }
+        return (DenseConstant(shape: dense.shape, values: mask), DenseConstant(shape: [values.count], values: values))
+    }
 
     /// A uint8 (or int8) vector's bytes, for bit-packed indices and masks.
     private func packedBytes(_ tensor: ConstexprTensor, name: String) throws -> [UInt8] {

@@ -92,11 +92,16 @@ struct ConstexprOperation {
         return shape
     }
 
-    /// Checks a result against the shape the op's output declares, when it declares one.
-    func checkDeclaredShape(_ result: DenseConstant) throws {
-        guard let declared = operation.outputs.first?.type.tensorType?.shape else { return }
-        guard declared == result.shape else {
-            throw error("decodes to shape \(result.shape), but its output is declared as \(declared)")
+    /// Checks results against the shapes the op's outputs declare, where they declare one.
+    func checkDeclaredShapes(_ results: [DenseConstant]) throws {
+        guard results.count == operation.outputs.count else {
+            throw error("has \(operation.outputs.count) outputs; it must have \(results.count)")
+        }
+        for (output, result) in zip(operation.outputs, results) {
+            guard let declared = output.type.tensorType?.shape else { continue }
+            guard declared == result.shape else {
+                throw error("decodes to shape \(result.shape), but its output is declared as \(declared)")
+            }
         }
     }
 
@@ -219,9 +224,28 @@ struct ConstexprOperation {
             return Self.unpackBits(bytes, bitWidth: bits, count: count).map { Float($0) }
         case .int4:
             return Self.unpackBits(bytes, bitWidth: 4, count: count).map { Float($0 >= 8 ? Int($0) - 16 : Int($0)) }
-        case .float8E4M3FN, .float8E5M2, .string:
-            throw error("argument \"\(argument)\" is \(dataType), which Tessera does not decode yet")
+        case .float8E4M3FN: return load(UInt8.self) { Self.float8E4M3FN($0) }
+        case .float8E5M2: return load(UInt8.self) { Self.float8E5M2($0) }
+        case .string:
+            throw error("argument \"\(argument)\" is \(dataType), which Tessera does not decode")
         }
+    }
+
+    /// An `fp8e4m3fn` value: sign, 4 exponent bits (bias 7), 3 mantissa bits; no infinities,
+    /// and `S.1111.111` is NaN.
+    static func float8E4M3FN(_ bits: UInt8) -> Float {
+        let sign: Float = bits & 0x80 != 0 ? -1 : 1
+        let exponent = Int(bits >> 3) & 0xF
+        let mantissa = Float(bits & 0x7)
+        if exponent == 0xF && bits & 0x7 == 0x7 { return .nan }
+        if exponent == 0 { return sign * mantissa / 8 * Float(sign: .plus, exponent: -6, significand: 1) }
+        return sign * (1 + mantissa / 8) * Float(sign: .plus, exponent: exponent - 7, significand: 1)
+    }
+
+    /// An `fp8e5m2` value: sign, 5 exponent bits (bias 15), 2 mantissa bits, IEEE 754
+    /// infinities and NaNs (the upper byte of an fp16).
+    static func float8E5M2(_ bits: UInt8) -> Float {
+        Float(Float16(bitPattern: UInt16(bits) << 8))
     }
 
     /// `count` unsigned `bitWidth`-bit values from a little-endian bit stream (element `i`

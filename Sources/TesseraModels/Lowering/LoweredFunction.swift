@@ -12,7 +12,8 @@ import TesseraTensor
 /// reuse it.
 ///
 /// Floating-point values are computed in Float32 whatever the model's precision (a `cast`
-/// to fp16 keeps Float32); integers in Int32; outputs are converted to their declared
+/// to fp16 keeps Float32) unless ``Float16Rounding/roundedToFloat16`` is asked for; integers
+/// in Int32; outputs are converted to their declared
 /// types at the end. A `classify` op passes its probabilities through; see ``classifier``.
 ///
 /// ```swift
@@ -32,6 +33,8 @@ package struct LoweredFunction: Sendable {
     package let classifier: LoweredClassifier?
     /// The model file's name, for messages.
     let file: String
+    /// Whether fp16-typed values are rounded to fp16.
+    let float16Rounding: Float16Rounding
     let steps: [LoweredStep]
     let slotCount: Int
     let constantTensors: [(slot: Int, tensor: MLTensor)]
@@ -62,8 +65,11 @@ package struct LoweredFunction: Sendable {
     /// - Throws: ``ModelFormatError`` when the model is not an ML program, the function does
     ///   not exist, a parameter is malformed, or an operation is not supported; an unsupported
     ///   op fails with a message naming the op type and the model, e.g.
-    ///   `model.mlmodel: operation 'e' (op type 'random_bernoulli') is not supported by Tessera`.
-    package init(package: CoreMLPackage, functionName: String) throws {
+    ///   `model.mlmodel: operation 'e' (op type 'custom_layer') is not supported by Tessera`.
+    /// - Parameter float16Rounding: Whether values the program types as fp16 are rounded to
+    ///   fp16 after each op (``Float16Rounding/roundedToFloat16``) or kept in Float32 (the
+    ///   default, a result Core ML's CPU may give too).
+    package init(package: CoreMLPackage, functionName: String, float16Rounding: Float16Rounding = .none) throws {
         let file = package.modelDisplayName
         let program = try package.model.requireMLProgram(file: file)
         let function: MILFunction
@@ -75,7 +81,7 @@ package struct LoweredFunction: Sendable {
             if error.file.isEmpty { error.file = file }
             throw error
         }
-        let context = LoweringContext(package: package)
+        let context = LoweringContext(package: package, float16Rounding: float16Rounding)
         var inputs: [(name: String, type: MILValueType)] = []
         var inputSlots: [Int] = []
         for input in function.inputs {
@@ -96,35 +102,7 @@ package struct LoweredFunction: Sendable {
             inputSlots.append(context.define(input.name, type: input.type))
         }
 
-        var steps: [LoweredStep] = []
-        var classifier: LoweredClassifier?
-        for operation in block.operations {
-            let name = operation.name ?? operation.outputs.first?.name ?? "?"
-            guard let op = MILOpRegistry.op(named: operation.type), operation.blocks.isEmpty else {
-                throw ModelFormatError(
-                    .unsupportedModelType, file: file,
-                    "operation '\(name)' (op type '\(operation.type)') is not supported by Tessera")
-            }
-            var lowering = OperationLowering(operation: operation, context: context)
-            switch op.lowering {
-            case .atLoad(let resolve):
-                try lowering.checkingShapes { try resolve($0) }
-            case .step(let handler, let batch):
-                let compute = try lowering.checkingShapes { try handler(&$0) }
-                if let lowered = lowering.classifier { classifier = lowered }
-                let results = operation.outputs.map { context.define($0.name, type: $0.type) }
-                if let state = lowering.updatedState, let result = results.first {
-                    context.writeState(state, slot: result)
-                }
-                let declaredShapes = operation.outputs.map {
-                    lowering.checksDeclaredShapes ? LoweredFunction.checkableShape($0.type) : nil
-                }
-                steps.append(
-                    LoweredStep(
-                        type: operation.type, name: name, operands: lowering.operands, results: results,
-                        declaredShapes: declaredShapes, batchRule: batch.rule(for: lowering), compute: compute))
-            }
-        }
+        let (steps, classifier) = try LoweredBlock.steps(of: block.operations, context: context)
 
         var outputSlots: [(slot: Int, type: KernelScalarType?)] = []
         for output in block.outputs {
@@ -147,6 +125,7 @@ package struct LoweredFunction: Sendable {
         self.outputSlots = outputSlots
         self.classifier = classifier
         self.file = file
+        self.float16Rounding = float16Rounding
         self.steps = steps
         self.slotCount = context.slotCount
         self.constantTensors = context.constantTensors
@@ -181,7 +160,9 @@ package struct LoweredFunction: Sendable {
                 throw LoweringError(
                     .missingInput, file: file, "the input '\(input.name)' (\(input.type)) was not given")
             }
-            values[inputSlots[index]] = try bind(tensor, to: input.name, type: input.type)
+            let bound = try bind(tensor, to: input.name, type: input.type)
+            let isHalf = float16Rounding == .roundedToFloat16 && input.type.tensorType?.dataType == .float16
+            values[inputSlots[index]] = isHalf ? Float16Rounding.rounded(bound) : bound
         }
         let bound = values
         do {

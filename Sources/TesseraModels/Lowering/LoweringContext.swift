@@ -27,8 +27,12 @@ final class LoweringContext {
     /// Decompressed `constexpr_*` results by name: iOS 18 constexpr ops can read earlier ones.
     private(set) var decompressed: [String: DenseConstant] = [:]
 
-    init(package: CoreMLPackage) {
+    /// Whether fp16-typed results are rounded to fp16 (see ``Float16Rounding``).
+    let float16Rounding: Float16Rounding
+
+    init(package: CoreMLPackage, float16Rounding: Float16Rounding = .none) {
         self.package = package
+        self.float16Rounding = float16Rounding
         file = package.modelDisplayName
     }
 

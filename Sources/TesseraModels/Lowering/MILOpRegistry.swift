@@ -13,6 +13,7 @@ enum MILOpRegistry {
         MILOp.indexingOps,
         MILOp.einsumOps, MILOp.scatterOps, MILOp.spaceBatchOps, MILOp.l2PoolOps, MILOp.nonZeroOps,
         MILOp.resampleOps, MILOp.affineOps, MILOp.cropResizeOps, MILOp.recurrentOps,
+        MILOp.quantizationOps, MILOp.sliceUpdateOps, MILOp.randomOps, MILOp.controlFlowOps, MILOp.listOps,
     ]
 
     /// Every registered op by name.

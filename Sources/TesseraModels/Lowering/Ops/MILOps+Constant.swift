@@ -16,13 +16,15 @@ extension MILOp {
         ]
         + ConstexprDecompression.opTypes.sorted().map { type in
             MILOp(atLoad: type, cost: .loadTime) { lowering in
-                // Compressed weights are decoded once, at load, into plain Float32 constants.
-                guard let output = lowering.operation.outputs.first else {
-                    throw lowering.invalid("a \(type) op needs an output")
-                }
-                let dense = try ConstexprDecompression.decode(
+                // Compressed weights are decoded once, at load, into plain Float32 constants
+                // (the two-output sparse ops define a mask of zeros and ones and the values).
+                let outputs = lowering.operation.outputs
+                guard !outputs.isEmpty else { throw lowering.invalid("a \(type) op needs an output") }
+                let dense = try ConstexprDecompression.decodeOutputs(
                     lowering.operation, in: lowering.context.package, known: lowering.context.decompressed)
-                lowering.context.defineDecompressed(output.name, dense, type: output.type)
+                for (output, value) in zip(outputs, dense) {
+                    lowering.context.defineDecompressed(output.name, value, type: output.type)
+                }
             }
         }
 }

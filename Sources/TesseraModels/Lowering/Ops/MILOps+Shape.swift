@@ -119,8 +119,12 @@ extension MILOp {
             MILOp("tile", batch: .from { l in .tile(reps: try l.required(l.ints("reps"), "reps")) }, cost: .elementwise)
             { lowering in
                 let x = try lowering.tensor("x")
-                let reps = try lowering.required(lowering.ints("reps"), "reps")
-                return { args in [args[x].tiled(multiples: reps)] }
+                let repsParameter = try lowering.required(lowering.runtimeInts("reps"), "reps")
+                return { args in
+                    let reps = try repsParameter.values(args)
+                    try require(reps.allSatisfy { $0 >= 0 }, "reps \(reps) must not be negative")
+                    return [args[x].tiled(multiples: reps)]
+                }
             })
         ops.append(
             MILOp("pad", batch: .from { l in .pad(try l.required(l.ints("pad"), "pad")) }, cost: .elementwise) {
@@ -158,10 +162,17 @@ extension MILOp {
             })
         ops.append(
             MILOp("fill", batch: .notSeparable, cost: .elementwise) { lowering in
-                let shape = try lowering.required(lowering.ints("shape"), "shape")
-                let value = try lowering.double("value") ?? 0
-                guard shape.allSatisfy({ $0 >= 0 }) else { throw lowering.invalid("negative size in shape \(shape)") }
-                return { _ in [MLTensor.scalarConstant(value, type: .float32).broadcast(to: shape)] }
+                // The shape and value may be computed at run time (read when the prediction is built).
+                let shapeParameter = try lowering.required(lowering.runtimeInts("shape"), "shape")
+                let valueParameter = try lowering.runtimeNumber("value") ?? .constant(0)
+                let isFloat =
+                    lowering.declaredType("value").map { [.float16, .float32, .float64].contains($0.dataType) } ?? true
+                return { args in
+                    let shape = try shapeParameter.values(args)
+                    try require(shape.allSatisfy { $0 >= 0 }, "negative size in shape \(shape)")
+                    let value = try valueParameter.value(args)
+                    return [MLTensor.scalarConstant(value, type: isFloat ? .float32 : .int32).broadcast(to: shape)]
+                }
             })
         ops.append(
             MILOp("band_part", batch: .always(.alongAxes([-2, -1])), cost: .elementwise) { lowering in
@@ -223,19 +234,32 @@ extension MILOp {
             })
         ops.append(
             MILOp("range_1d", batch: .notSeparable, cost: .elementwise) { lowering in
-                let start = try lowering.required(lowering.double("start"), "start")
-                let end = try lowering.required(lowering.double("end"), "end")
-                let step = try lowering.required(lowering.double("step"), "step")
+                // Bounds may be computed at run time; they are then read when the prediction is built.
+                let bounds = [
+                    try lowering.required(lowering.runtimeNumber("start"), "start"),
+                    try lowering.required(lowering.runtimeNumber("end"), "end"),
+                    try lowering.required(lowering.runtimeNumber("step"), "step"),
+                ]
                 let isFloat = [.float16, .float32, .float64].contains(lowering.declaredType("start")?.dataType)
-                guard step != 0 else { throw lowering.invalid("step must not be 0") }
-                let count = Swift.max(0, Int(((end - start) / step).rounded(.up)))
-                guard count < 1 << 28 else { throw lowering.invalid("the range has \(count) elements") }
-                let values = (0..<count).map { start + Double($0) * step }
-                let tensor =
-                    isFloat
-                    ? MLTensor(shape: [count], scalars: values.map { Float($0) }, scalarType: Float.self)
-                    : MLTensor(shape: [count], scalars: values.map { Int32($0) }, scalarType: Int32.self)
-                return { _ in [tensor] }
+                @Sendable func range(_ start: Double, _ end: Double, _ step: Double) throws -> MLTensor {
+                    try require(step != 0, "step must not be 0")
+                    let count = Swift.max(0, Int(((end - start) / step).rounded(.up)))
+                    try require(count < 1 << 28, "the range has \(count) elements")
+                    let values = (0..<count).map { start + Double($0) * step }
+                    return isFloat
+                        ? MLTensor(shape: [count], scalars: values.map { Float($0) }, scalarType: Float.self)
+                        : MLTensor(shape: [count], scalars: values.map { Int32($0) }, scalarType: Int32.self)
+                }
+                if case .constant(let start) = bounds[0], case .constant(let end) = bounds[1],
+                    case .constant(let step) = bounds[2]
+                {
+                    let tensor: MLTensor
+                    do { tensor = try range(start, end, step) } catch let error as OperandError {
+                        throw lowering.invalid(error.message)
+                    }
+                    return { _ in [tensor] }
+                }
+                return { args in [try range(bounds[0].value(args), bounds[1].value(args), bounds[2].value(args))] }
             })
         ops.append(
             MILOp("depth_to_space", batch: .leadingAxis, cost: .elementwise) { lowering in

@@ -1,0 +1,130 @@
+import TesseraKernels
+import TesseraTensor
+
+/// The tensor-list ops: `make_list`, `list_length`, `list_write`, `list_read`,
+/// `list_gather`, `list_scatter`.
+///
+/// A list is carried as one tensor `[length, elem_shape…]` whose rows are the elements (a
+/// list is a value like any other: a `while_loop` variable, a `cond` result). `make_list`
+/// starts `init_length` rows of zeros (elements not written read as zeros; Core ML leaves
+/// them undefined); a write or scatter past the end grows the list, with zero rows between,
+/// when the list is `dynamic_length` (the default), and fails the prediction otherwise.
+/// Indices are read when the prediction is built (they choose the graph's shape, as a slice
+/// bound computed at run time does); negative ones and ones past the end fail it. The
+/// element shape must be known at load (constant `elem_shape`).
+extension MILOp {
+    static let listOps: [MILOp] = [
+        MILOp("make_list", batch: .notSeparable, cost: .elementwise) { lowering in
+            let length = try lowering.runtimeNumber("init_length") ?? .constant(1)
+            let shape = try listElementShape(lowering)
+            let dtype = try lowering.string("dtype") ?? "fp32"
+            let type: KernelScalarType
+            switch dtype {
+            case "fp16", "fp32": type = .float32
+            case "int32": type = .int32
+            case "bool": type = .bool
+            default: throw lowering.invalid("dtype '\(dtype)' must be fp16, fp32, int32 or bool")
+            }
+            return { args in
+                let count = Int(try length.value(args))
+                try require(count >= 0, "init_length \(count) must not be negative")
+                return [MLTensor.scalarConstant(0, type: type).broadcast(to: [count] + shape)]
+            }
+        },
+        MILOp("list_length", batch: .notSeparable, cost: .elementwise) { lowering in
+            let list = try lowering.tensor("ls")
+            return { args in [MLTensor(shape: [], scalars: [Int32(args[list].shape[0])], scalarType: Int32.self)] }
+        },
+        MILOp("list_read", batch: .notSeparable, cost: .dataMovement) { lowering in
+            let list = try lowering.tensor("ls")
+            let index = try lowering.required(lowering.runtimeNumber("index"), "index")
+            return { args in
+                let rows = args[list]
+                let i = try listIndex(index.value(args), length: rows.shape[0], growing: false)
+                return [rows.narrowed(alongAxis: 0, start: i, count: 1).reshaped(to: Array(rows.shape.dropFirst()))]
+            }
+        },
+        MILOp("list_gather", batch: .notSeparable, cost: .dataMovement) { lowering in
+            let list = try lowering.tensor("ls")
+            let indices = try lowering.required(lowering.runtimeInts("indices"), "indices")
+            return { args in
+                let rows = args[list]
+                let chosen = try indices.values(args).map {
+                    try listIndex(Double($0), length: rows.shape[0], growing: false)
+                }
+                let index = MLTensor(shape: [chosen.count], scalars: chosen.map { Int32($0) }, scalarType: Int32.self)
+                return [rows.gathering(atIndices: index, alongAxis: 0)]
+            }
+        },
+        MILOp("list_write", batch: .notSeparable, cost: .dataMovement) { lowering in
+            let list = try lowering.tensor("ls")
+            let index = try lowering.required(lowering.runtimeNumber("index"), "index")
+            let value = try lowering.tensor("value")
+            let dynamic = try listIsDynamic(lowering)
+            return { args in
+                let rows = args[list]
+                let i = try listIndex(index.value(args), length: rows.shape[0], growing: dynamic)
+                let element = args[value].converted(to: rows.kernelType)
+                return [try listReplacing(rows, at: [i], with: element.expandingShape(at: 0))]
+            }
+        },
+        MILOp("list_scatter", batch: .notSeparable, cost: .dataMovement) { lowering in
+            let list = try lowering.tensor("ls")
+            let indices = try lowering.required(lowering.runtimeInts("indices"), "indices")
+            let value = try lowering.tensor("value")
+            let dynamic = try listIsDynamic(lowering)
+            return { args in
+                let rows = args[list]
+                let chosen = try indices.values(args).map {
+                    try listIndex(Double($0), length: rows.shape[0], growing: dynamic)
+                }
+                return [try listReplacing(rows, at: chosen, with: args[value].converted(to: rows.kernelType))]
+            }
+        },
+    ]
+
+    /// `make_list`'s `elem_shape`: one constant integer per binding (or one list).
+    static func listElementShape(_ lowering: OperationLowering) throws -> [Int] {
+        // A symbolic size (a string) or a size computed at run time is not read.
+        guard let shape = try? lowering.variadicInts("elem_shape"), shape.allSatisfy({ $0 >= 0 }) else {
+            throw lowering.unsupported("a list without a known element shape")
+        }
+        return shape
+    }
+
+    /// Whether the list the op writes may grow (`dynamic_length` of its `make_list`, which
+    /// the op cannot see: Tessera lets every list grow unless the op itself says otherwise).
+    static func listIsDynamic(_ lowering: OperationLowering) throws -> Bool {
+        try lowering.bool("dynamic_length") ?? true
+    }
+
+    /// A list index checked against the length (with `growing`, any non-negative index).
+    static func listIndex(_ value: Double, length: Int, growing: Bool) throws -> Int {
+        let index = Int(value)
+        try require(index >= 0 && (growing || index < length), "list index \(index) is outside the list of \(length)")
+        return index
+    }
+
+    /// `rows` with the rows at `indices` replaced by the rows of `values`, grown with zero
+    /// rows to reach the largest index.
+    static func listReplacing(_ rows: MLTensor, at indices: [Int], with values: MLTensor) throws -> MLTensor {
+        let element = Array(rows.shape.dropFirst())
+        try require(
+            values.shape == [indices.count] + element,
+            "values \(values.shape) do not fit \(indices.count) elements of shape \(element)")
+        var list = rows
+        let length = (indices.max() ?? -1) + 1
+        if length > rows.shape[0] {
+            let zeros = MLTensor.scalarConstant(0, type: rows.kernelType).broadcast(
+                to: [length - rows.shape[0]] + element)
+            list = rows.shape[0] == 0 ? zeros : MLTensor(concatenating: [rows, zeros], alongAxis: 0)
+        }
+        if indices.isEmpty { return list }
+        let inner = element.reduce(1, *)
+        let index = MLTensor(shape: [1, indices.count, 1], scalars: indices.map { Int32($0) }, scalarType: Int32.self)
+        let replaced = list.reshaped(to: [1, list.shape[0], inner]).replacing(
+            with: values.reshaped(to: [1, indices.count, inner]),
+            atIndices: index.broadcast(to: [1, indices.count, inner]), alongAxis: 1)
+        return replaced.reshaped(to: list.shape)
+    }
+}

@@ -1,0 +1,96 @@
+import TesseraTensor
+
+/// The random ops: `random_normal` (`mean`, `stddev`), `random_uniform` (`low`, `high`),
+/// `random_bernoulli` (`prob`: 1 with that probability, else 0) of a `shape` (constant or
+/// computed at run time), and `random_categorical` (`size` class indices drawn per row of
+/// `x`'s last axis, `x` holding `logits` (the default) or `probs`; the result has `x`'s shape
+/// with the last axis replaced by `size`). Results are Float32.
+///
+/// Seeds: MIL's `seed` defaults to −1, "no seed", and every prediction then draws fresh
+/// values. A seed ≥ 0 makes the op deterministic: every prediction of the model gives the
+/// same values, on any machine and thread count (the Philox-4×32-10 stream of
+/// `MLTensor(randomUniform:)` keyed by the seed). The stream is Tessera's own: Core ML does
+/// not specify its generator, so a seeded model gives other values than on Apple's devices,
+/// with the same distribution. coremltools' tests check only what does not depend on the
+/// stream (`stddev` 0, `prob` 0 or 1, `low == high`, one class).
+extension MILOp {
+    static let randomOps: [MILOp] = [
+        MILOp("random_normal", batch: .notSeparable, cost: .transcendental) { lowering in
+            let shape = try lowering.required(lowering.runtimeInts("shape"), "shape")
+            let mean = try lowering.runtimeNumber("mean") ?? .constant(0)
+            let deviation = try lowering.runtimeNumber("stddev") ?? .constant(1)
+            let seed = try randomSeed(lowering)
+            return { args in
+                let dimensions = try randomShape(shape.values(args))
+                let samples = MLTensor(
+                    randomNormal: dimensions, mean: 0, standardDeviation: 1, seed: seed, scalarType: Float.self)
+                return [samples * Float(try deviation.value(args)) + Float(try mean.value(args))]
+            }
+        },
+        MILOp("random_uniform", batch: .notSeparable, cost: .elementwise) { lowering in
+            let shape = try lowering.required(lowering.runtimeInts("shape"), "shape")
+            let low = try lowering.runtimeNumber("low") ?? .constant(0)
+            let high = try lowering.runtimeNumber("high") ?? .constant(1)
+            let seed = try randomSeed(lowering)
+            return { args in
+                let dimensions = try randomShape(shape.values(args))
+                let (a, b) = (Float(try low.value(args)), Float(try high.value(args)))
+                let u = MLTensor(randomUniform: dimensions, in: 0..<1, seed: seed, scalarType: Float.self)
+                return [u * (b - a) + a]
+            }
+        },
+        MILOp("random_bernoulli", batch: .notSeparable, cost: .elementwise) { lowering in
+            let shape = try lowering.required(lowering.runtimeInts("shape"), "shape")
+            let probability = try lowering.runtimeNumber("prob") ?? .constant(0.5)
+            let seed = try randomSeed(lowering)
+            return { args in
+                let dimensions = try randomShape(shape.values(args))
+                let p = Float(try probability.value(args))
+                let u = MLTensor(randomUniform: dimensions, in: 0..<1, seed: seed, scalarType: Float.self)
+                // u < p holds with probability p: never for p = 0, always for p = 1.
+                return [(u .< u.scalar(Double(p))).asFloat]
+            }
+        },
+        MILOp("random_categorical", batch: .notSeparable, cost: .elementwise) { lowering in
+            let x = try lowering.tensor("x")
+            let mode = try lowering.string("mode") ?? "logits"
+            guard mode == "logits" || mode == "probs" else {
+                throw lowering.invalid("mode '\(mode)' must be 'logits' or 'probs'")
+            }
+            let size = try lowering.int("size") ?? 1
+            guard size >= 1 else { throw lowering.invalid("size \(size) must be positive") }
+            let seed = try randomSeed(lowering)
+            return { args in
+                let v = args[x].asFloat
+                try require(v.rank >= 1 && v.shape[v.rank - 1] >= 1, "x \(v.shape) needs a non-empty class axis")
+                let classes = v.shape[v.rank - 1]
+                let rows = Array(v.shape.dropLast())
+                let probabilities = mode == "logits" ? v.softmax(alongAxis: -1) : v
+                // Inverse CDF: the class of a uniform u is the number of cumulative
+                // probabilities (normalized by the total) at or below it, capped at the last.
+                let cumulative = probabilities.cumulativeSum(alongAxis: v.rank - 1)
+                let total = cumulative.narrowed(alongAxis: v.rank - 1, start: classes - 1, count: 1)
+                let cdf = (cumulative / total).expandingShape(at: v.rank - 1)
+                let u = MLTensor(randomUniform: rows + [size, 1], in: 0..<1, seed: seed, scalarType: Float.self)
+                let below = (cdf .<= u).asFloat.sum(alongAxes: [v.rank], keepRank: false)
+                return [pointwiseMin(below, below.scalar(Double(classes - 1)))]
+            }
+        },
+    ]
+
+    /// The op's `seed`: `nil` (fresh values every prediction) when absent or negative.
+    static func randomSeed(_ lowering: OperationLowering) throws -> UInt64? {
+        guard let seed = try lowering.int("seed"), seed >= 0 else { return nil }
+        return UInt64(seed)
+    }
+
+    /// A `shape` parameter as dimensions, checked.
+    static func randomShape(_ values: [Int]) throws -> [Int] {
+        try require(values.allSatisfy { $0 >= 0 }, "shape \(values) has a negative size")
+        try require(
+            values.reduce(1) { $0.multipliedReportingOverflow(by: $1).partialValue }
+                <= LoweredFunction.maximumElementCount,
+            "shape \(values) is too large")
+        return values
+    }
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Summarizes a harvest run for Docs/LoweringHarvestReport.md.
+
+Reads the `outcomes.csv` that `LoweringHarvestTests` writes in the harvest root (one line per
+case: its folder, outcome, op types) and prints, per family folder and per op type, the cases
+that pass, fail or are refused, in Markdown. A family harvested with `HARVEST_SAMPLE=n`
+(folder named `sample<n>_…` or `…_sample<n>`) holds every n-th parametrization, so its
+cases are also counted n times in the estimated totals. Cases whose program holds a
+recurrent op (`lstm`, `gru`, `rnn`) are reported apart, with and without.
+
+    python3 tools/summarize_harvest.py Tests/Fixtures/harvested/outcomes.csv
+"""
+
+import collections
+import csv
+import re
+import sys
+
+PASS = {"pass", "pass (fp16 program)"}
+RECURRENT = {"lstm", "gru", "rnn"}
+
+
+def weight(folder):
+    match = re.search(r"(?:^sample(\d+)_|_sample(\d+)$)", folder)
+    return int(match.group(1) or match.group(2)) if match else 1
+
+
+def main():
+    rows = list(csv.DictReader(open(sys.argv[1])))
+    families = collections.defaultdict(collections.Counter)
+    ops = collections.defaultdict(collections.Counter)
+    totals = {key: collections.Counter() for key in ("all", "no_recurrent")}
+    estimated = {key: collections.Counter() for key in ("all", "no_recurrent")}
+    for row in rows:
+        folder = row["case"].split("/")[0]
+        outcome = "pass" if row["outcome"] in PASS else row["outcome"]
+        case_ops = set(row["ops"].split())
+        families[folder][outcome] += 1
+        for op in case_ops:
+            ops[op][outcome] += 1
+        for key in ("all", "no_recurrent"):
+            if key == "no_recurrent" and case_ops & RECURRENT:
+                continue
+            totals[key][outcome] += 1
+            estimated[key][outcome] += weight(folder)
+    outcomes = ["pass", "fail", "unsupported", "load error", "run error"]
+
+    def line(name, counter):
+        total = sum(counter.values())
+        rate = 100.0 * counter["pass"] / total if total else 0.0
+        return f"| {name} | " + " | ".join(str(counter[o]) for o in outcomes) + f" | {total} | {rate:.1f} % |"
+
+    header = "| | " + " | ".join(outcomes) + " | cases | pass |\n|---|" + "---:|" * (len(outcomes) + 2)
+    print("Totals (harvested cases; estimated = sampled families weighted by their sampling factor):\n")
+    print(header)
+    print(line("all, harvested", totals["all"]))
+    print(line("all, estimated", estimated["all"]))
+    print(line("without lstm/gru/rnn, harvested", totals["no_recurrent"]))
+    print(line("without lstm/gru/rnn, estimated", estimated["no_recurrent"]))
+    print("\nPer family (folder; `sampleN` = every N-th parametrization):\n")
+    print(header)
+    for folder in sorted(families):
+        print(line(folder, families[folder]))
+    print("\nPer op type (a case counts for every op in its program, nested blocks included):\n")
+    print(header)
+    for op in sorted(ops):
+        print(line(f"`{op}`", ops[op]))
+
+
+if __name__ == "__main__":
+    main()
