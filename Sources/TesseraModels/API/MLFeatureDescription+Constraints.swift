@@ -182,7 +182,8 @@ public final class MLImageConstraint: Sendable {
 
 /// What a state feature's buffer looks like.
 public final class MLStateConstraint: Sendable {
-    /// The buffer's shape.
+    /// The buffer's shape: the declared one, or `[1]` for a state the program declares
+    /// rank 0 (Core ML's shape for a scalar outside the program).
     public let bufferShape: [Int]
     /// The buffer's element type.
     public let dataType: MLMultiArrayDataType

@@ -100,7 +100,11 @@ public final class MLFeatureDescription: Sendable {
     }
 
     /// The shape problem of a multi-array, or `nil` when its shape is allowed.
+    ///
+    /// A rank-0 value counts as shape `[1]`, the shape Core ML gives every scalar at its
+    /// boundary (a NumPy 0-d array from Python, a rank-0 `MLTensor`).
     static func shapeProblem(_ shape: [Int], _ constraint: MLMultiArrayConstraint) -> String? {
+        let shape = shape.isEmpty ? [1] : shape
         let flexible = constraint.shapeConstraint
         switch flexible.type {
         case .enumerated:

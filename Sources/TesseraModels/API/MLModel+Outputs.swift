@@ -104,7 +104,8 @@ extension MLModel {
                 default:
                     .multiArray(description.outputDescriptionsByName[name]?.multiArrayConstraint?.dataType ?? .float32)
                 }
-            pending.features.append((name, kind, tensor))
+            // Core ML has no rank-0 multi-arrays: a scalar result is delivered as shape [1].
+            pending.features.append((name, kind, tensor.rank == 0 ? tensor.reshaped(to: [1]) : tensor))
         }
         if let labels {
             let count = labels.count

@@ -126,8 +126,11 @@ public final class MLModel: Sendable {
         } catch {
             throw MLModelError(.generic, "cannot load \(name): \(error)")
         }
-        self.bindings = try InputBinding.make(function: function, description: description, model: name)
-        self.stateBindings = try StateBinding.make(function: function, description: description, model: name)
+        let bindings = try InputBinding.make(function: function, description: description, model: name)
+        let stateBindings = try StateBinding.make(function: function, description: description, model: name)
+        try MLModel.checkBuildsOnDeclaredShapes(function, inputs: bindings, states: stateBindings, model: name)
+        self.bindings = bindings
+        self.stateBindings = stateBindings
         self.stateOwner = StateOwner(modelName: name)
         self.modelDescription = description
         self.configurationSnapshot = snapshot

@@ -67,7 +67,9 @@ extension MLFeatureDescription {
             let constraint = MLMultiArrayConstraint(spec: array)
             self.init(
                 name: name, type: .state, isOptional: optional, shortDescription: doc,
-                stateConstraint: MLStateConstraint(bufferShape: array.shape, dataType: constraint.dataType))
+                // A rank-0 state's buffer is [1], as every scalar outside the program is.
+                stateConstraint: MLStateConstraint(
+                    bufferShape: array.shape.isEmpty ? [1] : array.shape, dataType: constraint.dataType))
         case .dictionary(let keyType):
             self.init(
                 name: name, type: .dictionary, isOptional: optional, shortDescription: doc,

@@ -103,7 +103,8 @@ struct LoweredBlock: Sendable {
                 steps.append(
                     LoweredStep(
                         type: operation.type, name: name, operands: lowering.operands, results: results,
-                        declaredShapes: declaredShapes, batchRule: batch.rule(for: lowering), compute: compute))
+                        declaredShapes: declaredShapes, valueReads: lowering.valueReads,
+                        batchRule: batch.rule(for: lowering), compute: compute))
             }
         }
         return (steps, classifier)

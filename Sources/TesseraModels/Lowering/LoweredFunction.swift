@@ -262,7 +262,9 @@ package struct LoweredFunction: Sendable {
         guard let declared = type.tensorType else {
             throw LoweringError(.invalidInput, file: file, "input '\(name)' is \(type), not a tensor")
         }
+        var tensor = tensor
         if let shape = LoweredFunction.checkableShape(type) {
+            tensor = LoweredFunction.rankZeroAdjusted(tensor, to: shape)
             guard tensor.rank == shape.count else {
                 throw LoweringError(
                     .invalidInput, file: file,
@@ -279,6 +281,16 @@ package struct LoweredFunction: Sendable {
                 .invalidInput, file: file, "input '\(name)' is declared \(declared), a type Tessera cannot compute in")
         }
         return tensor.converted(to: target)
+    }
+
+    /// A one-element tensor in the rank the function declares, where the two differ only by
+    /// Core ML's rank-0 rule: a rank-0 input arrives as `[1]` (the only shape a multi-array
+    /// can give it) and is bound as rank 0; a rank-0 value given for an input declared `[1]`
+    /// (a 0-d NumPy array) is bound as `[1]`. Anything else is returned as it is.
+    static func rankZeroAdjusted(_ tensor: MLTensor, to shape: [Int?]) -> MLTensor {
+        if shape.isEmpty, tensor.shape == [1] { return tensor.reshaped(to: []) }
+        if tensor.rank == 0, shape.count == 1, (shape[0] ?? 1) == 1 { return tensor.reshaped(to: [1]) }
+        return tensor
     }
 
     /// The most elements one value may have (2³¹ − 1: 8 GiB of Float32).

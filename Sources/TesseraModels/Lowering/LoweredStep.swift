@@ -24,6 +24,9 @@ struct LoweredStep: Sendable {
     /// lowering's shapes against the file's; `nil` for results that are not tensors or not
     /// checked.
     var declaredShapes: [[Int?]?]
+    /// Positions in ``operands`` whose elements are read while the graph is built (a reshape
+    /// target or slice bound computed at run time), so the shapes that follow depend on them.
+    var valueReads: [Int] = []
     /// How the operation treats a batch axis, decided at load (see ``BatchRule``).
     var batchRule: BatchRule
     /// The node builder.

@@ -23,6 +23,9 @@ struct OperationLowering {
     /// Whether the results' shapes are checked against the types the model declares (not
     /// for `classify`, whose declared outputs are a label and a dictionary).
     var checksDeclaredShapes = true
+    /// Positions (in ``operands``) of the operands whose elements the compute closure reads
+    /// while building (parameters computed at run time); see ``LoweredStep/valueReads``.
+    private(set) var valueReads: [Int] = []
 
     init(operation: MILOperation, context: LoweringContext) {
         self.operation = operation
@@ -171,7 +174,9 @@ struct OperationLowering {
     mutating func runtimeInts(_ name: String) throws -> RuntimeInts? {
         guard let binding = operation.inputs[name]?.bindings.first else { return nil }
         if case .name(let value) = binding, context.constants[value] == nil {
-            return .operand(try tensor(name))
+            let position = try tensor(name)
+            valueReads.append(position)
+            return .operand(position)
         }
         return try ints(name).map { .constant($0) }
     }

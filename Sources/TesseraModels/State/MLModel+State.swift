@@ -114,7 +114,8 @@ extension MLModel {
             let pending = try pendingOutputs(results)
             var updated: [String: MLTensor] = [:]
             for binding in state.bindings {
-                guard let tensor = results[binding.name] else { continue }
+                guard var tensor = results[binding.name] else { continue }
+                if tensor.rank == 0, binding.shape == [1] { tensor = tensor.reshaped(to: [1]) }
                 guard tensor.shape == binding.shape else {
                     throw MLModelError(
                         .generic,

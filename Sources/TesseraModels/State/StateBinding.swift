@@ -11,7 +11,8 @@ struct StateBinding: Sendable {
     let name: String
     /// The description (type `.state`, with an ``MLStateConstraint``).
     let description: MLFeatureDescription
-    /// The buffer's shape.
+    /// The buffer's shape: the declared one, or `[1]` for a rank-0 state (Core ML's shape for
+    /// a scalar outside the program; the program reads and writes it as rank 0).
     let shape: [Int]
     /// The buffer's data type.
     let dataType: MLMultiArrayDataType
@@ -48,14 +49,16 @@ struct StateBinding: Sendable {
                     "cannot load \(model): state \"\(input.name)\" is \(input.type); Tessera runs states that wrap "
                         + "a tensor of fixed shape")
             }
-            guard shape == constraint.bufferShape else {
+            let bufferShape = shape.isEmpty ? [1] : shape
+            guard bufferShape == constraint.bufferShape else {
                 throw MLModelError(
                     .io,
                     "cannot load \(model): state \"\(input.name)\" has shape \(shape) in the program but "
                         + "\(constraint.bufferShape) in the model description")
             }
             bindings.append(
-                StateBinding(name: input.name, description: feature, shape: shape, dataType: constraint.dataType))
+                StateBinding(
+                    name: input.name, description: feature, shape: bufferShape, dataType: constraint.dataType))
         }
         let bound = Set(bindings.map(\.name))
         if let missing = description.stateDescriptionsByName.keys.sorted().first(where: { !bound.contains($0) }) {

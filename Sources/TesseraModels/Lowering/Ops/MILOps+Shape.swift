@@ -78,8 +78,14 @@ extension MILOp {
                 let axis = try lowering.required(lowering.int("axis"), "axis")
                 let interleave = try lowering.bool("interleave") ?? false
                 return { args in
-                    let first = args[values[0]]
-                    let pieces = values.map { args[$0].converted(to: first.kernelType) }
+                    // A rank-0 value counts as [1] (MIL's concat of n scalars is [n]; converters
+                    // build shapes that way from `slice_by_index(squeeze_mask:)` results).
+                    let type = args[values[0]].kernelType
+                    let pieces = values.map {
+                        let v = args[$0].converted(to: type)
+                        return v.rank == 0 ? v.reshaped(to: [1]) : v
+                    }
+                    let first = pieces[0]
                     guard interleave else { return [MLTensor(concatenating: pieces, alongAxis: axis)] }
                     // Interleaved: stack along a new axis after `axis`, then merge the two.
                     let a = try first.axis(axis, op: "concat")
