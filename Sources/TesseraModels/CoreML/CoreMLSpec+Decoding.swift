@@ -45,6 +45,12 @@ extension CoreMLSpec.Model {
                         // A oneof: the last alternative in the file wins.
                         model.type = type
                         model.mlProgram = nil
+                        model.classic = nil
+                        if type.isClassic {
+                            var child = try reader.readMessage()
+                            model.classic = try CoreMLSpec.Classic.decode(type, from: &child)
+                            continue
+                        }
                     }
                     try reader.skipField()
                 }

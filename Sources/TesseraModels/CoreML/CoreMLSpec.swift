@@ -18,6 +18,9 @@ extension CoreMLSpec {
         package var type: ModelType?
         /// The ML program, when ``type`` is ``ModelType/mlProgram``.
         package var mlProgram: MILProgram?
+        /// The parameters of a classic model (a linear model, tree ensemble, pipeline, …), when
+        /// ``type`` is one.
+        package var classic: Classic? = nil
 
         /// The ML program, or an error that says what the file holds instead.
         ///
@@ -34,10 +37,12 @@ extension CoreMLSpec {
                     + "only: re-convert with coremltools, ct.convert(..., convert_to=\"mlprogram\")")
         }
 
-        /// The class labels of a classifier: from the ML program's `classify` op, in order.
+        /// The class labels of a classifier: from the ML program's `classify` op, in order, or
+        /// from a classic classifier's parameters.
         ///
-        /// `nil` when the model is not a classifier ML program.
+        /// `nil` when the model is not a classifier.
         package var classLabels: ClassLabels? {
+            if let classic { return classic.classLabels }
             guard let function = try? mlProgram?.function(named: description.defaultFunctionName.nilIfEmpty),
                 let block = try? function.block(),
                 let classify = block.operations.last(where: { $0.type == "classify" }),
