@@ -5,13 +5,14 @@ import TesseraTensor
 extension MLModel {
     /// **Tessera extension**: the number of batches this model ran as one execution rather
     /// than as a loop of single predictions (see ``predictions(fromBatch:)``).
-    package var batchedExecutionCount: Int { function.batchedExecutionCount }
+    package var batchedExecutionCount: Int { classicModel == nil ? function.batchedExecutionCount : 0 }
 
     /// Predicts every item of a batch: validates them all first, then runs them as one
     /// execution when the model allows it, else as a loop of single predictions.
     ///
     /// - Throws: ``MLModelError`` whose message starts with "batch input N:".
     func batchOutputs(_ batch: any MLBatchProvider) throws -> [any MLFeatureProvider] {
+        if let classic = classicModel { return try classicBatchOutputs(classic, batch) }
         var items: [[String: MLTensor]] = []
         items.reserveCapacity(batch.count)
         for index in 0..<batch.count {

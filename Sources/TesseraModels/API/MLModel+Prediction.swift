@@ -31,6 +31,7 @@ extension MLModel {
     public func prediction(from input: any MLFeatureProvider, options: MLPredictionOptions) throws
         -> any MLFeatureProvider
     {
+        if let classic = classicModel { return try classicPrediction(classic, from: input) }
         let pending = try pendingOutputs(runProgram(boundInputs(input)))
         MLTensor.materialize(pending.tensors)
         return try pending.provider()
@@ -53,6 +54,7 @@ extension MLModel {
         from input: any MLFeatureProvider, options: MLPredictionOptions = MLPredictionOptions()
     ) async throws -> any MLFeatureProvider {
         try Self.checkCancellation()
+        if let classic = classicModel { return try classicPrediction(classic, from: input) }
         let pending = try pendingOutputs(runProgram(boundInputs(input)))
         await MLTensor.materialize(pending.tensors)
         return try pending.provider()
@@ -115,6 +117,7 @@ extension MLModel {
     /// ```
     public func prediction(from inputs: [String: MLTensor]) async throws -> [String: MLTensor] {
         try Self.checkCancellation()
+        if let classic = classicModel { return try await classicTensorPrediction(classic, from: inputs) }
         var bound: [String: MLTensor] = [:]
         for binding in bindings {
             bound[binding.name] = try binding.tensor(from: inputs, inputs: modelDescription.inputOrder)

@@ -36,8 +36,8 @@ public final class MLModel: Sendable {
     public let modelDescription: MLModelDescription
     /// The configuration the model was loaded with.
     let configurationSnapshot: MLModelConfiguration.Snapshot
-    /// The program, lowered once at load.
-    let function: LoweredFunction
+    /// What the model runs: its lowered program or a classic model (``ModelEngine``).
+    let engine: ModelEngine
     /// What each function input is bound from, in the function's order.
     let bindings: [InputBinding]
     /// The program's states, in the function's order (empty for stateless models).
@@ -85,13 +85,33 @@ public final class MLModel: Sendable {
     /// - Throws: ``MLModelError``, as ``init(contentsOf:configuration:)`` does; `.io` when a
     ///   compiled model is stale, truncated or corrupted, or `configuration.functionName`
     ///   names no function of the program (the message lists the functions there are).
-    public init(
+    public convenience init(
         contentsOf url: URL, configuration: MLModelConfiguration, progress: MLModelProgressHandler?
     ) throws {
-        let snapshot = configuration.snapshot
-        let name = url.lastPathComponent
         let reporter = ProgressReporter(handler: progress)
         let corePackage = try ModelSource.open(url, progress: reporter)
+        try self.init(
+            package: corePackage, snapshot: configuration.snapshot, name: url.lastPathComponent, reporter: reporter)
+    }
+
+    /// Loads a parsed model: what ``init(contentsOf:configuration:progress:)`` does after
+    /// reading the files, and how a pipeline builds each of its stages
+    /// (``ClassicModelFactory/stage(_:of:name:snapshot:)``).
+    ///
+    /// - Throws: ``MLModelError``, as ``init(contentsOf:configuration:)`` does.
+    init(package corePackage: CoreMLPackage, snapshot: MLModelConfiguration.Snapshot, name: String,
+        reporter: ProgressReporter
+    ) throws {
+        if let classic = try ClassicModelFactory.model(for: corePackage, name: name, snapshot: snapshot) {
+            self.modelDescription = classic.description
+            self.engine = .classic(classic.model)
+            self.bindings = []
+            self.stateBindings = []
+            self.stateOwner = StateOwner(modelName: name)
+            self.configurationSnapshot = snapshot
+            reporter.report(.done)
+            return
+        }
         let program: MILProgram?
         do {
             program =
@@ -134,7 +154,7 @@ public final class MLModel: Sendable {
         self.stateOwner = StateOwner(modelName: name)
         self.modelDescription = description
         self.configurationSnapshot = snapshot
-        self.function = function
+        self.engine = .program(function)
         reporter.report(.done)
     }
 

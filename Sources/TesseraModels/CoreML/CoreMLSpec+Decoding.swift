@@ -52,6 +52,12 @@ extension CoreMLSpec.Model {
                         model.type = type
                         model.mlProgram = nil
                         model.neuralNetwork = nil
+                        model.classic = nil
+                        if type.isClassic {
+                            var child = try reader.readMessage()
+                            model.classic = try CoreMLSpec.Classic.decode(type, from: &child)
+                            continue
+                        }
                     }
                     try reader.skipField()
                 }

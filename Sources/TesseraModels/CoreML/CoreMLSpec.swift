@@ -20,6 +20,9 @@ extension CoreMLSpec {
         package var mlProgram: MILProgram?
         /// The network, when ``type`` is one of the three NeuralNetwork kinds.
         package var neuralNetwork: NeuralNetwork? = nil
+        /// The parameters of a classic model (a linear model, tree ensemble, pipeline, …), when
+        /// ``type`` is one.
+        package var classic: Classic? = nil
 
         /// The ML program, or an error that says what the file holds instead.
         ///
@@ -36,12 +39,13 @@ extension CoreMLSpec {
                     + "only: re-convert with coremltools, ct.convert(..., convert_to=\"mlprogram\")")
         }
 
-        /// The class labels of a classifier: from the ML program's `classify` op (or a
-        /// NeuralNetwork classifier's label list), in order.
+        /// The class labels of a classifier: from the ML program's `classify` op, in order, or
+        /// from a NeuralNetwork classifier's label list or a classic classifier's parameters.
         ///
-        /// `nil` when the model is not a classifier ML program.
+        /// `nil` when the model is not a classifier.
         package var classLabels: ClassLabels? {
             if let labels = neuralNetwork?.classLabels { return labels }
+            if let classic { return classic.classLabels }
             guard let function = try? mlProgram?.function(named: description.defaultFunctionName.nilIfEmpty),
                 let block = try? function.block(),
                 let classify = block.operations.last(where: { $0.type == "classify" }),

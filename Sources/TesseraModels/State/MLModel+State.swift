@@ -47,6 +47,7 @@ extension MLModel {
         throws -> any MLFeatureProvider
     {
         try checkOwnership(of: state)
+        if let classic = classicModel { return try classicPrediction(classic, from: input) }
         return try runStateful(boundInputs(input), state: state).provider()
     }
 
@@ -68,6 +69,7 @@ extension MLModel {
     ) async throws -> any MLFeatureProvider {
         try Self.checkCancellation()
         try checkOwnership(of: state)
+        if let classic = classicModel { return try classicPrediction(classic, from: input) }
         let inputs = try boundInputs(input)
         return try await onWorker { try self.runStateful(inputs, state: state) }.provider()
     }
@@ -84,6 +86,7 @@ extension MLModel {
     public func prediction(from inputs: [String: MLTensor], using state: MLState) async throws -> [String: MLTensor] {
         try Self.checkCancellation()
         try checkOwnership(of: state)
+        if let classic = classicModel { return try await classicTensorPrediction(classic, from: inputs) }
         var bound: [String: MLTensor] = [:]
         for binding in bindings {
             bound[binding.name] = try binding.tensor(from: inputs, inputs: modelDescription.inputOrder)
