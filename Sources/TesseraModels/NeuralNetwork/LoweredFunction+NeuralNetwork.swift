@@ -48,6 +48,8 @@ extension LoweredFunction {
         self.steps = builder.steps
         self.slotCount = builder.slotCount
         self.constantTensors = builder.constantTensors
+        // NeuralNetwork layers compute in Float32 (Core ML's CPU path for them); no fp16 rounding.
+        self.float16Rounding = .none
     }
 }
 
