@@ -47,3 +47,9 @@ func runSmallAwaitBenchmarks(into medians: inout [String: Double]) async {
                 microseconds(timing.awaited), microseconds(timing.blocking)))
     }
 }
+
+/// `await tensor.shapedArray(of: Float.self)` from a nonisolated async function: called from the
+/// main actor, the call hops to the cooperative pool and back, as the API's own call does.
+func awaitedElements(_ tensor: MLTensor) async -> MLShapedArray<Float> {
+    await tensor.shapedArray(of: Float.self)
+}

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraKernels
+import TesseraTensor
 
 // Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
 // Arguments: area names to run only some (tensor, elementwise, reduction, linalg, conv, copy,
@@ -43,6 +44,22 @@ if wants("tensor") {
                 + "the same again %.3f ms", firstAwait.first * 1e3, withHop * 1e3 - firstAwait.second * 1e3,
             firstAwait.second * 1e3))
     var medians = await runTensorBenchmarks()
+    // From the main actor (top-level code) every await of a nonisolated async function hops to
+    // the cooperative pool and back.
+    let folded = MLTensor(shape: [16], scalars: benchmarkData(16, seed: 8)) * 2
+    var fromMain: [Double] = []
+    for _ in 0..<20 {
+        let start = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<50 { blackHole(await awaitedElements(folded)) }
+        fromMain.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 50e3)
+    }
+    fromMain.sort()
+    medians["await16_inline_main_actor"] = fromMain[fromMain.count / 2]
+    print(
+        String(
+            format: "%@ %9.3f µs per call (two thread hops)",
+            "await a 16-element result from the main actor".padding(toLength: 44, withPad: " ", startingAt: 0),
+            fromMain[fromMain.count / 2]))
     medians["first_await"] = firstAwait.first * 1e3
     medians["second_await"] = firstAwait.second * 1e3
     if let jsonPath { writeTensorJSON(medians, to: jsonPath) }
