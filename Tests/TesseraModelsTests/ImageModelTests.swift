@@ -56,6 +56,23 @@ struct ImageModelTests {
         for (a, b) in zip(got, expected) { #expect(abs(a - b) <= 1e-4 + 1e-4 * abs(b), "\(a) vs \(b)") }
     }
 
+    @Test("a float16 grayscale input takes a OneComponent16Half buffer")
+    func grayscaleFloat16() async throws {
+        let data = try Data(contentsOf: imageFixture("models-more.json"))
+        let fixture = try #require(
+            try JSONDecoder().decode([String: ImageModelFixture].self, from: data)["image_gray16"])
+        let model = try MLModel(contentsOf: imageFixture("image_gray16.mlpackage"))
+        let constraint = try #require(model.modelDescription.inputDescriptionsByName["image"]?.imageConstraint)
+        #expect(constraint.pixelFormatType == kCVPixelFormatType_OneComponent16Half)
+        let value = try MLFeatureValue(imageAt: imageFixture(fixture.input), constraint: constraint)
+        let output = try await model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["image": value]))
+        let array = try #require(output.featureValue(for: fixture.output)?.multiArrayValue)
+        let got = MLShapedArray<Double>(converting: array).scalars
+        let expected = try #require(fixture.expected)
+        try #require(got.count == expected.count)
+        for (a, b) in zip(got, expected) { #expect(abs(a - b) <= 0.05 + 2e-3 * abs(b), "\(a) vs \(b)") }
+    }
+
     @Test("an image output comes back as a BGRA pixel buffer, clamped and rounded")
     func imageOutput() throws {
         let fixture = try #require(ImageModelFixture.all["image_to_image"])
