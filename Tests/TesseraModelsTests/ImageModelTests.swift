@@ -56,6 +56,25 @@ struct ImageModelTests {
         for (a, b) in zip(got, expected) { #expect(abs(a - b) <= 1e-4 + 1e-4 * abs(b), "\(a) vs \(b)") }
     }
 
+    @Test("image values keep their buffer, compare by pixels and describe their size and format")
+    func imageValues() throws {
+        let format = kCVPixelFormatType_32BGRA
+        let a = try MLFeatureValue(
+            imageAt: imageFixture("smooth.png"), pixelsWide: 20, pixelsHigh: 10, pixelFormatType: format)
+        let b = try MLFeatureValue(
+            imageAt: imageFixture("smooth.png"), pixelsWide: 20, pixelsHigh: 10, pixelFormatType: format)
+        let other = try MLFeatureValue(
+            imageAt: imageFixture("smooth.png"), pixelsWide: 20, pixelsHigh: 10, pixelFormatType: format,
+            options: [.cropRect: CGRect(x: 0, y: 0, width: 0.5, height: 0.5)])
+        let buffer = try #require(a.imageBufferValue)
+        #expect(a.type == .image)
+        #expect(MLFeatureValue(pixelBuffer: buffer).imageBufferValue === buffer)
+        #expect(a.isEqual(to: b))
+        #expect(!a.isEqual(to: other))
+        #expect(a.description == "Image : 20 x 10 'BGRA'")
+        #expect(MLFeatureValue(double: 1).imageBufferValue == nil)
+    }
+
     @Test("a float16 grayscale input takes a OneComponent16Half buffer")
     func grayscaleFloat16() async throws {
         let data = try Data(contentsOf: imageFixture("models-more.json"))
