@@ -14,6 +14,9 @@ Writes, from PIL, NumPy, PyTorch and coremltools (never from Tessera):
 - an "older coremltools" package: a coremltools package whose weight.bin metadata records carry
   garbage in the padding-bits field of byte-sized blobs, as packages of older versions did.
 
+- NeuralNetwork image models (RGB, BGR, grayscale with a preprocessing scaler) and a float16
+  grayscale ML program (`models-more.json`; `--more` makes only these).
+
 Run with the peers venv: Benchmarks/peers/.venv/bin/python tools/make_image_fixtures.py
 """
 
@@ -315,8 +318,60 @@ def make_old_package():
     save_json("old_padding.json", {"x": x.reshape(-1).tolist(), "y": y.reshape(-1).tolist(), "patched": patched})
 
 
+def make_more_models():
+    """NeuralNetwork image models (their scale and bias live in the spec's `preprocessing`
+    scaler, not in the program) and a float16 grayscale ML program, with PyTorch outputs.
+
+    Tessera's NeuralNetwork support wires the scaler to `ImagePreprocessing.tensor(...)`; until
+    then these are fixtures only.
+    """
+    cases = {}
+    scale, bias = 1 / 127.5, [-1.0, -0.9, -0.8]
+    for name, layout, mode in (("nn_image_rgb", ct.colorlayout.RGB, "RGB"), ("nn_image_bgr", ct.colorlayout.BGR, "RGB"),
+                               ("nn_image_gray", ct.colorlayout.GRAYSCALE, "L")):
+        channels = 1 if mode == "L" else 3
+        module = Preprocessed(channels).eval()
+        b = [bias[0]] if channels == 1 else bias
+        traced = torch.jit.trace(module, torch.rand(1, channels, 12, 16))
+        # The NeuralNetwork builder takes a grayscale bias as a number.
+        model = ct.convert(traced, convert_to="neuralnetwork", minimum_deployment_target=ct.target.iOS14,
+                           inputs=[ct.ImageType(name="image", shape=(1, channels, 12, 16), scale=scale,
+                                                bias=b[0] if channels == 1 else b, color_layout=layout)])
+        spec = model.get_spec()
+        output = spec.description.output[0].name
+        model.save(os.path.join(OUT, f"{name}.mlmodel"))
+        source = "input-gray-16x12.png" if mode == "L" else "input-16x12.png"
+        x = pixels_chw(os.path.join(OUT, source), mode)
+        if layout == ct.colorlayout.BGR:
+            x = x[::-1].copy()
+        x = torch.tensor(x)[None] * scale + torch.tensor(b, dtype=torch.float32).view(1, -1, 1, 1)
+        with torch.no_grad():
+            expected = module(x).numpy()
+        cases[name] = {"model": f"{name}.mlmodel", "input": source, "output": output, "shape": list(expected.shape),
+                       "expected": expected.reshape(-1).tolist()}
+    try:
+        module = Preprocessed(1).eval()
+        model = convert(module, torch.rand(1, 1, 12, 16),
+                        [ct.ImageType(name="image", shape=(1, 1, 12, 16), color_layout=ct.colorlayout.GRAYSCALE_FLOAT16)],
+                        [ct.TensorType(name="features")])
+        model.save(os.path.join(OUT, "image_gray16.mlpackage"))
+        x = torch.tensor(pixels_chw(os.path.join(OUT, "input-gray-16x12.png"), "L"))[None]
+        with torch.no_grad():
+            expected = module(x).numpy()
+        cases["image_gray16"] = {"model": "image_gray16.mlpackage", "input": "input-gray-16x12.png",
+                                 "output": "features", "shape": list(expected.shape),
+                                 "expected": expected.reshape(-1).tolist()}
+    except Exception as error:  # coremltools refuses some combinations; record why
+        print("image_gray16 not made:", error)
+    save_json("models-more.json", cases)
+
+
 if __name__ == "__main__":
+    import sys
     os.makedirs(OUT, exist_ok=True)
+    if sys.argv[1:] == ["--more"]:
+        make_more_models()
+        sys.exit()
     for entry in os.listdir(OUT):
         if entry.endswith(".mlpackage"):
             shutil.rmtree(os.path.join(OUT, entry))
@@ -324,3 +379,4 @@ if __name__ == "__main__":
     make_resize_cases()
     make_models()
     make_old_package()
+    make_more_models()

@@ -56,6 +56,42 @@ struct ImageModelTests {
         for (a, b) in zip(got, expected) { #expect(abs(a - b) <= 1e-4 + 1e-4 * abs(b), "\(a) vs \(b)") }
     }
 
+    @Test("image values keep their buffer, compare by pixels and describe their size and format")
+    func imageValues() throws {
+        let format = kCVPixelFormatType_32BGRA
+        let a = try MLFeatureValue(
+            imageAt: imageFixture("smooth.png"), pixelsWide: 20, pixelsHigh: 10, pixelFormatType: format)
+        let b = try MLFeatureValue(
+            imageAt: imageFixture("smooth.png"), pixelsWide: 20, pixelsHigh: 10, pixelFormatType: format)
+        let other = try MLFeatureValue(
+            imageAt: imageFixture("smooth.png"), pixelsWide: 20, pixelsHigh: 10, pixelFormatType: format,
+            options: [.cropRect: CGRect(x: 0, y: 0, width: 0.5, height: 0.5)])
+        let buffer = try #require(a.imageBufferValue)
+        #expect(a.type == .image)
+        #expect(MLFeatureValue(pixelBuffer: buffer).imageBufferValue === buffer)
+        #expect(a.isEqual(to: b))
+        #expect(!a.isEqual(to: other))
+        #expect(a.description == "Image : 20 x 10 'BGRA'")
+        #expect(MLFeatureValue(double: 1).imageBufferValue == nil)
+    }
+
+    @Test("a float16 grayscale input takes a OneComponent16Half buffer")
+    func grayscaleFloat16() async throws {
+        let data = try Data(contentsOf: imageFixture("models-more.json"))
+        let fixture = try #require(
+            try JSONDecoder().decode([String: ImageModelFixture].self, from: data)["image_gray16"])
+        let model = try MLModel(contentsOf: imageFixture("image_gray16.mlpackage"))
+        let constraint = try #require(model.modelDescription.inputDescriptionsByName["image"]?.imageConstraint)
+        #expect(constraint.pixelFormatType == kCVPixelFormatType_OneComponent16Half)
+        let value = try MLFeatureValue(imageAt: imageFixture(fixture.input), constraint: constraint)
+        let output = try await model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["image": value]))
+        let array = try #require(output.featureValue(for: fixture.output)?.multiArrayValue)
+        let got = MLShapedArray<Double>(converting: array).scalars
+        let expected = try #require(fixture.expected)
+        try #require(got.count == expected.count)
+        for (a, b) in zip(got, expected) { #expect(abs(a - b) <= 0.05 + 2e-3 * abs(b), "\(a) vs \(b)") }
+    }
+
     @Test("an image output comes back as a BGRA pixel buffer, clamped and rounded")
     func imageOutput() throws {
         let fixture = try #require(ImageModelFixture.all["image_to_image"])

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraCoreVideo
 import TesseraMultiArray
 
 /// A model input's or output's name, type and constraints.
@@ -170,6 +171,9 @@ extension MLFeatureDescription: CustomStringConvertible {
             case .unspecified: break
             }
             text += ")"
+        }
+        if let image = imageConstraint {
+            text += " (\(image.pixelsWide)×\(image.pixelsHigh) \(pixelFormatName(image.pixelFormatType)))"
         }
         if let keyType = dictionaryConstraint?.keyType { text += " (\(keyType) keys)" }
         if isOptional { text += ", optional" }
