@@ -34,6 +34,10 @@ struct LoweringHarvestTests {
     }
 
     static var directory: String? { ProcessInfo.processInfo.environment["TESSERA_HARVEST_DIR"] }
+    /// `TESSERA_HARVEST_FLOAT16_ROUNDING=1` lowers with ``Float16Rounding/roundedToFloat16``.
+    static var float16Rounding: Float16Rounding {
+        ProcessInfo.processInfo.environment["TESSERA_HARVEST_FLOAT16_ROUNDING"] == "1" ? .roundedToFloat16 : .none
+    }
 
     @Test("harvested cases match coremltools' expected outputs", .enabled(if: directory != nil))
     func harvested() throws {
@@ -90,7 +94,8 @@ struct LoweringHarvestTests {
                 let types = main.inputs.map(\.type) + block.operations.flatMap { $0.outputs.map(\.type) }
                 isFloat16 = types.contains { $0.tensorType?.dataType == .float16 }
             }
-            function = try LoweredFunction(package: package, functionName: "main")
+            function = try LoweredFunction(
+                package: package, functionName: "main", float16Rounding: Self.float16Rounding)
         } catch let error as ModelFormatError where error.kind == .unsupportedModelType {
             return (.unsupported, "\(error)")
         } catch {
