@@ -51,7 +51,7 @@ struct LoweringHarvestTests {
         var failures: [String] = []
         // One line per case (its folder relative to the root, outcome, op types) for
         // tools/summarize_harvest.py, which weights sampled families.
-        var perCase = "case,outcome,ops\n"
+        var perCase = "case,outcome,ops,detail\n"
         for file in files {
             let directory = file.deletingLastPathComponent()
             let harvested = try JSONDecoder().decode(Case.self, from: try Data(contentsOf: file))
@@ -60,7 +60,8 @@ struct LoweringHarvestTests {
             for op in harvested.ops { tally[op, default: [:]][outcome, default: 0] += 1 }
             totals[outcome, default: 0] += 1
             let relative = directory.path.dropFirst(root.path.count).trimmingCharacters(in: ["/"])
-            perCase += "\(relative),\(outcome.rawValue),\(harvested.ops.joined(separator: " "))\n"
+            let quoted = "\"" + detail.replacingOccurrences(of: "\"", with: "'") + "\""
+            perCase += "\(relative),\(outcome.rawValue),\(harvested.ops.joined(separator: " ")),\(quoted)\n"
             if outcome == .fail || outcome == .runError || outcome == .loadError || outcome == .failFloat16 {
                 failures.append("\(directory.lastPathComponent) \(harvested.ops) \(outcome.rawValue): \(detail)")
             }
