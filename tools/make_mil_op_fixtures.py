@@ -295,6 +295,12 @@ def runtime_parameter_cases():
     reps = np.array([2, 1], np.int32)
     save_case("tile_runtime_reps", {"x": x, "reps": reps}, lambda x, reps: mb.tile(x=x, reps=reps),
               np.tile(x, (2, 1)), target=ct.target.iOS15)
+    indices = np.array([[0, 3], [2, 1]], np.int32)
+    depth = np.array([4], np.int32)
+    save_case("one_hot_runtime_depth", {"i": indices, "d": depth},
+              lambda i, d: mb.one_hot(indices=i, one_hot_vector_size=mb.reduce_sum(x=d), axis=1,
+                                      on_value=2.0, off_value=-1.0),
+              np.where(np.arange(4).reshape(1, 4, 1) == indices[:, None, :], 2.0, -1.0), target=ct.target.iOS15)
     shape = np.array([2, 4], np.int32)
     save_case("fill_runtime_shape", {"shape": shape}, lambda shape: mb.fill(shape=shape, value=2.5),
               np.full((2, 4), 2.5), target=ct.target.iOS15)

@@ -542,14 +542,18 @@ def affine_cases():
 
 def crop_ref(image, box, th, tw, mode, pad):
     """One crop of `image` [C, H, W] by the pixel box [y0, x0, y1, x1] (ALIGN_CORNERS rules:
-    linspace over the box; one point is its centre, or its start for STRICT_ALIGN_CORNERS)."""
+    linspace over the box; one point is its centre, or its start for STRICT_ALIGN_CORNERS). A
+    point outside the image reads `pad` (TensorFlow crop_and_resize's extrapolation value, as
+    coremltools' iOS 16 test expects); a point inside interpolates its in-image neighbours."""
     def grid(start, end, n):
         if n == 1:
             return np.array([start if mode == "STRICT_ALIGN_CORNERS" else (start + end) / 2])
         return start + np.arange(n) * (end - start) / (n - 1)
     ys, xs = grid(box[0], box[2], th), grid(box[1], box[3], tw)
     py, px = np.meshgrid(ys, xs, indexing="ij")
-    return sample_ref(image.astype(np.float64), py, px, "bilinear", "constant", pad)
+    _, h, w = image.shape
+    inside = (py >= 0) & (py <= h - 1) & (px >= 0) & (px <= w - 1)
+    return np.where(inside, sample_ref(image.astype(np.float64), py, px, "bilinear", "border", pad), pad)
 
 
 def corners(box, coordinate_mode):
@@ -574,6 +578,10 @@ def crop_resize_cases():
                   lambda x, t=th: mb.crop_resize(x=x, roi=roi, target_height=t, target_width=t,
                                                  normalized_coordinates=False, sampling_mode="ALIGN_CORNERS"),
                   got.reshape(1, 1, 1, th, th).astype(np.float32))
+    # coremltools' iOS 16 test (pad_value): points outside the image read the pad value.
+    pad_roi = [[0.1, 0.3, 1.3, 1.0], [0.5, 1.8, 1.0, 0.3], [0.0, 0.4, 0.6, 0.7]]
+    got = np.stack([crop_ref(example[0], np.array(r) * 3, 2, 2, "ALIGN_CORNERS", 10.0) for r in pad_roi])
+    assert np.allclose(got.ravel(), [3.1, 5.2, 10, 10, 10, 7.899, 10, 13.9, 2.2, 3.1, 9.4, 10.3], atol=2e-3)
     x = rand(2, 3, 6, 7)
     boxes = np.array([[0.5, 1.0, 4.0, 5.5], [3.0, 0.0, 1.0, 6.0], [-1.0, 2.0, 2.0, 8.0]], np.float32)
     # roi [N, 1, 4, 1, 1]: every box on every image, output [N, B, C, th, tw].

@@ -34,6 +34,10 @@ struct LoweringHarvestTests {
     }
 
     static var directory: String? { ProcessInfo.processInfo.environment["TESSERA_HARVEST_DIR"] }
+    /// `TESSERA_HARVEST_FLOAT16_ROUNDING=1` lowers with ``Float16Rounding/roundedToFloat16``.
+    static var float16Rounding: Float16Rounding {
+        ProcessInfo.processInfo.environment["TESSERA_HARVEST_FLOAT16_ROUNDING"] == "1" ? .roundedToFloat16 : .none
+    }
 
     @Test("harvested cases match coremltools' expected outputs", .enabled(if: directory != nil))
     func harvested() throws {
@@ -47,7 +51,7 @@ struct LoweringHarvestTests {
         var failures: [String] = []
         // One line per case (its folder relative to the root, outcome, op types) for
         // tools/summarize_harvest.py, which weights sampled families.
-        var perCase = "case,outcome,ops\n"
+        var perCase = "case,outcome,ops,detail\n"
         for file in files {
             let directory = file.deletingLastPathComponent()
             let harvested = try JSONDecoder().decode(Case.self, from: try Data(contentsOf: file))
@@ -56,7 +60,8 @@ struct LoweringHarvestTests {
             for op in harvested.ops { tally[op, default: [:]][outcome, default: 0] += 1 }
             totals[outcome, default: 0] += 1
             let relative = directory.path.dropFirst(root.path.count).trimmingCharacters(in: ["/"])
-            perCase += "\(relative),\(outcome.rawValue),\(harvested.ops.joined(separator: " "))\n"
+            let quoted = "\"" + detail.replacingOccurrences(of: "\"", with: "'") + "\""
+            perCase += "\(relative),\(outcome.rawValue),\(harvested.ops.joined(separator: " ")),\(quoted)\n"
             if outcome == .fail || outcome == .runError || outcome == .loadError || outcome == .failFloat16 {
                 failures.append("\(directory.lastPathComponent) \(harvested.ops) \(outcome.rawValue): \(detail)")
             }
@@ -90,7 +95,8 @@ struct LoweringHarvestTests {
                 let types = main.inputs.map(\.type) + block.operations.flatMap { $0.outputs.map(\.type) }
                 isFloat16 = types.contains { $0.tensorType?.dataType == .float16 }
             }
-            function = try LoweredFunction(package: package, functionName: "main")
+            function = try LoweredFunction(
+                package: package, functionName: "main", float16Rounding: Self.float16Rounding)
         } catch let error as ModelFormatError where error.kind == .unsupportedModelType {
             return (.unsupported, "\(error)")
         } catch {
@@ -104,6 +110,15 @@ struct LoweringHarvestTests {
                     array.dtype == "<i4"
                     ? MLTensor(shape: array.shape, scalars: array.ints.map { Int32($0) }, scalarType: Int32.self)
                     : MLTensor(shape: array.shape, scalars: array.floats, scalarType: Float.self)
+            }
+            // Some tests pass a 0-d array for an input declared [1] (or [1, 1]); give such a
+            // one-element value the declared shape.
+            for (name, type) in function.inputs {
+                guard let tensor = inputs[name], tensor.scalarCount == 1,
+                    let declared = LoweredFunction.checkableShape(type), declared.allSatisfy({ $0 == 1 }),
+                    declared.count != tensor.rank
+                else { continue }
+                inputs[name] = tensor.reshaped(to: declared.map { _ in 1 })
             }
             let outputs = try function.run(inputs)
             MLTensor.materialize(Array(outputs.values))

@@ -13,7 +13,9 @@ import TesseraTensor
 /// first), scaled by `(H - 1, W - 1)` when `normalized_coordinates`, then by `spatial_scale`.
 /// The grid is `sampling_mode` `ALIGN_CORNERS`'s (TensorFlow's `crop_and_resize`, which
 /// coremltools converts to it): evenly spaced from the box's start to its end, one point at its
-/// centre (`STRICT_ALIGN_CORNERS`: at its start). Points outside the image read `pad_value`.
+/// centre (`STRICT_ALIGN_CORNERS`: at its start). A point outside the image (`y` outside
+/// `0...H-1` or `x` outside `0...W-1`) reads `pad_value`, as `crop_and_resize`'s extrapolation
+/// value does; a point inside interpolates its in-image neighbours.
 /// The other sampling modes have no documented meaning for a box and fail the load. Image
 /// indices outside `0..<B` are clamped.
 extension MILOp {
@@ -142,7 +144,12 @@ extension MILOp {
             let py = try grid(y0, y1, factor: sy, count: height, shape: [1, height, 1])
             let px = try grid(x0, x1, factor: sx, count: width, shape: [1, 1, width])
             let index = try clamped(images.asFloat, size: b).converted(to: .int32)
-            return try sample(image, batch: index, py: py, px: px, nearest: false, padding: .constant(outside))
+            let sampled = try sample(image, batch: index, py: py, px: px, nearest: false, padding: .border)
+            let inside =
+                (py .>= py.scalar(0)) .& (py .<= py.scalar(Double(h - 1))) .& (px .>= px.scalar(0))
+                .& (px .<= px.scalar(Double(w - 1)))
+            // [M, th, tw] against the samples' [M, C, th, tw].
+            return MLTensor.selecting(inside.expandingShape(at: 1), sampled, sampled.scalar(outside))
         }
     }
 }

@@ -218,13 +218,17 @@ extension MILOp {
         ops.append(
             MILOp("one_hot", batch: .notSeparable, cost: .elementwise) { lowering in
                 let indices = try lowering.tensor("indices")
-                let depth = try lowering.required(lowering.int("one_hot_vector_size"), "one_hot_vector_size")
+                // The size and values may be computed at run time (read when the prediction is built).
+                let depthParameter = try lowering.required(
+                    lowering.runtimeNumber("one_hot_vector_size"), "one_hot_vector_size")
                 let axis = try lowering.int("axis") ?? -1
-                let on = try lowering.double("on_value") ?? 1
-                let off = try lowering.double("off_value") ?? 0
+                let onParameter = try lowering.runtimeNumber("on_value") ?? .constant(1)
+                let offParameter = try lowering.runtimeNumber("off_value") ?? .constant(0)
                 let isFloat = [.float16, .float32, .float64].contains(lowering.declaredType("on_value")?.dataType)
-                guard depth >= 0 else { throw lowering.invalid("one_hot_vector_size must be non-negative") }
                 return { args in
+                    let depth = Int(try depthParameter.value(args))
+                    try require(depth >= 0, "one_hot_vector_size \(depth) must be non-negative")
+                    let (on, off) = (try onParameter.value(args), try offParameter.value(args))
                     // indices (expanded at `axis`) == 0..<depth along that axis.
                     let i = args[indices].asInt32
                     let a = try i.axis(axis, op: "one_hot", insertion: true)
