@@ -42,6 +42,10 @@ enum PlanCommand {
 
         guard case .program(let program) = plan.modelStructure else {
             printNonProgram(plan, name: url.lastPathComponent)
+            if measure, case .neuralNetwork = plan.modelStructure {
+                let milliseconds = try measurePrediction(url: url, functionName: nil, runs: runs)
+                print(String(format: "median prediction %.3f ms over %d runs", milliseconds, runs))
+            }
             return
         }
         let name = functionName ?? (program.functions["main"] != nil ? "main" : program.functions.keys.sorted().first)
@@ -120,7 +124,7 @@ enum PlanCommand {
     }
 
     /// The median wall time of a prediction on random inputs, in milliseconds.
-    static func measurePrediction(url: URL, functionName: String, runs: Int) throws -> Double {
+    static func measurePrediction(url: URL, functionName: String?, runs: Int) throws -> Double {
         let configuration = MLModelConfiguration()
         configuration.functionName = functionName
         let model = try MLModel(contentsOf: url, configuration: configuration)
