@@ -108,10 +108,11 @@ enum PlanCommand {
             print("\(name): neural network, \(network.layers.count) layers")
             for (index, layer) in network.layers.enumerated() {
                 let device = plan.deviceUsage(for: layer).map { "\($0.preferred)" } ?? "-"
+                let cost = plan.estimatedCost(of: layer).map { String(format: "%5.1f%%", $0.weight * 100) } ?? "-"
                 print(
                     pad(String(index), 5, right: true) + "  " + pad(layer.type, 20) + "  " + pad(layer.name, 24) + "  "
-                        + layer.inputNames.joined(separator: ",") + " → " + layer.outputNames.joined(separator: ",")
-                        + "  " + device)
+                        + pad(device, 6) + "  " + pad(cost, 6, right: true) + "  "
+                        + layer.inputNames.joined(separator: ",") + " → " + layer.outputNames.joined(separator: ","))
             }
         case .pipeline(let pipeline):
             print(

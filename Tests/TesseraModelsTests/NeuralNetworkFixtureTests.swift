@@ -75,4 +75,18 @@ struct NeuralNetworkFixtureTests {
         #expect(model.modelDescription.classLabels as? [String] == ["cat", "dog", "bird"])
         #expect(model.modelDescription.predictedFeatureName == "label")
     }
+
+    @Test("a compute plan weighs every layer; the weights sum to 1 and the first convolution leads")
+    func computePlanCosts() async throws {
+        let fixture = try #require(NeuralNetworkFixture.all.first { $0.name == "torch_small_cnn" })
+        let plan = try await MLComputePlan.load(contentsOf: fixture.url, configuration: MLModelConfiguration())
+        guard case .neuralNetwork(let network) = plan.modelStructure else {
+            Issue.record("not a neural-network structure")
+            return
+        }
+        let weights = network.layers.map { plan.estimatedCost(of: $0)?.weight ?? -1 }
+        #expect(weights.allSatisfy { $0 >= 0 })
+        #expect(Swift.abs(weights.reduce(0, +) - 1) < 1e-9)
+        #expect(network.layers[weights.indices.max { weights[$0] < weights[$1] }!].type == "convolution")
+    }
 }
