@@ -67,6 +67,10 @@ package enum GraphOp: Sendable, Hashable, CustomStringConvertible {
     /// Greedy NMS; inputs `[boxes (float32 [n, 4]), scores (float32 [n])]`; int32
     /// `[maxOutputCount]` padded with -1.
     case nonMaximumSuppression(iouThreshold: Float, scoreThreshold: Float, maxOutputCount: Int)
+    /// A recurrent layer (`rnn`, `gru`, `lstm`) over a whole sequence; inputs `[x (float32
+    /// [T, B, I]), initialH ([B, D·H]), initialC (LSTM only), packed weights ([packedCount])]`;
+    /// float32 `[S + states, B, D·H]` (``RecurrentParameters``).
+    case recurrent(RecurrentParameters)
 
     /// Whether the op is applied element by element over its (broadcast) output shape
     /// (its ``rule``'s kind is ``OpKind/elementwise``).
@@ -106,6 +110,7 @@ package enum GraphOp: Sendable, Hashable, CustomStringConvertible {
         case .resize(let h, let w, _): return "resize[\(h), \(w)]"
         case .multinomial(let samples): return "multinomial(\(samples))"
         case .nonMaximumSuppression: return "nonMaximumSuppression"
+        case .recurrent(let p): return "\(p.cell.name)(\(p.direction))"
         }
     }
 }

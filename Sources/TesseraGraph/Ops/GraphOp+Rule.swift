@@ -23,6 +23,7 @@ extension GraphOp {
         case .resize: ResizeRule.self
         case .multinomial: MultinomialRule.self
         case .nonMaximumSuppression: NonMaximumSuppressionRule.self
+        case .recurrent: RecurrentRule.self
         }
     }
 

@@ -97,6 +97,13 @@ struct OperationCostModel {
             let batch = elements(of: operation, "query") / max(queryLength * embedding, 1)
             let valueEmbedding = Double(shape(of: operation, "value").last ?? 1)
             flops = batch * queryLength * keyLength * (2 * embedding + 2 * valueEmbedding + 5)
+        case .recurrent:
+            let x = shape(of: operation, "x")
+            let steps = Double(x.count == 3 ? x[0] * x[1] : 1)
+            let directions: Double = operation.inputs["weight_ih_back"] == nil ? 1 : 2
+            let gateRows = Double(shape(of: operation, "weight_hh").first ?? 1)
+            let weights = elements(of: operation, "weight_ih") + elements(of: operation, "weight_hh")
+            flops = directions * steps * (2 * weights + 10 * gateRows)
         case .reduction:
             flops = inputElements
         case .dataMovement:

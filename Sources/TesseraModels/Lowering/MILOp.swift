@@ -122,4 +122,7 @@ enum MILOpCost: Sendable, Equatable {
     case einsum
     /// Two products and a softmax per query and key.
     case attention
+    /// A recurrent layer (`lstm`, `gru`, `rnn`): `2 · T · B · (|W_ih| + |W_hh|)` per
+    /// direction, plus the gates.
+    case recurrent
 }

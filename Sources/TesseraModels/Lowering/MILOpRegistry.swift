@@ -12,7 +12,7 @@ enum MILOpRegistry {
         MILOp.convolutionOps, MILOp.resizingOps, MILOp.normalizationOps, MILOp.reductionOps, MILOp.shapeOps,
         MILOp.indexingOps,
         MILOp.einsumOps, MILOp.scatterOps, MILOp.spaceBatchOps, MILOp.l2PoolOps, MILOp.nonZeroOps,
-        MILOp.resampleOps, MILOp.affineOps, MILOp.cropResizeOps,
+        MILOp.resampleOps, MILOp.affineOps, MILOp.cropResizeOps, MILOp.recurrentOps,
     ]
 
     /// Every registered op by name.
