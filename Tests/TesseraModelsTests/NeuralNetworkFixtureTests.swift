@@ -55,6 +55,18 @@ struct NeuralNetworkFixtureTests {
         }
     }
 
+    @Test("a NeuralNetwork as the root model of an .mlpackage predicts as the .mlmodel does")
+    func package() throws {
+        let fixture = try #require(NeuralNetworkFixture.all.first { $0.name == "conv_valid" })
+        let url = fixture.url.deletingLastPathComponent().appendingPathComponent("model.mlpackage")
+        let output = try MLModel(contentsOf: url).prediction(from: try fixture.provider())
+        let array = try #require(output.featureValue(for: "y")?.multiArrayValue)
+        let scalars =
+            array.dataType == .double
+            ? MLShapedArray<Double>(array).scalars.map { Float($0) } : MLShapedArray<Float>(array).scalars
+        fixture.expectClose(scalars, shape: array.shape.map(\.intValue), try fixture.expected("y"), output: "y")
+    }
+
     @Test("a truncated layer list throws at load, never traps")
     func truncatedFile() throws {
         let data = try Data(contentsOf: try #require(NeuralNetworkFixture.all.first { $0.name == "conv_valid" }).url)

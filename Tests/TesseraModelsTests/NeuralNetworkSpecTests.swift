@@ -35,8 +35,8 @@ struct NeuralNetworkSpecTests {
         let exact = try #require(try spec("torch_small_cnn").neuralNetwork)
         #expect(exact.arrayInputShapeMapping == .exact)
         #expect(exact.summaryLines.first?.hasPrefix("layers (11, exact array mapping): convolution 3") == true)
-        let recurrent = try #require(try spec("invalid_recurrent_layer").neuralNetwork)
-        #expect(recurrent.summaryLines.contains("not supported by Tessera: simpleRecurrent"))
+        let loop = try #require(try spec("invalid_control_flow_layer").neuralNetwork)
+        #expect(loop.summaryLines.contains("not supported by Tessera: loop"))
     }
 
     @Test("sub-byte values unpack most significant bit first")
