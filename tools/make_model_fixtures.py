@@ -14,8 +14,8 @@ Output, in Tests/Fixtures/models/:
   protobuf classes (`get_spec()`) and a byte walk of `weight.bin` written here; the Swift
   tests compare their parse against it, so the expectations come from coremltools, not from
   the code under test;
-* `neural_network.mlmodel`: a one-layer NeuralNetwork model, so the loader's "unsupported
-  model type" error is checked against a real file.
+* `neural_network.mlmodel`: a one-layer NeuralNetwork model (a ReLU), for compiling and
+  loading a NeuralNetwork `.mlmodel` and for the compute plan of a non-program model.
 
 A fixed seed makes the weights reproducible.
 """

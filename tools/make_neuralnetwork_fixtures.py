@@ -175,6 +175,9 @@ def as_linear(nbits):
 
 def convolution_cases():
     conv_case("conv_valid")
+    # The same network as the root model of an .mlpackage (whatever the root file's name).
+    spec = ct.utils.load_spec(os.path.join(ROOT, "conv_valid", "model.mlmodel"))
+    ct.models.MLModel(spec, skip_model_load=True).save(os.path.join(ROOT, "conv_valid", "model.mlpackage"))
     conv_case("conv_same_stride2", stride=2, same=True, size=(9, 8))
     conv_case("conv_same_dilation2", dilation=2, same=True)
     conv_case("conv_padding_amounts", pads=(1, 2, 0, 1))
@@ -583,6 +586,103 @@ def dynamic_cases():
            lambda a: (a + const)[None, None], x=rand(3, 2, 2))
 
 
+def recurrent_cases():
+    """simpleRecurrent, gru and the LSTMs against NumPy step loops (the equations of NeuralNetwork.proto)."""
+    sig = lambda v: 1 / (1 + np.exp(-v))
+    hard = lambda v: np.clip(0.2 * v + 0.5, 0, 1)
+    seq, batch, i, h = 4, 2, 3, 5
+    x = rand(seq, batch, i, 1, 1)
+    h0 = rand(1, batch, h, 1, 1)
+    c0 = rand(1, batch, h, 1, 1)
+    hb0, cb0 = rand(1, batch, h, 1, 1), rand(1, batch, h, 1, 1)
+
+    def steps(reverse):
+        return range(seq - 1, -1, -1) if reverse else range(seq)
+
+    def rnn_case(name, reverse, output_all):
+        wx, wh, b = rand(h, i), rand(h, h), rand(h)
+        nb = builder([("x", x.shape), ("h0", h0.shape)], [("y", None), ("h_out", None)], exact=True)
+        nb.add_simple_rnn("rnn", wh, wx, b, h, i, "TANH", ["x", "h0"], ["y", "h_out"], output_all=output_all,
+                          reverse_input=reverse)
+        state, ys = h0[0, :, :, 0, 0], []
+        for k in steps(reverse):
+            state = np.tanh(x[k, :, :, 0, 0] @ wx.T + state @ wh.T + b)
+            ys.append(state)
+        y = np.stack(ys) if output_all else state[None]
+        save_states(name, nb, {"x": x, "h0": h0}, {"y": y[..., None, None], "h_out": state[None, ..., None, None]})
+
+    def gru_case(name, reverse):
+        wx, wh, b = [rand(h, i) for _ in range(3)], [rand(h, h) for _ in range(3)], [rand(h) for _ in range(3)]
+        nb = builder([("x", x.shape), ("h0", h0.shape)], [("y", None), ("h_out", None)], exact=True)
+        nb.add_gru("gru", wh, wx, b, h, i, ["x", "h0"], ["y", "h_out"], output_all=True, reverse_input=reverse)
+        state, ys = h0[0, :, :, 0, 0], []
+        for k in steps(reverse):
+            xt = x[k, :, :, 0, 0]
+            z = hard(xt @ wx[0].T + state @ wh[0].T + b[0])
+            r = hard(xt @ wx[1].T + state @ wh[1].T + b[1])
+            o = np.tanh(xt @ wx[2].T + (r * state) @ wh[2].T + b[2])
+            state = (1 - z) * o + z * state
+            ys.append(state)
+        save_states(name, nb, {"x": x, "h0": h0}, {"y": np.stack(ys)[..., None, None], "h_out": state[None, ..., None, None]})
+
+    def lstm_weights():
+        return [rand(h, h) for _ in range(4)], [rand(h, i) for _ in range(4)], [rand(h) for _ in range(4)]
+
+    def lstm_run(wh, wx, b, peep, reverse, forget_bias, clip, state, cell):
+        ys = []
+        for k in steps(reverse):
+            xt = x[k, :, :, 0, 0]
+            pre = [xt @ wx[g].T + state @ wh[g].T + b[g] for g in range(4)]  # i, f, o, z
+            if forget_bias:
+                pre[1] = pre[1] + 1
+            if peep is not None:
+                pre[0] = pre[0] + peep[0] * cell
+                pre[1] = pre[1] + peep[1] * cell
+            ig, fg, z = sig(pre[0]), sig(pre[1]), np.tanh(pre[3])
+            cell = np.clip(fg * cell + ig * z, -clip, clip)
+            if peep is not None:
+                pre[2] = pre[2] + peep[2] * cell
+            state = sig(pre[2]) * np.tanh(cell)
+            ys.append(state)
+        return np.stack(ys), state, cell
+
+    def lstm_case(name, reverse=False, peephole=False, forget_bias=False, clip=50000.0, output_all=True):
+        wh, wx, b = lstm_weights()
+        peep = [rand(h) for _ in range(3)] if peephole else None
+        nb = builder([("x", x.shape), ("h0", h0.shape), ("c0", c0.shape)], [("y", None), ("h_out", None), ("c_out", None)], exact=True)
+        nb.add_unilstm("lstm", wh, wx, b, h, i, ["x", "h0", "c0"], ["y", "h_out", "c_out"], peep=peep,
+                       output_all=output_all, forget_bias=forget_bias, cell_clip_threshold=clip, reverse_input=reverse)
+        ys, state, cell = lstm_run(wh, wx, b, peep, reverse, forget_bias, clip, h0[0, :, :, 0, 0], c0[0, :, :, 0, 0])
+        y = ys if output_all else state[None]
+        save_states(name, nb, {"x": x, "h0": h0, "c0": c0},
+                    {"y": y[..., None, None], "h_out": state[None, ..., None, None], "c_out": cell[None, ..., None, None]})
+
+    def bilstm_case(name):
+        (wh, wx, b), (whb, wxb, bb) = lstm_weights(), lstm_weights()
+        nb = builder([("x", x.shape), ("h0", h0.shape), ("c0", c0.shape), ("hb0", h0.shape), ("cb0", c0.shape)],
+                     [("y", None), ("h_out", None), ("c_out", None), ("hb_out", None), ("cb_out", None)], exact=True)
+        nb.add_bidirlstm("bilstm", wh, wx, b, whb, wxb, bb, h, i, ["x", "h0", "c0", "hb0", "cb0"],
+                         ["y", "h_out", "c_out", "hb_out", "cb_out"], output_all=True)
+        yf, hf, cf = lstm_run(wh, wx, b, None, False, False, 50000.0, h0[0, :, :, 0, 0], c0[0, :, :, 0, 0])
+        yb, hb, cb = lstm_run(whb, wxb, bb, None, True, False, 50000.0, hb0[0, :, :, 0, 0], cb0[0, :, :, 0, 0])
+        y = np.concatenate([yf, yb[::-1]], axis=-1)  # the backward half in input order
+        ex = lambda v: v[None, ..., None, None]
+        save_states(name, nb, {"x": x, "h0": h0, "c0": c0, "hb0": hb0, "cb0": cb0},
+                    {"y": y[..., None, None], "h_out": ex(hf), "c_out": ex(cf), "hb_out": ex(hb), "cb_out": ex(cb)})
+
+    def save_states(name, nb, inputs, outputs):
+        save(name, nb.spec, inputs, outputs, rtol=1e-4, atol=1e-5)
+
+    rnn_case("simple_recurrent_sequence", reverse=False, output_all=True)
+    rnn_case("simple_recurrent_reverse_last", reverse=True, output_all=False)
+    gru_case("gru_sequence", reverse=False)
+    gru_case("gru_reverse", reverse=True)
+    lstm_case("lstm_sequence")
+    lstm_case("lstm_peephole_forget_bias_clip", peephole=True, forget_bias=True, clip=0.5, output_all=False)
+    lstm_case("lstm_reverse", reverse=True)
+    bilstm_case("bidirectional_lstm")
+
+
 # ---------------------------------------------------------------- models: classifier, preprocessing, errors
 
 
@@ -649,9 +749,10 @@ def model_cases():
     nb = builder([("x", (3, 4, 5))], [("y", None)])
     nb.add_activation("relu", "RELU", "missing_blob", "y")
     error_case("invalid_undefined_blob", nb.spec, "missing_blob")
-    nb = builder([("x", (3, 4, 5))], [("y", None)])
-    nb.add_simple_rnn("rnn", rand(4, 4), rand(4, 3), rand(4), 4, 3, "TANH", ["x", "h"], ["y", "h_out"])
-    error_case("invalid_recurrent_layer", nb.spec, "simpleRecurrent")
+    nb = builder([("x", (3, 4, 5))], [("y", None)], exact=True)
+    nb.add_loop("loop", max_iterations=3)
+    nb.add_copy("c", "x", "y")
+    error_case("invalid_control_flow_layer", nb.spec, "'loop'")
 
 
 # ---------------------------------------------------------------- torch models
@@ -769,7 +870,7 @@ def main():
         shutil.rmtree(ROOT, ignore_errors=True)
         os.makedirs(ROOT)
         for make in (convolution_cases, pooling_cases, activation_cases, normalization_cases, elementwise_cases,
-                     unary_cases, reduce_cases, shape_cases, linear_cases, dynamic_cases, model_cases):
+                     unary_cases, reduce_cases, shape_cases, linear_cases, dynamic_cases, recurrent_cases, model_cases):
             make()
     torch_cases(args.full_mobilenet)
     if not args.only_torch:

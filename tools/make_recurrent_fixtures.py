@@ -12,9 +12,9 @@ coremltools cannot predict on Linux, so no expected value comes from Core ML or 
 
 * `torch_*` cases are PyTorch modules (nn.LSTM, nn.RNN: uni- and bidirectional, several layers,
   batch_first) traced and converted by coremltools with its default passes; the expected
-  outputs are PyTorch's. (coremltools converts nn.GRU to a `while_loop`, not to `gru`, and
-  refuses bidirectional nn.RNN, so neither is here; `mil_gru_reset_after_*` checks the iOS 18
-  `gru` against nn.GRU instead.)
+  outputs are PyTorch's. coremltools converts nn.GRU to a `while_loop` of element-wise ops and
+  matmuls, not to `gru` (`torch_gru_while_loop*`, which run once control flow does), and refuses
+  bidirectional nn.RNN; `mil_gru_reset_after_*` checks the iOS 18 `gru` against nn.GRU.
 * `mil_*` cases are MIL-builder programs (peephole, clip, every activation, reverse and
   bidirectional directions, initial states) converted with the empty pass pipeline; the
   expected outputs come from the NumPy references below, written from the op definitions in
@@ -307,6 +307,15 @@ def torch_cases():
         save_torch(name, WithStates(lstm), dict(x=x, h0=rand(layers * d, b, hid), c0=rand(layers * d, b, hid)))
     lstm = torch.nn.LSTM(i, hid, batch_first=True)
     save_torch("torch_lstm_batch_first_zero_state", OutputOnly(lstm), dict(x=rand(b, t, i)))
+    # coremltools lowers nn.GRU to a while_loop of its own ops (its gru differs from PyTorch's).
+    for name, layers, bidirectional, batch_first in [
+        ("torch_gru_while_loop", 1, False, False),
+        ("torch_gru_while_loop_bidirectional_batch_first", 2, True, True),
+    ]:
+        gru = torch.nn.GRU(i, hid, num_layers=layers, bidirectional=bidirectional, batch_first=batch_first)
+        d = 2 if bidirectional else 1
+        x = rand(b, t, i) if batch_first else rand(t, b, i)
+        save_torch(name, WithStates(gru), dict(x=x, h0=rand(layers * d, b, hid)))
     for name, layers, nonlinearity, batch_first in [
         ("torch_rnn_tanh", 1, "tanh", False),
         ("torch_rnn_relu_two_layers", 2, "relu", False),

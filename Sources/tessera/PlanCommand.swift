@@ -42,6 +42,10 @@ enum PlanCommand {
 
         guard case .program(let program) = plan.modelStructure else {
             printNonProgram(plan, name: url.lastPathComponent)
+            if measure, case .neuralNetwork = plan.modelStructure {
+                let milliseconds = try measurePrediction(url: url, functionName: nil, runs: runs)
+                print(String(format: "median prediction %.3f ms over %d runs", milliseconds, runs))
+            }
             return
         }
         let name = functionName ?? (program.functions["main"] != nil ? "main" : program.functions.keys.sorted().first)
@@ -104,10 +108,11 @@ enum PlanCommand {
             print("\(name): neural network, \(network.layers.count) layers")
             for (index, layer) in network.layers.enumerated() {
                 let device = plan.deviceUsage(for: layer).map { "\($0.preferred)" } ?? "-"
+                let cost = plan.estimatedCost(of: layer).map { String(format: "%5.1f%%", $0.weight * 100) } ?? "-"
                 print(
                     pad(String(index), 5, right: true) + "  " + pad(layer.type, 20) + "  " + pad(layer.name, 24) + "  "
-                        + layer.inputNames.joined(separator: ",") + " → " + layer.outputNames.joined(separator: ",")
-                        + "  " + device)
+                        + pad(device, 6) + "  " + pad(cost, 6, right: true) + "  "
+                        + layer.inputNames.joined(separator: ",") + " → " + layer.outputNames.joined(separator: ","))
             }
         case .pipeline(let pipeline):
             print(
@@ -120,7 +125,7 @@ enum PlanCommand {
     }
 
     /// The median wall time of a prediction on random inputs, in milliseconds.
-    static func measurePrediction(url: URL, functionName: String, runs: Int) throws -> Double {
+    static func measurePrediction(url: URL, functionName: String?, runs: Int) throws -> Double {
         let configuration = MLModelConfiguration()
         configuration.functionName = functionName
         let model = try MLModel(contentsOf: url, configuration: configuration)

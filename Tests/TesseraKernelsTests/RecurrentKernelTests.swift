@@ -14,6 +14,8 @@ struct RecurrentKernelTests {
         var steps: Int
         var batch: Int
         var label: String
+        /// The kernel's input-projection budget (small to exercise blocks of steps).
+        var maximumProjection = RecurrentKernels.projectionBudget
         var testDescription: String { label }
     }
 
@@ -59,6 +61,16 @@ struct RecurrentKernelTests {
             cell: .lstm(LSTMCell()), direction: .reverse, inputSize: 4, hiddenSize: 5, outputSequence: true,
             reverseOutputInInputOrder: true)
         cases.append(Case(parameters: inputOrder, steps: 6, batch: 2, label: "lstm reverse in input order"))
+        for (name, cell) in cells where name.hasPrefix("lstm peephole") || name == "gru" {
+            for direction in [RecurrentDirection.forward, .bidirectional] {
+                var blocks = Case(
+                    parameters: RecurrentParameters(
+                        cell: cell, direction: direction, inputSize: 3, hiddenSize: 4, outputSequence: true),
+                    steps: 7, batch: 2, label: "\(name) \(direction) in blocks of 3 steps")
+                blocks.maximumProjection = 3 * 2 * cell.gateCount * 4 + 5
+                cases.append(blocks)
+            }
+        }
         inputOrder.cell = .rnn(activation: .sigmoid)
         cases.append(Case(parameters: inputOrder, steps: 0, batch: 2, label: "rnn empty sequence"))
         return cases
@@ -95,7 +107,8 @@ struct RecurrentKernelTests {
                         got.withUnsafeMutableBufferPointer { out in
                             RecurrentKernels.run(
                                 p, steps: c.steps, batch: c.batch, x: x.baseAddress!, initialH: h0.baseAddress!,
-                                initialC: c0.baseAddress!, weights: w.baseAddress!, output: out.baseAddress!)
+                                initialC: c0.baseAddress!, weights: w.baseAddress!, output: out.baseAddress!,
+                                maximumProjection: c.maximumProjection)
                         }
                     }
                 }

@@ -198,7 +198,7 @@ struct CoreMLSpecDecodingTests {
     @Test("model types other than ML programs are recognised and rejected by name")
     func modelTypes() throws {
         for type in [
-            CoreMLSpec.ModelType.treeEnsembleClassifier, .pipeline, .neuralNetworkClassifier, .serializedModel,
+            CoreMLSpec.ModelType.treeEnsembleClassifier, .pipeline, .glmClassifier, .serializedModel,
         ] {
             var writer = ProtobufWriter()
             writer.writeInt64(4, field: 1)

@@ -55,6 +55,18 @@ struct NeuralNetworkFixtureTests {
         }
     }
 
+    @Test("a NeuralNetwork as the root model of an .mlpackage predicts as the .mlmodel does")
+    func package() throws {
+        let fixture = try #require(NeuralNetworkFixture.all.first { $0.name == "conv_valid" })
+        let url = fixture.url.deletingLastPathComponent().appendingPathComponent("model.mlpackage")
+        let output = try MLModel(contentsOf: url).prediction(from: try fixture.provider())
+        let array = try #require(output.featureValue(for: "y")?.multiArrayValue)
+        let scalars =
+            array.dataType == .double
+            ? MLShapedArray<Double>(array).scalars.map { Float($0) } : MLShapedArray<Float>(array).scalars
+        fixture.expectClose(scalars, shape: array.shape.map(\.intValue), try fixture.expected("y"), output: "y")
+    }
+
     @Test("a truncated layer list throws at load, never traps")
     func truncatedFile() throws {
         let data = try Data(contentsOf: try #require(NeuralNetworkFixture.all.first { $0.name == "conv_valid" }).url)
@@ -74,5 +86,19 @@ struct NeuralNetworkFixtureTests {
         let model = try MLModel(contentsOf: fixture.url)
         #expect(model.modelDescription.classLabels as? [String] == ["cat", "dog", "bird"])
         #expect(model.modelDescription.predictedFeatureName == "label")
+    }
+
+    @Test("a compute plan weighs every layer; the weights sum to 1 and the first convolution leads")
+    func computePlanCosts() async throws {
+        let fixture = try #require(NeuralNetworkFixture.all.first { $0.name == "torch_small_cnn" })
+        let plan = try await MLComputePlan.load(contentsOf: fixture.url, configuration: MLModelConfiguration())
+        guard case .neuralNetwork(let network) = plan.modelStructure else {
+            Issue.record("not a neural-network structure")
+            return
+        }
+        let weights = network.layers.map { plan.estimatedCost(of: $0)?.weight ?? -1 }
+        #expect(weights.allSatisfy { $0 >= 0 })
+        #expect(Swift.abs(weights.reduce(0, +) - 1) < 1e-9)
+        #expect(network.layers[weights.indices.max { weights[$0] < weights[$1] }!].type == "convolution")
     }
 }

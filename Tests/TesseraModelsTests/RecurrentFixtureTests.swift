@@ -12,7 +12,7 @@ struct RecurrentFixtureTests {
 
     @Test(
         "PyTorch LSTM and RNN layers converted by coremltools match PyTorch",
-        arguments: all.filter { $0.name.hasPrefix("torch_") })
+        arguments: all.filter { $0.name.hasPrefix("torch_") && !$0.ops.contains("while_loop") })
     func matchesPyTorch(_ fixture: LoweringFixture) throws {
         try fixture.check()
     }
@@ -22,6 +22,34 @@ struct RecurrentFixtureTests {
         arguments: all.filter { $0.name.hasPrefix("mil_") })
     func matchesNumPy(_ fixture: LoweringFixture) throws {
         try fixture.check()
+    }
+
+    @Test(
+        "PyTorch GRUs (which coremltools converts to a while_loop) match PyTorch, or are refused naming while_loop",
+        arguments: all.filter { $0.ops.contains("while_loop") })
+    func pyTorchGRU(_ fixture: LoweringFixture) throws {
+        do {
+            _ = try fixture.function()
+        } catch let error as ModelFormatError where error.kind == .unsupportedModelType {
+            #expect(error.message.contains("while_loop"), "\(error.message)")
+            return
+        }
+        try fixture.check()
+    }
+
+    @Test("the compute plan weighs a recurrent layer by its products: the two lstm ops outweigh the rest")
+    func computePlanCost() async throws {
+        let url = Fixtures.url("recurrent/torch_lstm_two_layers/model.mlpackage")
+        let plan = try await MLComputePlan.load(contentsOf: url, configuration: MLModelConfiguration())
+        guard case .program(let program) = plan.modelStructure, let main = program.functions["main"] else {
+            Issue.record("no main function")
+            return
+        }
+        let weighted = main.block.operations.map { ($0.operatorName, plan.estimatedCost(of: $0)?.weight ?? 0) }
+        let lstm = weighted.filter { $0.0 == "lstm" }.map(\.1)
+        #expect(lstm.count == 2)
+        // 6 steps × 2 items × (2 · 16·5 + 2 · 16·4 + 10 · 16) FLOPs each, the rest moves a few hundred floats.
+        #expect(lstm.reduce(0, +) > 0.6, "\(weighted)")
     }
 
     @Test("the fixtures cover every recurrent op, direction and the PyTorch layouts")

@@ -2,7 +2,7 @@
 /// Float32 row-major buffers.
 ///
 /// Per direction: one GEMM projects every time step's input at once (`[T·B, I] × [I, G·H]`,
-/// plus the input bias), then each step is one GEMM of the hidden state
+/// plus the input bias; in blocks of steps past ``projectionBudget``), then each step is one GEMM of the hidden state
 /// (`[B, H] × [H, G·H]`, plus the hidden bias; a reset-before GRU does its candidate's
 /// `H` columns in a second GEMM of `r ⊙ h`) and one fused pass over the gates
 /// (`RecurrentKernels+Gates.swift`). The weights arrive packed
@@ -17,6 +17,10 @@
 ///                      weights: packed, output: out)
 /// ```
 package enum RecurrentKernels {
+    /// The input projection's scratch budget, in floats (4 MiB): a sequence whose projection
+    /// is larger is projected in blocks of steps, one GEMM each.
+    package static let projectionBudget = 1 << 20
+
     /// Runs the layer over a sequence.
     ///
     /// - Parameters:
@@ -29,11 +33,13 @@ package enum RecurrentKernels {
     ///   - weights: ``RecurrentParameters/packedCount`` floats from
     ///     ``RecurrentParameters/packWeights(_:)``.
     ///   - output: ``RecurrentParameters/outputShape(steps:batch:)`` elements, written row-major.
+    ///   - maximumProjection: The most floats of input projection held at once: longer
+    ///     sequences are projected in blocks of steps (``projectionBudget`` by default).
     /// - Precondition: `steps` and `batch` are not negative; an LSTM has `initialC`.
     package static func run(
         _ parameters: RecurrentParameters, steps: Int, batch: Int, x: UnsafePointer<Float>,
         initialH: UnsafePointer<Float>, initialC: UnsafePointer<Float>?, weights: UnsafePointer<Float>,
-        output: UnsafeMutablePointer<Float>
+        output: UnsafeMutablePointer<Float>, maximumProjection: Int = projectionBudget
     ) {
         kernelPrecondition(steps >= 0 && batch >= 0, "[\(parameters.cell.name)] steps \(steps), batch \(batch)")
         kernelPrecondition(
@@ -46,23 +52,35 @@ package enum RecurrentKernels {
         let finalH = output + sequenceRows * b * outputWidth
         let finalC = finalH + b * outputWidth
 
-        let scratch = Scratch(steps: t, batch: b, hidden: h, width: width)
+        let inputSize = parameters.inputSize
+        // Steps per input GEMM: all of them unless their projection passes the budget.
+        let block = Swift.max(1, Swift.min(t, maximumProjection / Swift.max(b * width, 1)))
+        let scratch = Scratch(steps: block, batch: b, hidden: h, width: width)
         defer { withExtendedLifetime(scratch) {} }
         for direction in 0..<parameters.direction.count {
             let w = weights + direction * layout.count
             let backward = parameters.direction == .reverse || direction == 1
             let processingOrder = parameters.direction == .reverse && !parameters.reverseOutputInInputOrder
             let column = direction * h
-            projectInputs(parameters, steps: t, batch: b, x: x, weights: w, into: scratch.projection)
             for row in 0..<b {
                 copy(initialH + row * outputWidth + column, to: scratch.h + row * h, count: h)
                 if let initialC, parameters.cell.stateCount == 2 {
                     copy(initialC + row * outputWidth + column, to: scratch.c + row * h, count: h)
                 }
             }
+            var projected = 0  // the first time index whose projection is in the buffer
             for k in 0..<t {
+                if k % block == 0 {
+                    let count = Swift.min(block, t - k)
+                    projected = backward ? t - k - count : k
+                    projectInputs(
+                        parameters, steps: count, batch: b, x: x + projected * b * inputSize, weights: w,
+                        into: scratch.projection)
+                }
                 let time = backward ? t - 1 - k : k
-                step(parameters, batch: b, projection: scratch.projection + time * b * width, weights: w, scratch)
+                step(
+                    parameters, batch: b, projection: scratch.projection + (time - projected) * b * width, weights: w,
+                    scratch)
                 if parameters.outputSequence {
                     let row = processingOrder ? k : time
                     for item in 0..<b {
@@ -100,7 +118,7 @@ package enum RecurrentKernels {
         }
     }
 
-    /// `projection[T·B, G·H] = x · W_ih + b_ih`, one GEMM for the whole sequence.
+    /// `projection[steps·B, G·H] = x · W_ih + b_ih` for `steps` consecutive steps, one GEMM.
     static func projectInputs(
         _ parameters: RecurrentParameters, steps: Int, batch: Int, x: UnsafePointer<Float>,
         weights: UnsafePointer<Float>, into projection: UnsafeMutablePointer<Float>

@@ -75,6 +75,20 @@ public final class MLComputePlan: Sendable {
     public func estimatedCost(of operation: MLModelStructure.Program.Operation) -> Cost? {
         numbering.costWeights[operation.key].map(Cost.init(weight:))
     }
+
+    /// **Tessera extension**: the estimated relative cost of a neural-network layer, or `nil`
+    /// for a layer of another plan or a network whose inputs have no fixed shape.
+    ///
+    /// The weights of a network's layers sum to 1, estimated as for ML program operations
+    /// from the shapes a prediction on inputs of the declared shapes has.
+    ///
+    /// ```swift
+    /// guard case .neuralNetwork(let network) = plan.modelStructure else { return }
+    /// let heaviest = network.layers.max { (plan.estimatedCost(of: $0)?.weight ?? 0) < (plan.estimatedCost(of: $1)?.weight ?? 0) }
+    /// ```
+    public func estimatedCost(of layer: MLModelStructure.NeuralNetwork.Layer) -> Cost? {
+        numbering.costWeights[layer.key].map(Cost.init(weight:))
+    }
 }
 
 extension MLComputePlan {
@@ -131,6 +145,9 @@ struct ModelStructureBuilder {
             } catch let error as ModelFormatError {
                 throw MLModelError(wrapping: error, model: package.url.lastPathComponent)
             }
+        }
+        if case .neuralNetwork(let network) = structure {
+            numbering.assignLayerCosts(network, of: package.model, file: package.modelDisplayName)
         }
         self.numbering = numbering
     }

@@ -179,11 +179,6 @@ struct NeuralNetworkFunctionBuilder {
                 "\(label) is a custom layer (class '\(layer.parameters.string(10))'); custom layers run code that "
                     + "ships with the app and are not supported by Tessera")
         }
-        if [400, 410, 420, 430].contains(layer.typeField) {
-            throw error(
-                .unsupportedModelType,
-                "\(label): recurrent NeuralNetwork layers are not supported by Tessera yet")
-        }
         guard let type = NeuralNetworkLayerRegistry.types[layer.typeField] else {
             let what = layer.typeField == 0 ? "sets no layer type" : "is a layer type Tessera does not support"
             throw error(.unsupportedModelType, "\(label) \(what)")

@@ -57,6 +57,13 @@ struct NeuralNetworkLayerLowering {
         }
     }
 
+    /// Every occurrence of a repeated message parameter.
+    func messages(_ field: Int, _ name: String) throws -> [ProtobufFieldTable] {
+        do { return try params.messages(field, name) } catch let error as ModelFormatError {
+            throw invalid(error.description)
+        }
+    }
+
     /// A repeated varint parameter.
     func ints(_ field: Int) throws -> [Int] {
         do { return try params.ints(field) } catch let error as ModelFormatError { throw invalid(error.description) }

@@ -43,6 +43,7 @@ enum NeuralNetworkLayerRegistry {
         NeuralNetworkLayerType.unaryLayers, NeuralNetworkLayerType.shapeLayers,
         NeuralNetworkLayerType.reductionLayers, NeuralNetworkLayerType.linearAlgebraLayers,
         NeuralNetworkLayerType.indexingLayers, NeuralNetworkLayerType.generatorLayers,
+        NeuralNetworkLayerType.recurrentLayers,
     ]
 
     /// Every registered layer type by field number.
