@@ -213,7 +213,9 @@ struct NeuralNetworkFunctionBuilder {
         steps.append(
             LoweredStep(
                 type: type.name, name: layer.name, operands: operands, results: results,
-                declaredShapes: results.map { _ in nil }, batchRule: .notSeparable, compute: compute))
+                declaredShapes: results.map { _ in nil },
+                valueReads: type.valueReads.filter { $0 < layer.inputs.count }, batchRule: .notSeparable,
+                compute: compute))
     }
 
     /// The model's outputs: each blob reshaped to its declared shape, a classifier's

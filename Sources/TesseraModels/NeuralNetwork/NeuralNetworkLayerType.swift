@@ -19,14 +19,19 @@ struct NeuralNetworkLayerType: Sendable {
     /// closure that builds its results from its input blobs (operands `0..<inputs.count`,
     /// then any constants the lowering registered).
     let lower: @Sendable (inout NeuralNetworkLayerLowering) throws -> LoweredCompute
+    /// Input positions whose elements the built closure reads while the graph is built (a
+    /// dynamic reshape target, slice bound or fill shape), so later shapes follow their
+    /// values; see ``LoweredStep/valueReads``.
+    let valueReads: [Int]
 
     /// A layer type.
     init(
-        field: Int, cost: MILOpCost,
+        field: Int, cost: MILOpCost, valueReads: [Int] = [],
         lower: @escaping @Sendable (inout NeuralNetworkLayerLowering) throws -> LoweredCompute
     ) {
         self.field = field
         self.cost = cost
+        self.valueReads = valueReads
         self.lower = lower
     }
 

@@ -40,7 +40,7 @@ extension NeuralNetworkLayerType {
             let value = layer.params.float(1) ?? 0
             return { args in [MLTensor(repeating: value, shape: args[0].shape)] }
         },
-        NeuralNetworkLayerType(field: 1090, cost: .elementwise) { layer in
+        NeuralNetworkLayerType(field: 1090, cost: .elementwise, valueReads: [0]) { layer in
             // FillDynamicLayerParams: value = 1; the shape is the input.
             try layer.requireCounts(inputs: 1...1)
             let value = layer.params.float(1) ?? 0
@@ -58,7 +58,7 @@ extension NeuralNetworkLayerType {
             let c = layer.constant(values, shape: [values.count])
             return { args in [args[c]] }
         },
-        NeuralNetworkLayerType(field: 640, cost: .elementwise) { layer in
+        NeuralNetworkLayerType(field: 640, cost: .elementwise, valueReads: [0, 1, 2]) { layer in
             // RangeDynamicLayerParams: startValue = 2, stepSizeValue = 3; the end (and start,
             // step) are inputs.
             try layer.requireCounts(inputs: 1...3)

@@ -109,7 +109,7 @@ extension NeuralNetworkLayerType {
             try layer.requireCounts(inputs: 2...2)
             return { args in [args[0].reshaped(to: args[1].shape)] }
         },
-        NeuralNetworkLayerType(field: 1145, cost: .dataMovement) { layer in
+        NeuralNetworkLayerType(field: 1145, cost: .dataMovement, valueReads: [1]) { layer in
             try layer.requireCounts(inputs: 2...2)
             return { args in
                 let target = try RuntimeInts.operand(1).values(args)
@@ -123,7 +123,7 @@ extension NeuralNetworkLayerType {
             let spec = try SliceSpec(layer, beginField: 1)
             return { args in [try spec.apply(args[0], begin: spec.begin)] }
         },
-        NeuralNetworkLayerType(field: 1000, cost: .dataMovement) { layer in
+        NeuralNetworkLayerType(field: 1000, cost: .dataMovement, valueReads: [1, 2]) { layer in
             // SliceDynamicLayerParams: the begin ids are the second input; endIds = 3 … as static,
             // and a third input, when given, replaces endIds.
             try layer.requireCounts(inputs: 2...3)
@@ -135,7 +135,7 @@ extension NeuralNetworkLayerType {
                 return [try copy.apply(args[0], begin: try RuntimeInts.operand(1).values(args))]
             }
         },
-        NeuralNetworkLayerType(field: 1470, cost: .dataMovement) { layer in
+        NeuralNetworkLayerType(field: 1470, cost: .dataMovement, valueReads: [1]) { layer in
             // SliceBySizeLayerParams: size = 2, axis = 3; the begin index is the second input.
             try layer.requireCounts(inputs: 2...2)
             let size = layer.params.int(2) ?? 0
@@ -191,7 +191,7 @@ extension NeuralNetworkLayerType {
             try layer.requireCounts(inputs: 2...2)
             return { args in [args[0].broadcast(to: args[1].shape)] }
         },
-        NeuralNetworkLayerType(field: 1110, cost: .dataMovement) { layer in
+        NeuralNetworkLayerType(field: 1110, cost: .dataMovement, valueReads: [1]) { layer in
             try layer.requireCounts(inputs: 2...2)
             return { args in [args[0].broadcast(to: try RuntimeInts.operand(1).values(args))] }
         },
