@@ -12,7 +12,7 @@
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 FORMATTED := Sources Tests Benchmarks Package.swift
 
-.PHONY: deps demo build test check lint warnings check-api api-list docs bench bench-peers bench-models format python python-venv wheel test-python test-scale test-coremltools-ops bench-python
+.PHONY: deps demo build test check lint warnings check-api api-list docs bench bench-peers bench-models format python python-venv wheel test-python test-scale test-coremltools-ops bench-python tsan asan fuzz soak
 
 deps:
 	@missing=""; \
@@ -116,3 +116,26 @@ test-coremltools-ops: python
 # tessera.coreml.MLModel.predict vs ONNX Runtime's InferenceSession.run from Python (M1, M3).
 bench-python: python
 	bash Benchmarks/peers/run_python.sh $(ARGS)
+
+# Reliability (Docs/Reliability.md), none of it part of `make test`:
+#   tsan / asan   the Swift tests under ThreadSanitizer / AddressSanitizer (own build
+#                 directories, built once); FILTER=… narrows the run; any report fails it
+#   fuzz          one libFuzzer target for SECONDS (default 30): make fuzz TARGET=spec SECONDS=60;
+#                 TARGET=all runs each in turn
+#   soak          64 concurrent tasks predicting on one model, against the serial outputs,
+#                 with RSS at start and end (release build); ARGS go to the soak
+FILTER ?=
+TARGET ?= all
+SECONDS ?= 30
+
+tsan: deps
+	tools/sanitize.sh thread $(FILTER)
+
+asan: deps
+	tools/sanitize.sh address $(FILTER)
+
+fuzz: deps
+	tools/fuzz.sh $(TARGET) $(SECONDS)
+
+soak: deps
+	swift run -c release TesseraSoak $(ARGS)

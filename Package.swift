@@ -127,6 +127,21 @@ let package = Package(
             path: "Benchmarks/TesseraBenchmarks",
             swiftSettings: strictConcurrency
         ),
+        // The libFuzzer targets for every parser of outside data (`make fuzz`, Docs/Reliability.md);
+        // built without libFuzzer it replays inputs (findings) once each.
+        .executableTarget(
+            name: "TesseraFuzz",
+            dependencies: ["TesseraModels", "TesseraProtobuf"],
+            path: "Fuzz/TesseraFuzz",
+            swiftSettings: strictConcurrency
+        ),
+        // `make soak`: concurrent predictions checked against serial ones, RSS at start and end.
+        .executableTarget(
+            name: "TesseraSoak",
+            dependencies: ["TesseraModels", "TesseraMultiArray", "TesseraTensor"],
+            path: "Soak/TesseraSoak",
+            swiftSettings: strictConcurrency
+        ),
         // Protobuf wire-format reader: no code generation, no dependencies.
         .target(
             name: "TesseraProtobuf",

@@ -15,9 +15,9 @@
 /// | 88 | 16 | weights section: offset, size (a MILBlob v2 image, 64-byte aligned) |
 /// | 104 | 16 | reserved, zero |
 /// | 120 | 8 | checksum of bytes 0..<120 |
-struct CompiledModelHeader: Equatable {
+package struct CompiledModelHeader: Equatable {
     /// The file's name inside the compiled directory.
-    static let fileName = "model.tessera"
+    package static let fileName = "model.tessera"
     /// The first eight bytes of every compiled file.
     static let magic: [UInt8] = Array("TSRMLC\r\n".utf8)
     /// The layout version this code writes and reads. Bump it for any change older readers
@@ -26,7 +26,7 @@ struct CompiledModelHeader: Equatable {
     /// The Tessera version recorded in new files (keep in step with `TesseraVersion.string`).
     static let tesseraVersion = "0.1.0"
     /// The header's size in bytes.
-    static let size = 128
+    package static let size = 128
     /// The checksum chunk size for the content checksum.
     static let chunkSize = 4 << 20
 
@@ -122,5 +122,25 @@ struct CompiledModelHeader: Equatable {
         CompiledModelChecksum.chunked(
             UnsafeRawBufferPointer(rebasing: buffer[min(size, buffer.count)...]), chunkSize: chunkSize,
             progress: progress)
+    }
+}
+
+extension CompiledModelHeader {
+    /// `bytes` with the header's declared size (offset 48), content checksum (40) and header
+    /// checksum (120) rewritten to match the bytes; shorter input is returned as it is. The
+    /// fuzz target for compiled models (`Fuzz/TesseraFuzz`) uses it so that mutations reach
+    /// the sections behind the checksums.
+    package static func repairingChecksums(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.count >= size else { return bytes }
+        var bytes = bytes
+        func put(_ value: UInt64, at offset: Int) {
+            for index in 0..<8 { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+        }
+        put(UInt64(bytes.count), at: 48)
+        put(bytes.withUnsafeBytes { contentChecksum(of: $0) }, at: 40)
+        put(
+            bytes.withUnsafeBytes { CompiledModelChecksum.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<120])) },
+            at: 120)
+        return bytes
     }
 }

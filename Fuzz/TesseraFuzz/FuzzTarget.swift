@@ -1,0 +1,196 @@
+import Foundation
+import TesseraModels
+import TesseraProtobuf
+
+/// One parser of outside data, driven by arbitrary bytes. Every error a parser throws is an
+/// accepted outcome; a trap, a sanitizer report or a hang is a finding.
+struct FuzzTarget: Sendable {
+    /// The name `make fuzz TARGET=…` takes.
+    let name: String
+    /// What the bytes are.
+    let summary: String
+    /// Runs the parser on one input.
+    let run: @Sendable (Data) -> Void
+    /// The seed inputs, from the test fixtures under `fixtures` (the repository's `Tests/Fixtures`).
+    let seeds: @Sendable (_ fixtures: URL) throws -> [Data]
+
+    static let all: [FuzzTarget] = [protobuf, manifest, spec, weights, package, compiled, npy]
+
+    static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
+
+    /// The ML-program packages whose files seed the model targets.
+    static let seedPackages = [
+        "models/linear_relu_softmax.mlpackage", "models/conv_fp32.mlpackage", "models/classifier.mlpackage",
+        "models/quantized.mlpackage", "models/flexible_shapes.mlpackage", "state/accumulator.mlpackage",
+        "rank0/torch_einsum_flexible/model.mlpackage", "lowering/transformer_block/model.mlpackage",
+    ]
+
+    static func packageFile(_ fixtures: URL, _ package: String, _ file: String) -> URL {
+        fixtures.appendingPathComponent(package).appendingPathComponent("Data/com.apple.CoreML")
+            .appendingPathComponent(file)
+    }
+
+    static func specSeeds(_ fixtures: URL) throws -> [Data] {
+        try seedPackages.map { try Data(contentsOf: packageFile(fixtures, $0, "model.mlmodel")) }
+    }
+
+    static func weightSeeds(_ fixtures: URL) -> [Data] {
+        seedPackages.compactMap { try? Data(contentsOf: packageFile(fixtures, $0, "weights/weight.bin")) }
+    }
+
+    /// The protobuf wire format alone: every field read, every length-delimited field also
+    /// tried as a nested message (the reader's depth limit bounds the recursion).
+    static let protobuf = FuzzTarget(
+        name: "protobuf", summary: "any protobuf message (ProtobufReader)",
+        run: { data in
+            data.withUnsafeBytes { buffer in
+                var reader = ProtobufReader(buffer)
+                _ = try? walk(&reader)
+            }
+        }, seeds: specSeeds)
+
+    static func walk(_ reader: inout ProtobufReader) throws {
+        while let tag = try reader.nextField() {
+            if tag.wireType == .lengthDelimited {
+                var child = try reader.readMessage()
+                _ = try? walk(&child)
+            } else {
+                try reader.skipField()
+            }
+        }
+    }
+
+    /// `Manifest.json` and the root model and weights it resolves to.
+    static let manifest = FuzzTarget(
+        name: "manifest", summary: "an .mlpackage's Manifest.json (ModelPackageManifest)",
+        run: { data in
+            guard let manifest = try? ModelPackageManifest(json: data) else { return }
+            _ = manifest.rootModel.path
+            _ = manifest.weights?.path
+        },
+        seeds: { fixtures in
+            try seedPackages.map { try Data(contentsOf: fixtures.appendingPathComponent("\($0)/Manifest.json")) }
+        })
+
+    /// The Core ML specification (`model.mlmodel`): the model, its description and, for an ML
+    /// program, the MIL program and its blob references.
+    static let spec = FuzzTarget(
+        name: "spec", summary: "a Core ML specification, model.mlmodel (CoreMLSpec.Model, MLModelDescription)",
+        run: { data in
+            guard let model = try? CoreMLSpec.Model(decoding: data, file: "model.mlmodel") else { return }
+            _ = model.classLabels
+            _ = try? MLModelDescription(model, functionName: nil)
+            try? model.mlProgram?.forEachBlobReference { _, _ in }
+        }, seeds: specSeeds)
+
+    /// `weight.bin`: its header, every blob record and the blobs' values.
+    static let weights = FuzzTarget(
+        name: "weights", summary: "a weight.bin file (WeightFile)",
+        run: { data in
+            guard let file = try? WeightFile(data: data), let blobs = try? file.allBlobs() else { return }
+            for blob in blobs.prefix(64) { _ = try? file.floatValues(of: blob) }
+        }, seeds: { weightSeeds($0) })
+
+    /// A whole ML-program package loaded by `MLModel` (decoding, weight references, lowering and
+    /// the load-time build on the declared shapes). The input is `[UInt32 LE n][n bytes of
+    /// model.mlmodel][weight.bin]`.
+    static let package = FuzzTarget(
+        name: "package", summary: "an .mlpackage: model.mlmodel + weight.bin, loaded by MLModel",
+        run: { data in
+            let (specBytes, weightBytes) = split(data)
+            let scratch = Scratch.shared
+            try? specBytes.write(to: scratch.modelFile)
+            try? weightBytes.write(to: scratch.weightFile)
+            _ = try? MLModel(contentsOf: scratch.package)
+        },
+        seeds: { fixtures in
+            try seedPackages.map { package in
+                let spec = try Data(contentsOf: packageFile(fixtures, package, "model.mlmodel"))
+                let weights = (try? Data(contentsOf: packageFile(fixtures, package, "weights/weight.bin"))) ?? Data()
+                return join(spec, weights)
+            }
+        })
+
+    /// A model compiled by Tessera (`model.tessera`), loaded by `MLModel`. The harness rewrites the
+    /// size and both checksums first, so mutations reach the sections behind them.
+    static let compiled = FuzzTarget(
+        name: "compiled", summary: "a compiled model, model.tessera (CompiledModelReader)",
+        run: { data in
+            let scratch = Scratch.shared
+            try? Data(CompiledModelHeader.repairingChecksums([UInt8](data))).write(to: scratch.compiledFile)
+            _ = try? MLModel(contentsOf: scratch.compiled)
+        },
+        seeds: { fixtures in
+            try seedPackages.prefix(5).map { package in
+                let url = try MLModel.compileModel(at: fixtures.appendingPathComponent(package))
+                defer { try? FileManager.default.removeItem(at: url) }
+                return try Data(contentsOf: url.appendingPathComponent(CompiledModelHeader.fileName))
+            }
+        })
+
+    /// A `.npy` file (the CLI's inputs).
+    static let npy = FuzzTarget(
+        name: "npy", summary: "a NumPy .npy file (NumPyArray)",
+        run: { data in
+            guard let array = try? NumPyArray(data: data) else { return }
+            _ = array.doubles
+        },
+        seeds: { fixtures in
+            let enumerator = FileManager.default.enumerator(at: fixtures, includingPropertiesForKeys: nil)
+            var seeds: [Data] = []
+            while let url = enumerator?.nextObject() as? URL, seeds.count < 16 {
+                if url.pathExtension == "npy", let data = try? Data(contentsOf: url), data.count < 4096 {
+                    seeds.append(data)
+                }
+            }
+            return seeds
+        })
+
+    /// `[UInt32 LE n][first n bytes][rest]` → (first, rest); a short input is all first.
+    static func split(_ data: Data) -> (Data, Data) {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 4 else { return (data, Data()) }
+        let count = Int(bytes[0]) | Int(bytes[1]) << 8 | Int(bytes[2]) << 16 | Int(bytes[3]) << 24
+        let end = min(bytes.count, 4 + count)
+        return (Data(bytes[4..<end]), Data(bytes[end...]))
+    }
+
+    static func join(_ first: Data, _ rest: Data) -> Data {
+        let count = UInt32(first.count)
+        return Data((0..<4).map { UInt8(truncatingIfNeeded: count >> (8 * $0)) }) + first + rest
+    }
+}
+
+/// The files the package and compiled targets write each input to (one process, one thread).
+final class Scratch: @unchecked Sendable {
+    static let shared = Scratch()
+
+    let root: URL
+    let package: URL
+    let modelFile: URL
+    let weightFile: URL
+    let compiled: URL
+    let compiledFile: URL
+
+    init() {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-fuzz-\(getpid())")
+        package = root.appendingPathComponent("Model.mlpackage")
+        let data = package.appendingPathComponent("Data/com.apple.CoreML")
+        modelFile = data.appendingPathComponent("model.mlmodel")
+        weightFile = data.appendingPathComponent("weights/weight.bin")
+        compiled = root.appendingPathComponent("Model.mlmodelc")
+        compiledFile = compiled.appendingPathComponent(CompiledModelHeader.fileName)
+        let manager = FileManager.default
+        try? manager.createDirectory(at: data.appendingPathComponent("weights"), withIntermediateDirectories: true)
+        try? manager.createDirectory(at: compiled, withIntermediateDirectories: true)
+        let manifest = """
+            {"fileFormatVersion": "1.0.0", "itemInfoEntries": {
+              "A": {"author": "com.apple.CoreML", "description": "CoreML Model Specification", "name": "model.mlmodel",
+                    "path": "com.apple.CoreML/model.mlmodel"},
+              "B": {"author": "com.apple.CoreML", "description": "CoreML Model Weights", "name": "weights",
+                    "path": "com.apple.CoreML/weights"}},
+             "rootModelIdentifier": "A"}
+            """
+        try? Data(manifest.utf8).write(to: package.appendingPathComponent("Manifest.json"))
+    }
+}

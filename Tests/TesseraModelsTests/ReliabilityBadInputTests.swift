@@ -1,0 +1,98 @@
+import Foundation
+import TesseraMultiArray
+import TesseraTensor
+import Testing
+import _TesseraTestSupport
+
+@testable import TesseraModels
+
+/// Bad inputs `Docs/Reliability.md` lists that no other suite tries: malformed `.npy` headers,
+/// NaN and infinities in feature values, and shapes too large to describe.
+@Suite("Reliability: bad inputs")
+struct ReliabilityBadInputTests {
+    /// An `.npy` file with `header` (padded as NumPy pads it) and `payload`.
+    static func npy(_ header: String, version: UInt8 = 1, payload: [UInt8] = []) -> Data {
+        var bytes: [UInt8] = [0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59, version, 0]
+        let text = Array(header.utf8) + [0x0A]
+        bytes += [UInt8(text.count & 0xFF), UInt8(text.count >> 8)]
+        return Data(bytes + text + payload)
+    }
+
+    static let malformedNumPy: [(String, Data, String)] = [
+        ("bad magic", Data([0x93, 0x4E, 0x55, 0x4D, 0x50, 0x58, 1, 0, 0, 0]), "bad magic"),
+        ("too short", Data([0x93, 0x4E]), "bad magic"),
+        ("unknown version", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", version: 9), "version 9"),
+        ("header past the end", Data([0x93, 0x4E, 0x55, 0x4D, 0x50, 0x59, 1, 0, 0xFF, 0x7F]), "past the end"),
+        ("no descr", npy("{'fortran_order': False, 'shape': (1,), }"), "no 'descr'"),
+        ("Fortran order", npy("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }"), "Fortran"),
+        ("negative dimension", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }"), "bad shape"),
+        ("malformed shape", npy("{'descr': '<f4', 'fortran_order': False, 'shape': 3, }"), "malformed"),
+        ("unsupported dtype", npy("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }"), "unsupported dtype"),
+        (
+            "shape overflowing Int",
+            npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"), "too large"
+        ),
+        (
+            "payload shorter than the shape",
+            npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }", payload: [0, 0]),
+            "needs 16"
+        ),
+    ]
+
+    @Test("malformed .npy files throw NumPyFileError saying what is wrong", arguments: malformedNumPy.indices)
+    func malformedNumPyFile(_ index: Int) {
+        let (label, data, fragment) = Self.malformedNumPy[index]
+        do {
+            _ = try NumPyArray(data: data, name: "bad.npy")
+            Issue.record("\(label): no error")
+        } catch {
+            #expect(error.description.hasPrefix("bad.npy: "), "\(label): \(error.description)")
+            #expect(error.description.contains(fragment), "\(label): \(error.description)")
+        }
+    }
+
+    @Test("NaN and infinities in a feature value are computed as IEEE arithmetic; the model stays usable")
+    func nonFiniteFeatureValues() throws {
+        let model = try MLModel(contentsOf: modelFixture("linear_relu_softmax.mlpackage"))
+        let clean = (0..<8).map { Float($0) / 8 - 0.5 }
+        func predict(_ x: [Float]) throws -> [Float] {
+            let input = MLDictionaryFeatureProvider(features: [
+                "x": MLFeatureValue(multiArray: MLMultiArray(MLShapedArray(scalars: x, shape: [1, 8])))
+            ])
+            let output = try model.prediction(from: input).featureValue(for: "softmax_0")?.multiArrayValue
+            return MLShapedArray<Float>(converting: try #require(output)).scalars
+        }
+        let baseline = try predict(clean)
+        let finite = baseline.allSatisfy { $0.isFinite }
+        #expect(finite)
+        // A NaN reaches every logit through the linear layer, so softmax is NaN throughout (NumPy
+        // gives the same: np.exp(nan - nan)).
+        var withNaN = clean
+        withNaN[3] = .nan
+        let allNaN = try predict(withNaN).allSatisfy { $0.isNaN }
+        #expect(allNaN)
+        var withInfinity = clean
+        withInfinity[0] = .infinity
+        #expect(try predict(withInfinity).count == 16)
+        #expect(try predict(clean) == baseline)
+    }
+
+    @Test("an input with an empty dimension is refused as .featureType")
+    func emptyDimension() throws {
+        let model = try MLModel(contentsOf: modelFixture("linear_relu_softmax.mlpackage"))
+        let empty = try MLMultiArray(shape: [1, 0], dataType: .float32)
+        expectModelError(.featureType, containing: ["\"x\"", "[1, 0]"]) {
+            _ = try model.prediction(
+                from: MLDictionaryFeatureProvider(features: ["x": MLFeatureValue(multiArray: empty)]))
+        }
+    }
+
+    @Test("a multi-array shape whose element or byte count overflows throws .invalidShape")
+    func overflowingMultiArrayShape() {
+        for shape in [[1 << 32, 1 << 32], [Int.max / 2, 3], [Int.max / 4 + 1]] {
+            #expect(throws: MLMultiArrayError.self, "\(shape)") {
+                _ = try MLMultiArray(shape: shape.map { NSNumber(value: $0) }, dataType: .float32)
+            }
+        }
+    }
+}
