@@ -45,6 +45,10 @@ enum DescribeCommand {
         let creator = description.metadata[.creatorDefinedKey] as? [String: String] ?? [:]
         for key in creator.keys.sorted() { print("  \(key): \(creator[key]!)") }
 
+        if let classic = spec.classic {
+            print("structure")
+            for line in classic.summary(type: spec.type, indent: "  ") { print(line) }
+        }
         if let program = spec.mlProgram {
             for name in program.functions.keys.sorted() {
                 let function = program.functions[name]!
