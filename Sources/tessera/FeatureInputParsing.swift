@@ -38,7 +38,8 @@ enum FeatureInputParsing {
             let shape = feature?.multiArrayConstraint?.shape.map(\.intValue) ?? []
             let fits = !shape.isEmpty && shape.reduce(1, *) == numbers.count
             return MLFeatureValue(
-                multiArray: MLMultiArray(MLShapedArray<Double>(scalars: numbers, shape: fits ? shape : [numbers.count])))
+                multiArray: MLMultiArray(MLShapedArray<Double>(scalars: numbers, shape: fits ? shape : [numbers.count]))
+            )
         default:
             if feature?.type != .string, let number = Double(text) { return MLFeatureValue(double: number) }
             return MLFeatureValue(string: text)
@@ -72,13 +73,16 @@ enum FeatureInputParsing {
             return MLFeatureValue(multiArray: MLMultiArray(MLShapedArray<Double>(scalars: numbers, shape: shape)))
         case let string as String: return MLFeatureValue(string: string)
         case let number as NSNumber:
-            return feature?.type == .int64 ? MLFeatureValue(int64: number.int64Value) : MLFeatureValue(double: number.doubleValue)
+            return feature?.type == .int64
+                ? MLFeatureValue(int64: number.int64Value) : MLFeatureValue(double: number.doubleValue)
         default: throw CLIError("--input \(name): unsupported JSON value")
         }
     }
 
     /// Flattens nested JSON arrays of numbers row-major, recording the shape.
-    private static func flatten(_ array: [Any], depth: Int, shape: inout [Int], into numbers: inout [Double], name: String) throws {
+    private static func flatten(
+        _ array: [Any], depth: Int, shape: inout [Int], into numbers: inout [Double], name: String
+    ) throws {
         if shape.count == depth { shape.append(array.count) }
         guard shape[depth] == array.count else { throw CLIError("--input \(name): ragged JSON array") }
         for element in array {

@@ -31,10 +31,12 @@ struct ClassicConversionTests {
             }
         }
         // Integral values as int64s give what the same values as doubles give.
-        let doubles = MLDictionaryFeatureProvider(features: Dictionary(
-            uniqueKeysWithValues: (0..<30).map { ("f\($0)", MLFeatureValue(double: Double($0 % 3))) }))
-        let integers = MLDictionaryFeatureProvider(features: Dictionary(
-            uniqueKeysWithValues: (0..<30).map { ("f\($0)", MLFeatureValue(int64: Int64($0 % 3))) }))
+        let doubles = MLDictionaryFeatureProvider(
+            features: Dictionary(
+                uniqueKeysWithValues: (0..<30).map { ("f\($0)", MLFeatureValue(double: Double($0 % 3))) }))
+        let integers = MLDictionaryFeatureProvider(
+            features: Dictionary(
+                uniqueKeysWithValues: (0..<30).map { ("f\($0)", MLFeatureValue(int64: Int64($0 % 3))) }))
         let a = try model.prediction(from: doubles).featureValue(for: "classProbability")?.dictionaryValue
         let b = try model.prediction(from: integers).featureValue(for: "classProbability")?.dictionaryValue
         #expect(a != nil && a == b)
@@ -47,7 +49,8 @@ struct ClassicConversionTests {
         for (index, row) in fixture.rows.enumerated() {
             guard case .array(let values, let shape)? = row["input"] else { continue }
             let input = MLDictionaryFeatureProvider(features: [
-                "input": MLFeatureValue(multiArray: MLMultiArray(MLShapedArray<Float>(scalars: values.map { Float($0) }, shape: shape)))
+                "input": MLFeatureValue(
+                    multiArray: MLMultiArray(MLShapedArray<Float>(scalars: values.map { Float($0) }, shape: shape)))
             ])
             let got = try model.prediction(from: input).featureValue(for: "prediction")?.doubleValue ?? .nan
             guard case .double(let expected)? = fixture.expected[index]["prediction"] else { continue }

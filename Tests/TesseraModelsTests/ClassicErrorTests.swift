@@ -1,8 +1,8 @@
 import Foundation
 import TesseraModels
 import TesseraMultiArray
-import TesseraTensor
 import TesseraProtobuf
+import TesseraTensor
 import Testing
 import _TesseraTestSupport
 
@@ -39,8 +39,10 @@ struct ClassicErrorTests {
 
     @Test(
         "Apple's proprietary model types are refused by name",
-        arguments: [("textClassifier", 2000), ("wordTagger", 2001), ("visionFeaturePrint", 2002),
-            ("gazetteer", 2004), ("itemSimilarityRecommender", 501), ("linkedModel", 556)])
+        arguments: [
+            ("textClassifier", 2000), ("wordTagger", 2001), ("visionFeaturePrint", 2002),
+            ("gazetteer", 2004), ("itemSimilarityRecommender", 501), ("linkedModel", 556),
+        ])
     func proprietary(_ type: String, _ field: Int) throws {
         var writer = ProtobufWriter()
         writer.writeInt64(5, field: 1)

@@ -177,7 +177,9 @@ struct TreeEnsembleForest: Sendable {
     /// (`rows × dimensions`, holding the base prediction), in parallel over blocks of rows;
     /// each block walks one tree for all its rows before the next tree, so a tree stays in
     /// cache.
-    func accumulate(_ x: UnsafePointer<Double>, rows: Int, width: Int, dimensions: Int, into out: UnsafeMutablePointer<Double>) {
+    func accumulate(
+        _ x: UnsafePointer<Double>, rows: Int, width: Int, dimensions: Int, into out: UnsafeMutablePointer<Double>
+    ) {
         let block = 64
         let blocks = (rows + block - 1) / block
         let cost = ParallelCost.perItem(nanoseconds: Double(roots.count) * Double(block) * 8)
