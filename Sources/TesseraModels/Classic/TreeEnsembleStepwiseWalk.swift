@@ -37,8 +37,12 @@ struct StepwiseWalk {
                     for row in 0..<rows {
                         let node = base[Int(index[row])]
                         let value = x[row * width + Int(node.feature)]
-                        let goesTrue = value.isNaN ? node.missingTracksTrue : Rule.branch(value, node.threshold)
-                        index[row] = goesTrue ? node.trueChild : node.falseChild
+                        // Branch-free: which child is data-dependent and unpredictable, so
+                        // select it arithmetically rather than with a jump.
+                        let isNaN = Self.bit(value != value)
+                        let compared = Self.bit(Rule.branch(value, node.threshold))
+                        let goesTrue = (compared & (1 &- isNaN)) | (isNaN & Self.bit(node.missingTracksTrue))
+                        index[row] = node.falseChild &+ goesTrue &* (node.trueChild &- node.falseChild)
                     }
                 }
                 if dimensions == 1 {
@@ -52,6 +56,12 @@ struct StepwiseWalk {
             }
         }
     }
+}
+
+extension StepwiseWalk {
+    /// `1` for true, `0` for false, without a branch.
+    @inline(__always)
+    static func bit(_ flag: Bool) -> Int32 { Int32(unsafeBitCast(flag, to: UInt8.self)) }
 }
 
 /// A branch comparison, resolved at compile time in the stepwise loop.
