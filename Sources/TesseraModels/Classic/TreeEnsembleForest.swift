@@ -180,7 +180,7 @@ struct TreeEnsembleForest: Sendable {
     func accumulate(
         _ x: UnsafePointer<Double>, rows: Int, width: Int, dimensions: Int, into out: UnsafeMutablePointer<Double>
     ) {
-        let block = 64
+        let block = 256
         let blocks = (rows + block - 1) / block
         let cost = ParallelCost.perItem(nanoseconds: Double(roots.count) * Double(block) * 8)
         let xAddress = UInt(bitPattern: x)

@@ -8,7 +8,7 @@ struct StepwiseWalk {
     let depths: UnsafeBufferPointer<Int32>
     let leafDimensions: UnsafeBufferPointer<Int32>
 
-    /// Adds every tree's leaf value for `rows` (≤ 64) rows of `x` to `out`.
+    /// Adds every tree's leaf value for `rows` (≤ 256) rows of `x` to `out`.
     @inline(__always)
     func run(
         _ x: UnsafePointer<Double>, rows: Int, width: Int, dimensions: Int, out: UnsafeMutablePointer<Double>,
@@ -28,7 +28,7 @@ struct StepwiseWalk {
         _ out: UnsafeMutablePointer<Double>, _ rule: Rule.Type
     ) {
         let base = nodes.baseAddress!
-        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 64) { positions in
+        withUnsafeTemporaryAllocation(of: Int32.self, capacity: 256) { positions in
             let index = positions.baseAddress!
             for tree in 0..<roots.count {
                 let root = roots[tree]
