@@ -4,10 +4,11 @@ import TesseraTensor
 
 // Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
 // Arguments: area names to run only some (tensor, elementwise, reduction, linalg, conv, copy,
-// multiarray, models, compile; t9parts times the pieces of T9), `--json PATH` to write the tensor
+// multiarray, models, compile, classic; t9parts times the pieces of T9), `--json PATH` to write the tensor
 // workloads' medians for Benchmarks/peers/compare.py, and `--models-dir DIR` for the model
 // workloads (made by Benchmarks/peers/model_workloads.py --make-models DIR) and the compile
-// workloads (made by Benchmarks/peers/make_compile_model.py DIR). `--models-json PATH` writes the
+// workloads (made by Benchmarks/peers/make_compile_model.py DIR) and the classic workloads (made by
+// Benchmarks/peers/classic_trees.py DIR --make-models). `--models-json PATH` writes the
 // figures of the models and compile areas (whichever ran) to one file for
 // Benchmarks/peers/compare_models.py; `--json` stays the tensor area's.
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -80,5 +81,8 @@ if selected.contains("models") || modelsDirectory != nil {
 if selected.contains("compile") {
     compileFigures = runCompileBenchmarks(
         modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))
+}
+if selected.contains("classic") {
+    runClassicBenchmarks(modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))
 }
 if let modelsJSONPath { writeModelsJSON(models: modelFigures, compile: compileFigures, to: modelsJSONPath) }

@@ -46,6 +46,10 @@ enum DescribeCommand {
         for key in creator.keys.sorted() { print("  \(key): \(creator[key]!)") }
 
         for line in spec.neuralNetwork?.summaryLines ?? [] { print(line) }
+        if let classic = spec.classic {
+            print("structure")
+            for line in classic.summary(type: spec.type, indent: "  ") { print(line) }
+        }
         if let program = spec.mlProgram {
             for name in program.functions.keys.sorted() {
                 let function = program.functions[name]!

@@ -1,14 +1,18 @@
 import Tessera
 
-/// `tessera predict MODEL --input NAME=FILE.npy … [--output-dir DIR]`: one prediction through
+/// `tessera predict MODEL --input NAME=VALUE … [--output-dir DIR]`: one prediction through
 /// `MLModel`, printing every output, and writing multi-array outputs as `.npy` files when an
-/// output directory is given.
+/// output directory is given. A value is a `.npy` file, `@FILE.json`, or a literal read as the
+/// model's input type declares (`--input age=3.5`, `--input sex=male`); see
+/// `FeatureInputParsing.swift`.
 enum PredictCommand {
-    static let usage = "usage: tessera predict MODEL --input NAME=FILE.npy … [--output-dir DIR]"
+    static let usage =
+        "usage: tessera predict MODEL --input NAME=VALUE … [--output-dir DIR] "
+        + "(VALUE: FILE.npy, @FILE.json, a number or a string)"
 
     static func run(_ arguments: [String]) throws {
         var modelPath: String?
-        var inputs: [String: MLFeatureValue] = [:]
+        var rawInputs: [(name: String, value: String)] = []
         var outputDirectory: URL?
         var index = 0
         while index < arguments.count {
@@ -20,13 +24,7 @@ enum PredictCommand {
                 guard let equals = pair.firstIndex(of: "=") else {
                     throw CLIError("--input \(pair): expected NAME=FILE.npy")
                 }
-                let name = String(pair[..<equals])
-                let file = URL(fileURLWithPath: String(pair[pair.index(after: equals)...]))
-                do {
-                    inputs[name] = MLFeatureValue(multiArray: try NumPyFile.read(file))
-                } catch {
-                    throw CLIError(error.description)
-                }
+                rawInputs.append((String(pair[..<equals]), String(pair[pair.index(after: equals)...])))
                 index += 2
             case "--output-dir", "-o":
                 guard index + 1 < arguments.count else { throw CLIError("--output-dir needs a directory") }
@@ -40,6 +38,11 @@ enum PredictCommand {
         }
         guard let modelPath else { throw CLIError(usage) }
         let model = try MLModel(contentsOf: URL(fileURLWithPath: modelPath))
+        var inputs: [String: MLFeatureValue] = [:]
+        for (name, text) in rawInputs {
+            inputs[name] = try FeatureInputParsing.value(
+                text, for: model.modelDescription.inputDescriptionsByName[name], name: name)
+        }
         let start = DispatchTime.now().uptimeNanoseconds
         let output = try model.prediction(from: MLDictionaryFeatureProvider(features: inputs))
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6

@@ -97,7 +97,8 @@ enum ClassicValue: Sendable {
         func close(_ a: Double, _ e: Double) -> Bool { abs(a - e) <= tolerance * max(1, abs(e)) }
         switch self {
         case .string(let expected):
-            return actual.type == .string && actual.stringValue == expected ? nil : "got \(actual), expected \(expected)"
+            return actual.type == .string && actual.stringValue == expected
+                ? nil : "got \(actual), expected \(expected)"
         case .int64(let expected):
             return actual.type == .int64 && actual.int64Value == expected ? nil : "got \(actual), expected \(expected)"
         case .double(let expected):

@@ -99,7 +99,8 @@ public final class MLModel: Sendable {
     /// (``ClassicModelFactory/stage(_:of:name:snapshot:)``).
     ///
     /// - Throws: ``MLModelError``, as ``init(contentsOf:configuration:)`` does.
-    init(package corePackage: CoreMLPackage, snapshot: MLModelConfiguration.Snapshot, name: String,
+    init(
+        package corePackage: CoreMLPackage, snapshot: MLModelConfiguration.Snapshot, name: String,
         reporter: ProgressReporter
     ) throws {
         if let classic = try ClassicModelFactory.model(for: corePackage, name: name, snapshot: snapshot) {

@@ -25,7 +25,8 @@ struct ArrayFeatureExtractorModel: ClassicModel {
 
     func predict(_ row: any MLFeatureProvider) throws -> [String: MLFeatureValue] {
         guard let value = try interface.value(of: input, in: row), case .multiArray(let array) = value.storage else {
-            throw interface.inputError("input \"\(input.name)\" is not a multi-array; the model expects \(input.expectation)")
+            throw interface.inputError(
+                "input \"\(input.name)\" is not a multi-array; the model expects \(input.expectation)")
         }
         let x = MLFeatureValue.doubles(of: array)
         guard let largest = indices.max(), largest < x.count else {

@@ -14,7 +14,8 @@ struct CategoricalMappingModel: ClassicModel {
         input = try interface.singleInput(file: file)
         output = try interface.singleOutput(file: file)
         if spec.stringToInt64 != nil, input.type != .string {
-            throw interface.invalid("the map's keys are strings, but input \"\(input.name)\" is a \(input.type)", file: file)
+            throw interface.invalid(
+                "the map's keys are strings, but input \"\(input.name)\" is a \(input.type)", file: file)
         }
         guard spec.stringToInt64 != nil || spec.int64ToString != nil else {
             throw interface.invalid("the model has no mapping", file: file)

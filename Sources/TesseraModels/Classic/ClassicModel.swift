@@ -128,7 +128,8 @@ extension MLModel {
         for (name, value) in outputs {
             switch value.storage {
             case .multiArray(let array): tensors[name] = MLTensor(MLShapedArray<Float>(converting: array))
-            case .double(let number): tensors[name] = MLTensor(MLShapedArray<Float>(scalars: [Float(number)], shape: []))
+            case .double(let number):
+                tensors[name] = MLTensor(MLShapedArray<Float>(scalars: [Float(number)], shape: []))
             case .int64(let number):
                 tensors[name] = MLTensor(MLShapedArray<Int32>(scalars: [Int32(clamping: number)], shape: []))
             default: continue

@@ -45,7 +45,9 @@ extension CoreMLSpec {
                     case 3:
                         var parameter = try reader.readMessage()
                         while let field = try parameter.nextField() {
-                            if field.fieldNumber == 1 { model.k = try parameter.readInt64() } else {
+                            if field.fieldNumber == 1 {
+                                model.k = try parameter.readInt64()
+                            } else {
                                 try parameter.skipField()
                             }
                         }

@@ -79,7 +79,9 @@ extension CoreMLSpec {
                     case 1:
                         var pick = try reader.readMessage()
                         while let field = try pick.nextField() {
-                            if field.fieldNumber == 1 { model.perClass = try pick.readBool() } else {
+                            if field.fieldNumber == 1 {
+                                model.perClass = try pick.readBool()
+                            } else {
                                 try pick.skipField()
                             }
                         }

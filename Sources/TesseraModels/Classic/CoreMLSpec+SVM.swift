@@ -156,7 +156,11 @@ extension ProtobufReader {
         return try decodingMessage("DenseSupportVectors") {
             var rows: [[Double]] = []
             while let tag = try reader.nextField() {
-                if tag.fieldNumber == 1 { rows.append(try reader.readDoubles("DenseVector")) } else { try reader.skipField() }
+                if tag.fieldNumber == 1 {
+                    rows.append(try reader.readDoubles("DenseVector"))
+                } else {
+                    try reader.skipField()
+                }
             }
             return .dense(rows)
         }

@@ -54,7 +54,8 @@ extension CoreMLSpec {
                         var parameters = try reader.readMessage()
                         try model.decodeParameters(&parameters)
                     case 2: model.transform = try reader.readEnum()
-                    case 100 where classifier, 101 where classifier: model.labels = try reader.readClassLabels(tag.fieldNumber)
+                    case 100 where classifier, 101 where classifier:
+                        model.labels = try reader.readClassLabels(tag.fieldNumber)
                     default: try reader.skipField()
                     }
                 }

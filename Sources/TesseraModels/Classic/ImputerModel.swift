@@ -15,7 +15,9 @@ struct ImputerModel: ClassicModel {
         self.interface = interface
         input = try interface.singleInput(file: file)
         output = try interface.singleOutput(file: file)
-        guard let imputed = spec.imputed else { throw interface.invalid("the imputer has no imputed value", file: file) }
+        guard let imputed = spec.imputed else {
+            throw interface.invalid("the imputer has no imputed value", file: file)
+        }
         self.imputed = imputed
         replace = spec.replace
     }
@@ -44,9 +46,11 @@ struct ImputerModel: ClassicModel {
         case (.doubles(let fill), nil): return .numeric(fill, as: output)
         case (.int64s(let fill), nil): return .numeric(fill.map(Double.init), as: output)
         case (.stringDictionary(let fill), nil):
-            return MLFeatureValue(storage: .dictionary(fill.reduce(into: [:]) { $0[AnyHashable($1.key)] = NSNumber(value: $1.value) }))
+            return MLFeatureValue(
+                storage: .dictionary(fill.reduce(into: [:]) { $0[AnyHashable($1.key)] = NSNumber(value: $1.value) }))
         case (.int64Dictionary(let fill), nil):
-            return MLFeatureValue(storage: .dictionary(fill.reduce(into: [:]) { $0[AnyHashable($1.key)] = NSNumber(value: $1.value) }))
+            return MLFeatureValue(
+                storage: .dictionary(fill.reduce(into: [:]) { $0[AnyHashable($1.key)] = NSNumber(value: $1.value) }))
         case (.stringDictionary, .dictionary?), (.int64Dictionary, .dictionary?): return value!
         case (.double, _), (.int64, _), (.doubles, _), (.int64s, _):
             guard let value, let elements = value.doubleElements else { break }

@@ -154,6 +154,10 @@ struct FeatureVectorReader: Sendable {
                 vector.append(contentsOf: repeatElement(Double.nan, count: width ?? 1))
                 continue
             }
+            if width == 1, let number = value.numericValue {
+                vector.append(number)
+                continue
+            }
             guard let elements = value.doubleElements else {
                 throw interface.inputError(
                     "input \"\(feature.name)\" is a \(value.type) value, but the model expects \(feature.expectation)")

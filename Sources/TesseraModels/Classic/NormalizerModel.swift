@@ -17,7 +17,8 @@ struct NormalizerModel: ClassicModel {
 
     func predict(_ row: any MLFeatureProvider) throws -> [String: MLFeatureValue] {
         guard let value = try interface.value(of: input, in: row), let x = value.doubleElements else {
-            throw interface.inputError("input \"\(input.name)\" holds no numbers; the model expects \(input.expectation)")
+            throw interface.inputError(
+                "input \"\(input.name)\" holds no numbers; the model expects \(input.expectation)")
         }
         let size: Double =
             switch norm {

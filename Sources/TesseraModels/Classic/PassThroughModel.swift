@@ -10,7 +10,8 @@ struct PassThroughModel: ClassicModel {
         self.interface = interface
         guard interface.inputs.count >= interface.outputs.count else {
             throw interface.invalid(
-                "the model has \(interface.outputs.count) outputs but only \(interface.inputs.count) inputs", file: file)
+                "the model has \(interface.outputs.count) outputs but only \(interface.inputs.count) inputs", file: file
+            )
         }
     }
 

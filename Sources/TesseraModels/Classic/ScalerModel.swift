@@ -23,7 +23,8 @@ struct ScalerModel: ClassicModel {
 
     func predict(_ row: any MLFeatureProvider) throws -> [String: MLFeatureValue] {
         guard let value = try interface.value(of: input, in: row), let x = value.doubleElements else {
-            throw interface.inputError("input \"\(input.name)\" holds no numbers; the model expects \(input.expectation)")
+            throw interface.inputError(
+                "input \"\(input.name)\" holds no numbers; the model expects \(input.expectation)")
         }
         for parameter in [shift, scale] where parameter.count > 1 && parameter.count != x.count {
             throw interface.inputError(

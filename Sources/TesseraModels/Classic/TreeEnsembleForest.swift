@@ -32,6 +32,13 @@ struct TreeEnsembleForest: Sendable {
     let singleValueLeaves: Bool
     /// The largest branch feature index plus one.
     let requiredWidth: Int
+    /// Each tree's depth (branches on the longest root-to-leaf path).
+    let depths: [Int32]
+    /// For ``StepwiseWalk``, when every leaf adds one value and every branch shares one
+    /// behaviour: ``nodes`` with each leaf turned into a node that branches to itself (its
+    /// value in `threshold`), so every row can take exactly a tree's depth of steps with no
+    /// leaf test; and each leaf's output dimension.
+    let stepwise: (nodes: [Node], dimensions: [Int32])?
 
     init(_ spec: CoreMLSpec.TreeEnsemble, dimensions: Int, _ interface: ClassicInterface, file: String) throws {
         var byTree: [UInt64: [UInt64: Int]] = [:]
@@ -54,6 +61,7 @@ struct TreeEnsembleForest: Sendable {
         var behaviors = Set<UInt8>()
         var singleValueLeaves = true
         var requiredWidth = 0
+        var depths: [Int32] = []
         for tree in treeOrder {
             let members = byTree[tree]!
             var children = Set<UInt64>()
@@ -84,8 +92,10 @@ struct TreeEnsembleForest: Sendable {
             // Depth-first, parents before children; a node reached twice means a cycle (or
             // a shared child), which a walk could loop on.
             var placed: [UInt64: Int32] = [:]
-            var stack: [(id: UInt64, parent: Int, isTrue: Bool)] = [(rootId, -1, true)]
-            while let (id, parent, isTrue) = stack.popLast() {
+            var stack: [(id: UInt64, parent: Int, isTrue: Bool, depth: Int32)] = [(rootId, -1, true, 0)]
+            var treeDepth: Int32 = 0
+            while let (id, parent, isTrue, depth) = stack.popLast() {
+                treeDepth = max(treeDepth, depth)
                 guard placed[id] == nil else {
                     throw interface.invalid(
                         "tree \(tree) reaches node \(id) twice (a cycle or a shared child)", file: file)
@@ -126,10 +136,17 @@ struct TreeEnsembleForest: Sendable {
                             threshold: spec.threshold, feature: Int32(spec.featureIndex), trueChild: -1,
                             falseChild: -1, behavior: UInt8(spec.behavior), missingTracksTrue: spec.missingTracksTrue))
                     let position = nodes.count - 1
-                    stack.append((spec.falseChild, position, false))
-                    stack.append((spec.trueChild, position, true))
+                    stack.append((spec.falseChild, position, false, depth + 1))
+                    stack.append((spec.trueChild, position, true, depth + 1))
                 }
             }
+            if placed.count != members.count {
+                let lost = members.keys.filter { placed[$0] == nil }.sorted().prefix(5).map { "\($0)" }
+                throw interface.invalid(
+                    "tree \(tree): nodes \(lost.joined(separator: ", ")) are not reachable from root \(rootId) "
+                        + "(a cycle, or a detached subtree)", file: file)
+            }
+            depths.append(treeDepth)
         }
         self.nodes = nodes
         self.roots = roots
@@ -138,18 +155,59 @@ struct TreeEnsembleForest: Sendable {
         self.uniformBehavior = behaviors.count == 1 ? behaviors.first : (behaviors.isEmpty ? 0 : nil)
         self.singleValueLeaves = singleValueLeaves
         self.requiredWidth = requiredWidth
+        self.depths = depths
+        let oneValuePerLeaf = nodes.allSatisfy { $0.feature >= 0 || $0.falseChild - $0.trueChild == 1 }
+        if oneValuePerLeaf, let behavior = uniformBehavior, behavior <= 3 {
+            var stepNodes = nodes
+            var stepDimensions = [Int32](repeating: 0, count: nodes.count)
+            for index in nodes.indices where nodes[index].feature < 0 {
+                let leaf = Int(nodes[index].trueChild)
+                stepNodes[index] = Node(
+                    threshold: leafValue[leaf], feature: 0, trueChild: Int32(index), falseChild: Int32(index),
+                    behavior: behavior, missingTracksTrue: false)
+                stepDimensions[index] = leafIndex[leaf]
+            }
+            stepwise = (stepNodes, stepDimensions)
+        } else {
+            stepwise = nil
+        }
     }
 
     /// Adds every tree's leaf values for each row of `x` (`rows × width`) to `out`
     /// (`rows × dimensions`, holding the base prediction), in parallel over blocks of rows;
     /// each block walks one tree for all its rows before the next tree, so a tree stays in
     /// cache.
-    func accumulate(_ x: UnsafePointer<Double>, rows: Int, width: Int, dimensions: Int, into out: UnsafeMutablePointer<Double>) {
-        let block = 64
+    func accumulate(
+        _ x: UnsafePointer<Double>, rows: Int, width: Int, dimensions: Int, into out: UnsafeMutablePointer<Double>
+    ) {
+        let block = 256
         let blocks = (rows + block - 1) / block
         let cost = ParallelCost.perItem(nanoseconds: Double(roots.count) * Double(block) * 8)
         let xAddress = UInt(bitPattern: x)
         let outAddress = UInt(bitPattern: out)
+        if let stepwise, let behavior = uniformBehavior {
+            stepwise.nodes.withUnsafeBufferPointer { nodes in
+                stepwise.dimensions.withUnsafeBufferPointer { leafDimensions in
+                    roots.withUnsafeBufferPointer { roots in
+                        depths.withUnsafeBufferPointer { depths in
+                            let walk = StepwiseWalk(
+                                nodes: nodes, roots: roots, depths: depths, leafDimensions: leafDimensions)
+                            parallelFor(count: blocks, cost: cost) { range in
+                                let x = UnsafePointer<Double>(bitPattern: xAddress)!
+                                let out = UnsafeMutablePointer<Double>(bitPattern: outAddress)!
+                                for b in range {
+                                    let first = b * block
+                                    walk.run(
+                                        x + first * width, rows: min(block, rows - first), width: width,
+                                        dimensions: dimensions, out: out + first * dimensions, behavior: behavior)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            return
+        }
         nodes.withUnsafeBufferPointer { nodes in
             leafIndex.withUnsafeBufferPointer { leafIndex in
                 leafValue.withUnsafeBufferPointer { leafValue in
