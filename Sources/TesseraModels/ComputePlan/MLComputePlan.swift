@@ -7,7 +7,7 @@ import Foundation
 /// of the function's estimated time, computed from the shapes and types in the program:
 /// FLOPs for convolutions, matrix products and attention, element counts for element-wise
 /// work and reductions, and the bytes of every tensor read and written (see
-/// ``estimatedCost(of:)``).
+/// `estimatedCost(of:)`).
 ///
 /// ```swift
 /// let plan = try await MLComputePlan.load(contentsOf: compiledURL, configuration: MLModelConfiguration())
