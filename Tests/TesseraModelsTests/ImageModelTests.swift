@@ -75,6 +75,24 @@ struct ImageModelTests {
         #expect(MLFeatureValue(double: 1).imageBufferValue == nil)
     }
 
+    @Test(
+        "NeuralNetwork image inputs take the scaler's scale and biases in the color space's order",
+        arguments: ["nn_image_rgb", "nn_image_bgr", "nn_image_gray"])
+    func neuralNetworkImages(_ name: String) async throws {
+        let data = try Data(contentsOf: imageFixture("models-more.json"))
+        let fixture = try #require(try JSONDecoder().decode([String: ImageModelFixture].self, from: data)[name])
+        let model = try MLModel(contentsOf: imageFixture(try #require(fixture.model)))
+        let constraint = try #require(model.modelDescription.inputDescriptionsByName["image"]?.imageConstraint)
+        let value = try MLFeatureValue(imageAt: imageFixture(fixture.input), constraint: constraint)
+        let output = try await model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["image": value]))
+        let array = try #require(output.featureValue(for: fixture.output)?.multiArrayValue)
+        #expect(array.shape.map(\.intValue).reduce(1, *) == (fixture.shape ?? []).reduce(1, *))
+        let got = MLShapedArray<Double>(converting: array).scalars
+        let expected = try #require(fixture.expected)
+        try #require(got.count == expected.count)
+        for (a, b) in zip(got, expected) { #expect(abs(a - b) <= 1e-4 + 1e-4 * abs(b), "\(a) vs \(b)") }
+    }
+
     @Test("a float16 grayscale input takes a OneComponent16Half buffer")
     func grayscaleFloat16() async throws {
         let data = try Data(contentsOf: imageFixture("models-more.json"))

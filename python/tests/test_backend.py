@@ -89,7 +89,7 @@ def test_unmodified_convert_then_predict(backend):
 
 def test_a_model_tessera_cannot_run_degrades_like_coremltools(backend):
     with pytest.warns(RuntimeWarning, match="Tessera"):
-        model = ct.models.MLModel(fixture("models", "neural_network.mlmodel"))
+        model = ct.models.MLModel(fixture("neuralnetwork", "invalid_unsupported_layer", "model.mlmodel"))
     with pytest.raises(Exception):
         model.predict({"x": np.zeros((1, 4), np.float32)})
 

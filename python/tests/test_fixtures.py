@@ -200,10 +200,17 @@ def test_format_fixtures_load_and_describe(name):
     assert all(np.isfinite(value).all() for value in outputs.values())
 
 
-def test_neural_network_model_is_refused_clearly():
+def test_neural_network_model_predicts():
+    # The fixture's one layer is a ReLU (tools/make_model_fixtures.py).
+    model = tc.MLModel(fixture("models", "neural_network.mlmodel"))
+    y = model.predict({"x": np.array([-2, -0.5, 0.5, 3], np.float64)})["y"]
+    np.testing.assert_array_equal(np.asarray(y, np.float64).reshape(-1), [0, 0, 0.5, 3])
+
+
+def test_unsupported_layer_is_refused_clearly():
     with pytest.raises(tc.TesseraError) as error:
-        tc.MLModel(fixture("models", "neural_network.mlmodel"))
-    assert "neural" in str(error.value).lower() or "ML program" in str(error.value)
+        tc.MLModel(fixture("neuralnetwork", "invalid_unsupported_layer", "model.mlmodel"))
+    assert "layer" in str(error.value).lower()
 
 
 def test_accumulator_state_three_steps():

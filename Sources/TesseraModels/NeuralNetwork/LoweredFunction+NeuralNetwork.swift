@@ -82,42 +82,59 @@ struct NeuralNetworkFunctionBuilder {
 
     /// Declares a model input and the step that maps it to the network's layout and applies
     /// its preprocessing.
+    ///
+    /// A multi-array input is taken in its declared shape. An image input arrives as the
+    /// `[C, H, W]` (rank-5 image mapping) or `[1, C, H, W]` (rank-4 mapping) Float32 tensor of
+    /// raw 0–255 pixel values that `MLModel` makes from the pixel buffer, channels in the
+    /// declared color space's order; the network's `preprocessing` scaler then applies its
+    /// scale and per-channel biases (in that channel order), as Core ML does.
     mutating func bindInput(_ feature: CoreMLSpec.FeatureDescription) throws {
-        let array: CoreMLSpec.ArrayFeatureType
+        let isRank5 = network.arrayInputShapeMapping == .rank5
+        let shape: [Int]
+        let isFlexible: Bool
+        let dataType: MILDataType
+        var channelOrder = NeuralNetworkFunctionBuilder.ChannelOrder.rgb
         switch feature.type.kind {
-        case .multiArray(let type): array = type
-        case .image:
-            // The seam for image inputs: the image-features work turns an image into a
-            // `[C, H, W]` (or `[1, C, H, W]`) Float32 tensor before this point.
-            throw error(
-                .unsupportedModelType,
-                "input '\(feature.name)' is an image; NeuralNetwork models with image inputs are not supported "
-                    + "by Tessera yet (multi-array inputs are)")
+        case .multiArray(let array):
+            shape = array.shape
+            isFlexible = array.shapeFlexibility != nil
+            let rank = array.shape.count
+            if isRank5 && rank != 1 && rank != 3 {
+                throw error(
+                    .invalidSpecification,
+                    "input '\(feature.name)' has shape \(array.shape) (rank \(rank)); the network's rank-5 array "
+                        + "shape mapping takes rank 1 ([C]) or rank 3 ([C, H, W]) inputs only")
+            }
+            dataType =
+                switch array.dataType {
+                case .double: .float64
+                case .int32: .int32
+                case .float16: .float16
+                case .int8: .int8
+                case .float32, nil: .float32
+                }
+        case .image(let image):
+            let channels: Int
+            switch image.colorSpace {
+            case .rgb: channels = 3
+            case .bgr: (channels, channelOrder) = (3, .bgr)
+            case .grayscale, .grayscaleFloat16: channels = 1
+            case .invalid:
+                throw error(.invalidSpecification, "image input '\(feature.name)' declares no color space")
+            }
+            let planar = [channels, image.height, image.width]
+            shape = network.imageInputShapeMapping == .rank5 ? planar : [1] + planar
+            isFlexible = image.sizeFlexibility != nil
+            dataType = .float32
         default:
             throw error(
                 .unsupportedModelType,
                 "input '\(feature.name)' is a \(feature.type.kind); Tessera runs NeuralNetwork models whose inputs "
-                    + "are multi-arrays")
+                    + "are multi-arrays or images")
         }
-        let isRank5 = network.arrayInputShapeMapping == .rank5
-        let rank = array.shape.count
-        if isRank5 && rank != 1 && rank != 3 {
-            throw error(
-                .invalidSpecification,
-                "input '\(feature.name)' has shape \(array.shape) (rank \(rank)); the network's rank-5 array shape "
-                    + "mapping takes rank 1 ([C]) or rank 3 ([C, H, W]) inputs only")
-        }
-        let dataType: MILDataType =
-            switch array.dataType {
-            case .double: .float64
-            case .int32: .int32
-            case .float16: .float16
-            case .int8: .int8
-            case .float32, nil: .float32
-            }
+        let rank = shape.count
         let dimensions: [MILDimension] =
-            array.shapeFlexibility == nil
-            ? array.shape.map { .constant($0) } : array.shape.map { _ in .unknown(variadic: false) }
+            isFlexible ? shape.map { _ in .unknown(variadic: false) } : shape.map { .constant($0) }
         let type = MILValueType.tensor(MILTensorType(dataType: dataType, rank: rank, dimensions: dimensions))
         let slot = newSlot()
         inputs.append((feature.name, type))
@@ -128,9 +145,12 @@ struct NeuralNetworkFunctionBuilder {
         }?.operation
         let mapped = newSlot()
         let name = feature.name
+        let order = channelOrder
         let compute: LoweredCompute = { args in
             var x = args[0].asFloat
-            if let preprocessing { x = try NeuralNetworkFunctionBuilder.preprocess(x, preprocessing, input: name) }
+            if let preprocessing {
+                x = try NeuralNetworkFunctionBuilder.preprocess(x, preprocessing, input: name, channelOrder: order)
+            }
             guard isRank5 else { return [x] }
             return [x.reshapedIfNeeded(to: x.rank == 1 ? [1, 1, x.shape[0], 1, 1] : [1, 1] + x.shape)]
         }
@@ -141,13 +161,24 @@ struct NeuralNetworkFunctionBuilder {
         blobs[name] = mapped
     }
 
+    /// The order of a three-channel input's channels, which decides where the scaler's
+    /// `redBias`, `greenBias` and `blueBias` go.
+    enum ChannelOrder: Sendable {
+        /// Red first: multi-arrays and RGB images.
+        case rgb
+        /// Blue first: BGR images.
+        case bgr
+    }
+
     /// Applies a scaler or mean image to a `[C]` or `[C, H, W]` (or exact-rank `[…, C, H, W]`)
     /// multi-array input.
     ///
     /// The scaler's biases are per channel: `grayBias` for one channel, `redBias`,
-    /// `greenBias`, `blueBias` for three (the RGB order of a multi-array), none otherwise.
+    /// `greenBias`, `blueBias` for three (in `channelOrder`: RGB for a multi-array and an RGB
+    /// image, BGR for a BGR image), none otherwise.
     static func preprocess(
-        _ x: MLTensor, _ operation: CoreMLSpec.NeuralNetworkPreprocessing.Operation, input: String
+        _ x: MLTensor, _ operation: CoreMLSpec.NeuralNetworkPreprocessing.Operation, input: String,
+        channelOrder: ChannelOrder = .rgb
     ) throws -> MLTensor {
         let channels = x.rank >= 3 ? x.shape[x.rank - 3] : x.shape.last ?? 1
         let channelShape = x.rank >= 3 ? [channels, 1, 1] : [channels]
@@ -157,7 +188,8 @@ struct NeuralNetworkFunctionBuilder {
             if channels == 1, gray != 0 {
                 y = y + gray
             } else if channels == 3 {
-                y = y + MLTensor(shape: channelShape, scalars: [red, green, blue], scalarType: Float.self)
+                let biases = channelOrder == .rgb ? [red, green, blue] : [blue, green, red]
+                y = y + MLTensor(shape: channelShape, scalars: biases, scalarType: Float.self)
             }
             return y
         case .meanImage(let mean):
