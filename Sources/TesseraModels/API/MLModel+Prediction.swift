@@ -37,8 +37,9 @@ extension MLModel {
         return try pending.provider()
     }
 
-    /// Predicts the outputs for one input without blocking a thread of Swift's cooperative
-    /// pool: the computation runs on Tessera's workers while the task is suspended.
+    /// Predicts the outputs for one input from an async context: the computation runs on the
+    /// calling task's thread, with large loops split across Tessera's kernel workers, and no
+    /// hop to another thread (the same cost as the blocking form).
     ///
     /// ```swift
     /// let output = try await model.prediction(from: input)
