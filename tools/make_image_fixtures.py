@@ -5,6 +5,8 @@ Writes, from PIL, NumPy, PyTorch and coremltools (never from Tessera):
 - PNG and JPEG files (RGB, gray, EXIF-rotated) with their decoded pixels as PIL reads them
   (upright: `ImageOps.exif_transpose`), and damaged ones (truncated, garbage, 0×0, a
   100,000 × 100,000 header);
+- `oriented.json`: an EXIF-tagged PNG's stored pixels turned by each of the eight orientations
+  as PIL turns them (`--oriented` makes only this), for the `orientation:` initialisers;
 - crop-and-scale references: Vision's `centerCrop` / `scaleFit` / `scaleFill` geometry sampled by
   `torch.nn.functional.grid_sample` (bilinear, `align_corners=False`, border padding), rounded
   to 8 bits;
@@ -66,6 +68,23 @@ def decoded(path):
     pixels = np.asarray(image.convert(mode))
     return {"width": image.width, "height": image.height, "channels": 1 if mode == "L" else 3,
             "pixels": pixels.reshape(-1).tolist()}
+
+
+def make_oriented_cases():
+    """oriented.json: oriented-6.png's stored pixels turned by each EXIF orientation as PIL does
+    (ImageOps.exif_transpose's transposition for that tag), for the `orientation:` initialisers,
+    which apply the given orientation instead of the file's own tag."""
+    methods = {1: None, 2: Image.Transpose.FLIP_LEFT_RIGHT, 3: Image.Transpose.ROTATE_180,
+               4: Image.Transpose.FLIP_TOP_BOTTOM, 5: Image.Transpose.TRANSPOSE, 6: Image.Transpose.ROTATE_270,
+               7: Image.Transpose.TRANSVERSE, 8: Image.Transpose.ROTATE_90}
+    stored = Image.open(os.path.join(OUT, "oriented-6.png")).convert("RGB")
+    cases = {}
+    for orientation, method in methods.items():
+        image = stored if method is None else stored.transpose(method)
+        pixels = np.asarray(image)
+        cases[str(orientation)] = {"width": image.width, "height": image.height, "channels": 3,
+                                   "pixels": pixels.reshape(-1).tolist()}
+    save_json("oriented.json", cases)
 
 
 def make_files():
@@ -372,10 +391,14 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--more"]:
         make_more_models()
         sys.exit()
+    if sys.argv[1:] == ["--oriented"]:
+        make_oriented_cases()
+        sys.exit()
     for entry in os.listdir(OUT):
         if entry.endswith(".mlpackage"):
             shutil.rmtree(os.path.join(OUT, entry))
     make_files()
+    make_oriented_cases()
     make_resize_cases()
     make_models()
     make_old_package()

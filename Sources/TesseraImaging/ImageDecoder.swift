@@ -31,27 +31,31 @@ package enum ImageDecoder {
         return nil
     }
 
-    /// Decodes a PNG or JPEG file and applies its EXIF orientation.
+    /// Decodes a PNG or JPEG file and applies its EXIF orientation, or the one given.
     ///
     /// - Parameters:
     ///   - data: The file's bytes.
     ///   - name: The file's name, for messages.
+    ///   - orientation: The orientation to apply instead of the file's own tag; `nil` (the
+    ///     default) reads the tag (`.up` when there is none).
     /// - Throws: ``ImageError`` `.unknownFormat`, `.corrupt` (damaged or truncated), `.badSize`
     ///   (0×0 or over ``maximumPixelCount``), or `.allocationFailed`.
-    package static func decode(_ data: Data, name: String) throws(ImageError) -> PixelImage {
+    package static func decode(
+        _ data: Data, name: String, orientation: EXIFOrientation? = nil
+    ) throws(ImageError) -> PixelImage {
         let image: PixelImage
-        let orientation: EXIFOrientation
+        let tagged: EXIFOrientation
         switch format(of: data) {
         case .png:
             image = try decodePNG(data, name: name)
-            orientation = EXIFOrientation.inPNG(data)
+            tagged = orientation ?? EXIFOrientation.inPNG(data)
         case .jpeg:
             image = try decodeJPEG(data, name: name)
-            orientation = EXIFOrientation.inJPEG(data)
+            tagged = orientation ?? EXIFOrientation.inJPEG(data)
         case nil:
             throw ImageError(.unknownFormat, "\(name) is neither a PNG nor a JPEG file (its first bytes say neither)")
         }
-        return orientation.applied(to: image)
+        return tagged.applied(to: image)
     }
 
     /// Checks a declared size before decoding.

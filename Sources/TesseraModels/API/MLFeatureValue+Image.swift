@@ -3,7 +3,8 @@ import TesseraCoreVideo
 import TesseraImaging
 
 // Image feature values: a CVPixelBuffer, or a PNG/JPEG file decoded, cropped, scaled and
-// converted to the pixel format a model takes. Core ML's `cgImage:` initialisers are absent:
+// converted to the pixel format a model takes, upright by its EXIF tag or by a given
+// `CGImagePropertyOrientation`. Core ML's `cgImage:` initialisers are absent:
 // Linux has no CoreGraphics, and a CGImage stand-in would be a second pixel-buffer type with
 // nothing behind it; decode files with `init(imageAt:…)` or fill a `CVPixelBuffer` instead.
 
@@ -49,20 +50,36 @@ extension MLFeatureValue {
         imageAt url: URL, pixelsWide: Int, pixelsHigh: Int, pixelFormatType: OSType,
         options: [MLFeatureValue.ImageOption: Any]? = nil
     ) throws {
-        let name = url.lastPathComponent
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw MLModelError(.io, "cannot read the image file \(url.path): \(error.localizedDescription)")
-        }
-        let buffer = try Self.convert { () throws(ImageError) in
-            let image = try ImageDecoder.decode(data, name: name)
-            let (region, rule) = try Self.cropAndScale(options, imageWidth: image.width, imageHeight: image.height)
-            return try image.cropped(to: region, scaledTo: pixelsWide, pixelsHigh, by: rule)
-                .pixelBuffer(format: pixelFormatType)
-        }
-        self.init(pixelBuffer: buffer)
+        try self.init(
+            pixelBuffer: Self.decodeImage(
+                at: url, orientation: nil, pixelsWide: pixelsWide, pixelsHigh: pixelsHigh,
+                pixelFormatType: pixelFormatType, options: options))
+    }
+
+    /// Creates an image value from a PNG or JPEG file turned upright by a given orientation
+    /// (instead of the file's EXIF tag), then cropped and scaled to a size, in a pixel format.
+    ///
+    /// The orientation says how the file's stored pixels are shown: `.right` rotates them 90°
+    /// clockwise, `.up` uses them as stored even when the file carries another tag. The crop
+    /// rectangle and the crop-and-scale rule apply to the turned image, as
+    /// ``init(imageAt:pixelsWide:pixelsHigh:pixelFormatType:options:)`` describes.
+    ///
+    /// ```swift
+    /// // A camera frame saved without its EXIF tag, taken with the phone held upright.
+    /// let frame = try MLFeatureValue(
+    ///     imageAt: url, orientation: .right, pixelsWide: 224, pixelsHigh: 224,
+    ///     pixelFormatType: kCVPixelFormatType_32BGRA)
+    /// ```
+    ///
+    /// - Throws: as ``init(imageAt:pixelsWide:pixelsHigh:pixelFormatType:options:)``.
+    public convenience init(
+        imageAt url: URL, orientation: CGImagePropertyOrientation, pixelsWide: Int, pixelsHigh: Int,
+        pixelFormatType: OSType, options: [MLFeatureValue.ImageOption: Any]? = nil
+    ) throws {
+        try self.init(
+            pixelBuffer: Self.decodeImage(
+                at: url, orientation: orientation, pixelsWide: pixelsWide, pixelsHigh: pixelsHigh,
+                pixelFormatType: pixelFormatType, options: options))
     }
 
     /// Creates an image value from a PNG or JPEG file in the size and pixel format an image
@@ -80,6 +97,47 @@ extension MLFeatureValue {
         try self.init(
             imageAt: url, pixelsWide: constraint.pixelsWide, pixelsHigh: constraint.pixelsHigh,
             pixelFormatType: constraint.pixelFormatType, options: options)
+    }
+
+    /// Creates an image value from a PNG or JPEG file turned upright by a given orientation, in
+    /// the size and pixel format an image constraint asks for (its default size).
+    ///
+    /// ```swift
+    /// let constraint = model.modelDescription.inputDescriptionsByName["image"]!.imageConstraint!
+    /// let value = try MLFeatureValue(imageAt: url, orientation: .left, constraint: constraint, options: nil)
+    /// ```
+    ///
+    /// - Throws: as ``init(imageAt:pixelsWide:pixelsHigh:pixelFormatType:options:)``.
+    public convenience init(
+        imageAt url: URL, orientation: CGImagePropertyOrientation, constraint: MLImageConstraint,
+        options: [MLFeatureValue.ImageOption: Any]? = nil
+    ) throws {
+        try self.init(
+            imageAt: url, orientation: orientation, pixelsWide: constraint.pixelsWide,
+            pixelsHigh: constraint.pixelsHigh, pixelFormatType: constraint.pixelFormatType, options: options)
+    }
+
+    /// Reads, decodes, turns upright (by `orientation`, or the file's EXIF tag when `nil`), crops,
+    /// scales and converts an image file to a pixel buffer.
+    static func decodeImage(
+        at url: URL, orientation: CGImagePropertyOrientation?, pixelsWide: Int, pixelsHigh: Int,
+        pixelFormatType: OSType, options: [ImageOption: Any]?
+    ) throws(MLModelError) -> CVPixelBuffer {
+        let name = url.lastPathComponent
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw MLModelError(.io, "cannot read the image file \(url.path): \(error.localizedDescription)")
+        }
+        // Both enumerations carry EXIF's values 1...8, so the conversion never fails.
+        let turn = orientation.map { EXIFOrientation(rawValue: UInt16($0.rawValue)) ?? .up }
+        return try Self.convert { () throws(ImageError) in
+            let image = try ImageDecoder.decode(data, name: name, orientation: turn)
+            let (region, rule) = try Self.cropAndScale(options, imageWidth: image.width, imageHeight: image.height)
+            return try image.cropped(to: region, scaledTo: pixelsWide, pixelsHigh, by: rule)
+                .pixelBuffer(format: pixelFormatType)
+        }
     }
 
     /// The crop region in pixels (top-left origin) and the crop-and-scale rule of the options.
