@@ -126,7 +126,7 @@ extension MLFeatureValue {
         let name = url.lastPathComponent
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try Data(readingFile: url)
         } catch {
             throw MLModelError(.io, "cannot read the image file \(url.path): \(error.localizedDescription)")
         }

@@ -28,7 +28,7 @@ package enum ModelSource {
         if fileManager.fileExists(atPath: url.appendingPathComponent(legacyMarkerName).path) {
             let marker =
                 try? JSONSerialization.jsonObject(
-                    with: Data(contentsOf: url.appendingPathComponent(legacyMarkerName))) as? [String: Any]
+                    with: Data(readingFile: url.appendingPathComponent(legacyMarkerName))) as? [String: Any]
             let version = (marker?["version"] as? Int).map(String.init) ?? "unknown"
             throw MLModelError(
                 .io,

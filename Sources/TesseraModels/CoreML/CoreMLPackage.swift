@@ -75,7 +75,7 @@ package struct CoreMLPackage: Sendable {
             throw ModelFormatError(.fileNotFound, file: name, "the file does not exist at \(url.path)")
         }
         do {
-            return try Data(contentsOf: url, options: .mappedIfSafe)
+            return try Data(readingFile: url, options: .mappedIfSafe)
         } catch {
             throw ModelFormatError(.unreadableFile, file: name, "cannot read the file: \(error.localizedDescription)")
         }

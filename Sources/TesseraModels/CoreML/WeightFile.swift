@@ -44,7 +44,7 @@ package struct WeightFile: Sendable {
         }
         let data: Data
         do {
-            data = try Data(contentsOf: url, options: .alwaysMapped)
+            data = try Data(readingFile: url, options: .alwaysMapped)
         } catch {
             throw ModelFormatError(
                 .unreadableFile, file: name, "cannot read the weight file: \(error.localizedDescription)")

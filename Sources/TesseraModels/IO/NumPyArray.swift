@@ -42,7 +42,7 @@ package struct NumPyArray: Sendable {
     package init(contentsOf url: URL) throws(NumPyFileError) {
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try Data(readingFile: url)
         } catch {
             throw NumPyFileError(description: "\(url.path): cannot read the file (\(error.localizedDescription))")
         }

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+import _TesseraTestSupport
+
+@testable import TesseraModels
+
+/// The inputs the libFuzzer targets found (`Tests/Fixtures/fuzz/<target>/`), replayed as the
+/// targets run them (`Fuzz/TesseraFuzz`), so no finding comes back.
+@Suite("Fuzz findings")
+struct FuzzFindingTests {
+    /// The committed findings of one target.
+    static func findings(_ target: String) throws -> [URL] {
+        let directory = Fixtures.url("fuzz/\(target)")
+        return try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }
+
+    /// Writes a `package` target input (`[UInt32 LE n][n bytes of model.mlmodel][weight.bin]`)
+    /// as a package under `directory`, with the manifest the target writes.
+    static func writePackage(_ input: Data, in directory: URL) throws -> URL {
+        let bytes = [UInt8](input)
+        let count = bytes.count < 4 ? 0 : (0..<4).reduce(0) { $0 | Int(bytes[$1]) << (8 * $1) }
+        let end = min(bytes.count, 4 + count)
+        let package = directory.appendingPathComponent("Model.mlpackage")
+        let data = package.appendingPathComponent("Data/com.apple.CoreML")
+        try FileManager.default.createDirectory(
+            at: data.appendingPathComponent("weights"), withIntermediateDirectories: true)
+        try Data(bytes[min(4, end)..<end]).write(to: data.appendingPathComponent("model.mlmodel"))
+        try Data(bytes[end...]).write(to: data.appendingPathComponent("weights/weight.bin"))
+        let manifest = """
+            {"fileFormatVersion": "1.0.0", "itemInfoEntries": {
+              "A": {"author": "com.apple.CoreML", "name": "model.mlmodel", "path": "com.apple.CoreML/model.mlmodel"},
+              "B": {"author": "com.apple.CoreML", "name": "weights", "path": "com.apple.CoreML/weights"}},
+             "rootModelIdentifier": "A"}
+            """
+        try Data(manifest.utf8).write(to: package.appendingPathComponent("Manifest.json"))
+        return package
+    }
+
+    /// The resident set size in bytes (`/proc/self/statm`).
+    static func residentBytes() -> Int {
+        let text = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+        let pages = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    @Test("every package finding fails the load with a typed error")
+    func packageFindings() throws {
+        let inputs = try Self.findings("package")
+        #expect(!inputs.isEmpty)
+        for input in inputs {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let package = try Self.writePackage(try Data(contentsOf: input), in: directory)
+            #expect(throws: MLModelError.self, "\(input.lastPathComponent)") { try MLModel(contentsOf: package) }
+        }
+    }
+
+    @Test("an empty model.mlmodel is read as empty and refused: it sets no model type")
+    func emptySpecification() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = try #require(try Self.findings("package").first { $0.lastPathComponent.hasPrefix("leak-e6d08f9e") })
+        let package = try Self.writePackage(try Data(contentsOf: input), in: directory)
+        let spec = package.appendingPathComponent("Data/com.apple.CoreML/model.mlmodel")
+        #expect(try Data(readingFile: spec).isEmpty)
+        #expect {
+            try MLModel(contentsOf: package)
+        } throws: { error in
+            (error as? MLModelError)?.code == .generic
+                && "\(error)".contains("model.mlmodel: the specification sets no model type")
+        }
+    }
+
+    /// leak-e6d08f9e…: its `model.mlmodel` is empty, and Foundation's `Data(contentsOf:)` on
+    /// Linux leaks a 4 KiB buffer for every empty file it reads, each one touching a page of its
+    /// own (its `malloc` header). 4,000 loads would leak 16 MiB; the resident set (in a process
+    /// of its own, so no other test's allocations count) must grow by less than 4 MiB.
+    @Test("loading a package with an empty model.mlmodel leaks nothing (leak-e6d08f9e…)")
+    func emptySpecificationLeaksNothing() async {
+        await #expect(processExitsWith: .success) {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let input = Fixtures.url("fuzz/package/leak-e6d08f9e039683f4a26705d051955ee870c7335d")
+            let package = try FuzzFindingTests.writePackage(try Data(contentsOf: input), in: directory)
+            for _ in 0..<50 { _ = try? MLModel(contentsOf: package) }
+            let before = FuzzFindingTests.residentBytes()
+            for _ in 0..<4_000 { _ = try? MLModel(contentsOf: package) }
+            let growth = FuzzFindingTests.residentBytes() - before
+            if growth >= 4 << 20 {
+                print("the resident set grew by \(growth) bytes over 4,000 failing loads")
+                exit(1)
+            }
+        }
+    }
+}
