@@ -139,7 +139,10 @@ public final class MLModel: Sendable {
                     try LoweredFunction(
                         neuralNetwork: $0, description: corePackage.model.description,
                         file: corePackage.modelDisplayName)
-                } ?? LoweredFunction(package: corePackage, functionName: functionName)
+                }
+                ?? LoweredFunction(
+                    package: corePackage, functionName: functionName,
+                    float16Rounding: snapshot.float16Precision == .float16 ? .roundedToFloat16 : .none)
         } catch let error as ModelFormatError {
             throw MLModelError(wrapping: error, model: name)
         } catch let error as MLModelError {

@@ -1,6 +1,7 @@
 import TesseraTensor
 
-/// Settings for loading a model: the compute units, the function to run, a display name.
+/// Settings for loading a model: the compute units, the function to run, a display name, and
+/// (a Tessera extension) the precision of fp16 values.
 ///
 /// A model keeps a copy of the configuration it was loaded with; changing the object later
 /// does not change the model.
@@ -21,6 +22,13 @@ public final class MLModelConfiguration {
     /// The function of a multi-function ML program to run; `nil` (the default) runs the
     /// model's default function (`main`).
     public var functionName: String?
+    /// How an ML program's fp16-typed values are computed; default ``MLFloat16Precision/float32``
+    /// (Float32, as Core ML's CPU). **Tessera extension**: Core ML has no such setting.
+    ///
+    /// ```swift
+    /// configuration.float16Precision = .float16  // round fp16 values as a GPU would
+    /// ```
+    public var float16Precision: MLFloat16Precision = .float32
 
     /// Creates a configuration with the default values.
     public init() {}
@@ -31,12 +39,13 @@ public final class MLModelConfiguration {
         var allowLowPrecisionAccumulationOnGPU: Bool
         var modelDisplayName: String?
         var functionName: String?
+        var float16Precision: MLFloat16Precision
     }
 
     var snapshot: Snapshot {
         Snapshot(
             computeUnits: computeUnits, allowLowPrecisionAccumulationOnGPU: allowLowPrecisionAccumulationOnGPU,
-            modelDisplayName: modelDisplayName, functionName: functionName)
+            modelDisplayName: modelDisplayName, functionName: functionName, float16Precision: float16Precision)
     }
 
     convenience init(_ snapshot: Snapshot) {
@@ -45,5 +54,6 @@ public final class MLModelConfiguration {
         allowLowPrecisionAccumulationOnGPU = snapshot.allowLowPrecisionAccumulationOnGPU
         modelDisplayName = snapshot.modelDisplayName
         functionName = snapshot.functionName
+        float16Precision = snapshot.float16Precision
     }
 }

@@ -9,7 +9,8 @@ enum MILOpRegistry {
     static let areas: [[MILOp]] = [
         MILOp.constantOps, MILOp.stateOps, MILOp.elementwiseOps, MILOp.activationOps, MILOp.linearAlgebraOps,
         MILOp.classifierOps,
-        MILOp.convolutionOps, MILOp.resizingOps, MILOp.normalizationOps, MILOp.reductionOps, MILOp.shapeOps,
+        MILOp.convolutionOps, MILOp.resizingOps, MILOp.resizeOps, MILOp.normalizationOps, MILOp.reductionOps,
+        MILOp.shapeOps,
         MILOp.indexingOps,
         MILOp.einsumOps, MILOp.scatterOps, MILOp.spaceBatchOps, MILOp.l2PoolOps, MILOp.nonZeroOps,
         MILOp.resampleOps, MILOp.affineOps, MILOp.cropResizeOps, MILOp.recurrentOps,

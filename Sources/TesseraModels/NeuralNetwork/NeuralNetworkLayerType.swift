@@ -48,7 +48,7 @@ enum NeuralNetworkLayerRegistry {
         NeuralNetworkLayerType.unaryLayers, NeuralNetworkLayerType.shapeLayers,
         NeuralNetworkLayerType.reductionLayers, NeuralNetworkLayerType.linearAlgebraLayers,
         NeuralNetworkLayerType.indexingLayers, NeuralNetworkLayerType.generatorLayers,
-        NeuralNetworkLayerType.recurrentLayers,
+        NeuralNetworkLayerType.recurrentLayers, NeuralNetworkLayerType.resizingLayers,
     ]
 
     /// Every registered layer type by field number.

@@ -26,7 +26,7 @@ extension MILOp {
             let x = try lowering.tensor("x")
             let groups = try lowering.int("groups") ?? 1
             guard groups >= 1 else { throw lowering.invalid("groups must be positive, got \(groups)") }
-            if let rank = lowering.declaredType("weight")?.rank, rank > 4 {
+            if let rank = lowering.declaredType("weight")?.rank, rank > 5 {
                 throw lowering.unsupported("\(rank - 2)-D transposed convolution")
             }
             // A constant weight is rearranged for the convolution once, here.
@@ -88,8 +88,13 @@ extension MILOp {
         outputShape: [Int]?,
         prepacked: Bool = false
     ) throws -> MLTensor {
+        if x.rank == 5 && !prepacked {
+            return try convTranspose3d(
+                x, weight: weight, bias: bias, geometry, groups: groups, outputShape: outputShape)
+        }
         try require(
-            x.rank == 3 || x.rank == 4, "Tessera runs 1-D and 2-D transposed convolutions; the input is \(x.shape)")
+            x.rank == 3 || x.rank == 4,
+            "Tessera runs 1-D, 2-D and 3-D transposed convolutions; the input is \(x.shape)")
         try require(
             prepacked ? weight.rank == 4 : weight.rank == x.rank,
             "weight \(weight.shape) and input \(x.shape) ranks differ")

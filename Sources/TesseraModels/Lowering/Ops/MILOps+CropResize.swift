@@ -48,34 +48,7 @@ extension MILOp {
             return { args in
                 let image = args[x]
                 try require(image.rank == 4, "x must be [B, C, H, W], got \(image.shape)")
-                let (b, c) = (image.shape[0], image.shape[1])
-                if let roi {
-                    let r = args[roi].asFloat
-                    try require(
-                        r.rank == 5 && r.shape[1] == 1 && r.shape[3] == 1 && r.shape[4] == 1
-                            && (r.shape[2] == 4 || r.shape[2] == 5),
-                        "roi \(r.shape) must be [N, 1, 4, 1, 1] or [N, 1, 5, 1, 1]")
-                    let n = r.shape[0]
-                    let rows = r.reshaped(to: [n, r.shape[2]])
-                    if r.shape[2] == 5 {
-                        let index = rows.narrowed(alongAxis: 1, start: 0, count: 1).reshaped(to: [n])
-                        let crops = try crop.crops(
-                            image, boxes: rows.narrowed(alongAxis: 1, start: 1, count: 4), images: index.floor())
-                        return [crops.reshaped(to: [n, 1, c, height, width])]
-                    }
-                    // Box k/B on image k%B for crop k.
-                    let every = MLTensor(
-                        .gather(axis: 0),
-                        [
-                            rows,
-                            MLTensor(
-                                shape: [n * b], scalars: (0..<n * b).map { Int32($0 / b) }, scalarType: Int32.self),
-                        ])
-                    let images = MLTensor(
-                        shape: [n * b], scalars: (0..<n * b).map { Int32($0 % b) }, scalarType: Int32.self)
-                    let crops = try crop.crops(image, boxes: every, images: images)
-                    return [crops.reshaped(to: [n, b, c, height, width])]
-                }
+                if let roi { return [try crop.crops(image, roi: args[roi])] }
                 let list = args[boxes!].asFloat
                 try require(list.rank == 2 && list.shape[1] == 4, "boxes \(list.shape) must be [N, 4]")
                 let n = list.shape[0]
@@ -103,6 +76,37 @@ extension MILOp {
         var coordinates: String
         var strict: Bool
         var outside: Double
+
+        /// The crops of `image` `[B, C, H, W]` by an iOS 15/16 `roi`: `[N, 1, 4, 1, 1]` (every
+        /// box from every image, `[N, B, C, height, width]`) or `[N, 1, 5, 1, 1]` (an image
+        /// index, then the box; `[N, 1, C, height, width]`).
+        ///
+        /// - Throws: ``OperandError`` for another `roi` shape.
+        func crops(_ image: MLTensor, roi: MLTensor) throws -> MLTensor {
+            let (b, c) = (image.shape[0], image.shape[1])
+            let r = roi.asFloat
+            try require(
+                r.rank == 5 && r.shape[1] == 1 && r.shape[3] == 1 && r.shape[4] == 1
+                    && (r.shape[2] == 4 || r.shape[2] == 5),
+                "roi \(r.shape) must be [N, 1, 4, 1, 1] or [N, 1, 5, 1, 1]")
+            let n = r.shape[0]
+            let rows = r.reshaped(to: [n, r.shape[2]])
+            if r.shape[2] == 5 {
+                let index = rows.narrowed(alongAxis: 1, start: 0, count: 1).reshaped(to: [n])
+                let crops = try self.crops(
+                    image, boxes: rows.narrowed(alongAxis: 1, start: 1, count: 4), images: index.floor())
+                return crops.reshaped(to: [n, 1, c, height, width])
+            }
+            // Box k/B on image k%B for crop k.
+            let every = MLTensor(
+                .gather(axis: 0),
+                [
+                    rows,
+                    MLTensor(shape: [n * b], scalars: (0..<n * b).map { Int32($0 / b) }, scalarType: Int32.self),
+                ])
+            let images = MLTensor(shape: [n * b], scalars: (0..<n * b).map { Int32($0 % b) }, scalarType: Int32.self)
+            return try self.crops(image, boxes: every, images: images).reshaped(to: [n, b, c, height, width])
+        }
 
         /// The crops of `image` by `boxes` `[M, 4]` from images `images` `[M]`, as
         /// `[M, C, height, width]`.

@@ -9,7 +9,8 @@ import TesseraTensor
 /// Positions outside the image follow `torch.nn.functional.grid_sample`, which coremltools
 /// converts to this op: `border` clamps the position, `reflection` and `symmetric` reflect it
 /// (about the edge pixels' centres or their outer edges), and `constant` reads
-/// `padding_value` for each interpolation corner outside.
+/// `padding_value` for each interpolation corner outside; `nearest` rounds a position halfway
+/// between two pixels to the even one, as `grid_sample` does.
 extension MILOp {
     static let resampleOps: [MILOp] = [
         // Images and coordinates share the batch axis: batches run as a loop.
@@ -42,7 +43,7 @@ extension MILOp {
                         image, batch: nil,
                         py: try pixelPosition(cy, size: image.shape[2], mode: mode, alignCorners: align),
                         px: try pixelPosition(cx, size: image.shape[3], mode: mode, alignCorners: align),
-                        nearest: sampling == "nearest", padding: padding)
+                        nearest: sampling == "nearest", padding: padding, halvesToEven: true)
                 ]
             }
         }

@@ -36,9 +36,12 @@ extension MILOp {
     /// `x` `[B, C, H, W]` sampled at pixel positions `py`, `px` (Float32, shape `[M, Ho, Wo]`)
     /// of image `batch[m]` (Int32 `[M]`; `nil`: image `m`, with `M = B`), as `[M, C, Ho, Wo]`.
     ///
-    /// Position `(0, 0)` is the centre of the top-left pixel. Nearest sampling rounds halves up.
+    /// Position `(0, 0)` is the centre of the top-left pixel. Nearest sampling rounds halves up,
+    /// or with `halvesToEven` to the even neighbour (`torch.nn.functional.grid_sample`'s
+    /// `nearbyint`, which coremltools' `resample` tests expect: 0.5 reads pixel 0).
     static func sample(
-        _ x: MLTensor, batch: MLTensor?, py: MLTensor, px: MLTensor, nearest: Bool, padding: SamplePadding
+        _ x: MLTensor, batch: MLTensor?, py: MLTensor, px: MLTensor, nearest: Bool, padding: SamplePadding,
+        halvesToEven: Bool = false
     ) throws -> MLTensor {
         try require(x.rank == 4, "the image must be [B, C, H, W], got \(x.shape)")
         let image = x.asFloat
@@ -56,10 +59,7 @@ extension MILOp {
         if nearest {
             let half = y.scalar(0.5)
             corners.append(
-                (
-                    (y + half).floor(),
-                    (x + half).floor(), nil
-                ))
+                halvesToEven ? (y.round(), x.round(), nil) : ((y + half).floor(), (x + half).floor(), nil))
         } else {
             let (y0, x0) = (y.floor(), x.floor())
             let (y1, x1) = (
