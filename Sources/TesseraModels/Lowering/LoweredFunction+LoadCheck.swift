@@ -14,10 +14,11 @@ import TesseraTensor
 extension LoweredFunction {
     /// Op types whose lowering reads an operand's elements while building, besides the
     /// run-time parameters ``LoweredStep/valueReads`` records: `cond` and `while_loop`
-    /// materialize their predicates, the list ops their indices.
+    /// materialize their predicates, the list ops their indices (and `make_list` its length
+    /// and element sizes).
     static let elementReadingOperationTypes: Set<String> = [
-        "non_zero", "scatter", "scatter_nd", "cond", "while_loop", "list_read", "list_write", "list_gather",
-        "list_scatter",
+        "non_zero", "scatter", "scatter_nd", "cond", "while_loop", "make_list", "list_read", "list_write",
+        "list_gather", "list_scatter",
     ]
 
     /// Whether some step reads, while the graph is built, elements computed from input data

@@ -10,13 +10,18 @@ import TesseraTensor
 /// them undefined); a write or scatter past the end grows the list, with zero rows between,
 /// when the list is `dynamic_length` (the default), and fails the prediction otherwise.
 /// Indices are read when the prediction is built (they choose the graph's shape, as a slice
-/// bound computed at run time does); negative ones and ones past the end fail it. The
-/// element shape must be known at load (constant `elem_shape`).
+/// bound computed at run time does); negative ones and ones past the end fail it.
+///
+/// `elem_shape` sizes are constants, values the program computes (read when the prediction is
+/// built), or symbols (strings: a size known only once an element is written). A list with
+/// a symbolic size starts as `[length, 0]` rows, and its first write or scatter gives the
+/// rows the written element's shape (unwritten rows read as zeros of it); reading such a
+/// list before any write yields empty elements (Core ML leaves them undefined).
 extension MILOp {
     static let listOps: [MILOp] = [
         MILOp("make_list", batch: .notSeparable, cost: .elementwise) { lowering in
             let length = try lowering.runtimeNumber("init_length") ?? .constant(1)
-            let shape = try listElementShape(lowering)
+            let shape = try listElementShape(&lowering)
             let dtype = try lowering.string("dtype") ?? "fp32"
             let type: KernelScalarType
             switch dtype {
@@ -28,7 +33,19 @@ extension MILOp {
             return { args in
                 let count = Int(try length.value(args))
                 try require(count >= 0, "init_length \(count) must not be negative")
-                return [MLTensor.scalarConstant(0, type: type).broadcast(to: [count] + shape)]
+                var sizes: [Int] = []
+                for size in shape {
+                    switch size {
+                    case .size(let value): sizes.append(value)
+                    case .computed(let number):
+                        let value = Int(try number.value(args))
+                        try require(value >= 0, "elem_shape holds the negative size \(value)")
+                        sizes.append(value)
+                    case .symbolic:
+                        return [MLTensor.scalarConstant(0, type: type).broadcast(to: [count, 0])]
+                    }
+                }
+                return [MLTensor.scalarConstant(0, type: type).broadcast(to: [count] + sizes)]
             }
         },
         MILOp("list_length", batch: .notSeparable, cost: .elementwise) { lowering in
@@ -83,13 +100,51 @@ extension MILOp {
         },
     ]
 
-    /// `make_list`'s `elem_shape`: one constant integer per binding (or one list).
-    static func listElementShape(_ lowering: OperationLowering) throws -> [Int] {
-        // A symbolic size (a string) or a size computed at run time is not read.
-        guard let shape = try? lowering.variadicInts("elem_shape"), shape.allSatisfy({ $0 >= 0 }) else {
-            throw lowering.unsupported("a list without a known element shape")
+    /// One size of `make_list`'s `elem_shape`.
+    enum ListElementSize: Sendable {
+        /// A constant size.
+        case size(Int)
+        /// A size the program computes, read when the prediction is built.
+        case computed(RuntimeNumber)
+        /// A symbolic size (a string): known once an element is written.
+        case symbolic
+    }
+
+    /// `make_list`'s `elem_shape`: per binding a constant (an integer, a list of them, or a
+    /// symbol's name), or a scalar the program computes.
+    static func listElementShape(_ lowering: inout OperationLowering) throws -> [ListElementSize] {
+        guard let bindings = lowering.operation.inputs["elem_shape"]?.bindings else {
+            throw lowering.invalid("the required input 'elem_shape' is missing")
         }
-        return shape
+        var sizes: [ListElementSize] = []
+        for binding in bindings {
+            let constant: MILConstant
+            switch binding {
+            case .name(let name):
+                if let known = lowering.context.constants[name] {
+                    constant = known
+                } else {
+                    guard let slot = try lowering.context.slot(for: name) else {
+                        throw lowering.invalid("elem_shape refers to '\(name)', which is not defined before it")
+                    }
+                    sizes.append(.computed(.operand(lowering.appendOperand(slot: slot))))
+                    continue
+                }
+            case .value(let value):
+                constant = try MILConstant(value, in: lowering.context.package, what: "elem_shape of make_list")
+            }
+            if let integers = constant.integers {
+                guard integers.allSatisfy({ $0 >= 0 }) else {
+                    throw lowering.invalid("elem_shape \(integers) holds a negative size")
+                }
+                sizes += integers.map { .size($0) }
+            } else if let strings = constant.strings {
+                sizes += strings.map { _ in .symbolic }
+            } else {
+                throw lowering.invalid("elem_shape must hold sizes or symbols")
+            }
+        }
+        return sizes
     }
 
     /// Whether the list the op writes may grow (`dynamic_length` of its `make_list`, which
@@ -108,6 +163,12 @@ extension MILOp {
     /// `rows` with the rows at `indices` replaced by the rows of `values`, grown with zero
     /// rows to reach the largest index.
     static func listReplacing(_ rows: MLTensor, at indices: [Int], with values: MLTensor) throws -> MLTensor {
+        var rows = rows
+        // A list whose element shape was symbolic takes the written elements' shape.
+        if rows.rank == 2 && rows.shape[1] == 0 && values.rank >= 1 && Array(values.shape.dropFirst()) != [0] {
+            rows = MLTensor.scalarConstant(0, type: rows.kernelType).broadcast(
+                to: [rows.shape[0]] + values.shape.dropFirst())
+        }
         let element = Array(rows.shape.dropFirst())
         try require(
             values.shape == [indices.count] + element,
