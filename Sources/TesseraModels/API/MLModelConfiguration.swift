@@ -21,6 +21,24 @@ public final class MLModelConfiguration {
     /// The function of a multi-function ML program to run; `nil` (the default) runs the
     /// model's default function (`main`).
     public var functionName: String?
+    /// **Tessera extension.** The most bytes one prediction of the model may hold in results
+    /// and intermediates at once; `nil` (the default) sets no per-model limit.
+    ///
+    /// Before a prediction computes anything, Tessera plans it and reserves its peak (the
+    /// results of every step alive at once, views excluded; inputs and weights, which exist
+    /// already, are not counted). A plan that needs more than this limit, or more than the
+    /// process-wide limit leaves room for, throws ``MLModelError`` `.generic` saying how much
+    /// it needs and which limit refused it; nothing is computed and the model goes on
+    /// predicting other inputs. The process-wide limit is the `TESSERA_MEMORY_LIMIT`
+    /// environment variable (bytes, or with a `K`, `M` or `G` suffix) read at the first
+    /// computation, else 80% of physical memory.
+    ///
+    /// ```swift
+    /// let configuration = MLModelConfiguration()
+    /// configuration.memoryLimit = 256 << 20   // 256 MiB per prediction
+    /// let model = try MLModel(contentsOf: url, configuration: configuration)
+    /// ```
+    public var memoryLimit: Int?
 
     /// Creates a configuration with the default values.
     public init() {}
@@ -31,12 +49,13 @@ public final class MLModelConfiguration {
         var allowLowPrecisionAccumulationOnGPU: Bool
         var modelDisplayName: String?
         var functionName: String?
+        var memoryLimit: Int?
     }
 
     var snapshot: Snapshot {
         Snapshot(
             computeUnits: computeUnits, allowLowPrecisionAccumulationOnGPU: allowLowPrecisionAccumulationOnGPU,
-            modelDisplayName: modelDisplayName, functionName: functionName)
+            modelDisplayName: modelDisplayName, functionName: functionName, memoryLimit: memoryLimit)
     }
 
     convenience init(_ snapshot: Snapshot) {
@@ -45,5 +64,6 @@ public final class MLModelConfiguration {
         allowLowPrecisionAccumulationOnGPU = snapshot.allowLowPrecisionAccumulationOnGPU
         modelDisplayName = snapshot.modelDisplayName
         functionName = snapshot.functionName
+        memoryLimit = snapshot.memoryLimit
     }
 }
