@@ -51,7 +51,9 @@ struct MemoryLimitTests {
             try model.prediction(from: huge)
         } throws: { error in
             guard let error = error as? MLModelError, error.code == .generic else { return false }
-            return error.message.contains("more than the model's memory limit of 16.0 MiB")
+            // Two [4096, 4096] results alive at once: the product, and relu(·) + 1 computed from it.
+            return error.message.contains("needs 128.0 MiB for its results at once")
+                && error.message.contains("more than the model's memory limit of 16.0 MiB")
                 && error.message.contains("MLModelConfiguration.memoryLimit")
                 && error.message.contains("outer_product.mlpackage")
         }
