@@ -12,7 +12,7 @@
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 FORMATTED := Sources Tests Benchmarks Package.swift
 
-.PHONY: deps demo build test check lint warnings check-api api-list docs bench bench-peers bench-models format python python-venv wheel test-python test-scale test-coremltools-ops bench-python tsan asan fuzz soak
+.PHONY: deps demo build test check lint warnings check-api api-list docs bench bench-peers bench-models format python python-venv wheel test-python test-scale test-coremltools-ops bench-python tsan asan fuzz fuzz-smoke soak leaks
 
 deps:
 	@missing=""; \
@@ -122,11 +122,15 @@ bench-python: python
 #                 directories, built once); FILTER=… narrows the run; any report fails it
 #   fuzz          one libFuzzer target for SECONDS (default 30): make fuzz TARGET=spec SECONDS=60;
 #                 TARGET=all runs each in turn
+#   fuzz-smoke    every fuzz target for 20 s (what .ci/run runs after `make test`)
 #   soak          64 concurrent tasks predicting on one model, against the serial outputs,
 #                 with RSS at start and end (release build); ARGS go to the soak
+#   leaks         valgrind's memcheck over COUNT (default 1000) predictions and loads,
+#                 failing loads included (debug build): nothing definitely lost
 FILTER ?=
 TARGET ?= all
 SECONDS ?= 30
+COUNT ?= 1000
 
 tsan: deps
 	tools/sanitize.sh thread $(FILTER)
@@ -137,5 +141,11 @@ asan: deps
 fuzz: deps
 	tools/fuzz.sh $(TARGET) $(SECONDS)
 
+fuzz-smoke: deps
+	tools/fuzz.sh all 20
+
 soak: deps
 	swift run -c release TesseraSoak $(ARGS)
+
+leaks: deps
+	tools/leaks.sh $(COUNT)

@@ -2,6 +2,7 @@
 // serial result, with the resident set size at start and end (Docs/Reliability.md).
 //
 //   TesseraSoak [--tasks 64] [--predictions 100000] [--rss-growth-mb 64]
+//   TesseraSoak leaks [COUNT]      the loop `make leaks` runs under valgrind (LeakLoop.swift)
 //
 // Two phases: a stateless model (linear → ReLU → softmax) and a stateful one (an fp16
 // accumulator, each task with its own MLState, a fresh one every 16 steps). A mismatch, or RSS
@@ -72,6 +73,12 @@ func concurrently(tasks: Int, count: Int, _ body: @escaping @Sendable (Int, Int)
         }
         return try await group.reduce(0, +)
     }
+}
+
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "leaks" {
+    try LeakLoop.run(
+        count: CommandLine.arguments.count > 2 ? Int(CommandLine.arguments[2]) ?? 1000 : 1000, fixtures: fixtures)
+    exit(0)
 }
 
 let options = Options(CommandLine.arguments)

@@ -1,3 +1,4 @@
+import Foundation
 import TesseraKernels
 import Testing
 
@@ -50,5 +51,65 @@ struct BufferPoolTests {
         #expect(pool.statistics.cachedBytes <= 10_000)
         pool.trim()
         #expect(pool.statistics.cachedBytes == 0)
+    }
+
+    @Test("a reservation is refused past the limit or the budget, before its body runs")
+    func reservationRefused() throws {
+        let pool = BufferPool(memoryLimit: 1 << 20, cacheLimit: 1 << 18)
+        let held = try pool.allocate(byteCount: 600_000)
+        var ran = false
+        #expect(throws: BufferPoolError.memoryLimitExceeded(requested: 500_000, live: held.capacity, limit: 1 << 20)) {
+            try pool.withReservation(of: 500_000, budget: nil) { ran = true }
+        }
+        #expect(throws: BufferPoolError.budgetExceeded(requested: 300_000, budget: 200_000)) {
+            try pool.withReservation(of: 300_000, budget: 200_000) { ran = true }
+        }
+        #expect(!ran)
+        #expect(pool.reservedBytes == 0)
+        #expect(pool.statistics.refusals == 1)
+    }
+
+    @Test("inside a reservation its own allocations are not refused; outside, others see it")
+    func reservationCovers() throws {
+        let pool = BufferPool(memoryLimit: 1 << 20, cacheLimit: 1 << 18)
+        let capacity = try pool.withReservation(of: 800_000, budget: nil) { () -> Int in
+            #expect(pool.reservedBytes == 800_000)
+            // Counted twice (reserved and live), over the limit, and still granted.
+            let buffer = try? pool.allocate(byteCount: 700_000)
+            return buffer?.capacity ?? 0
+        }
+        #expect(capacity >= 700_000)
+        #expect(pool.reservedBytes == 0)
+        try pool.withReservation(of: 800_000, budget: nil) {
+            // Another thread (here: a detached task) is refused while the reservation holds.
+            let refused = DetachedAllocation.run { (try? pool.allocate(byteCount: 300_000)) == nil }
+            #expect(refused)
+        }
+    }
+
+    @Test(
+        "byte counts with K, M, G suffixes",
+        arguments: [
+            ("1024", 1024), ("8M", 8 << 20), ("8MiB", 8 << 20), ("2g", 2 << 30), ("512 K", nil), (" 3K ", 3 << 10),
+            ("0", nil), ("-5", nil), ("lots", nil), ("9999999999T", nil),
+        ] as [(String, Int?)])
+    func byteCounts(text: String, value: Int?) {
+        #expect(BufferPool.parseByteCount(text) == value)
+    }
+}
+
+/// Runs a closure on a thread outside the caller's task (so task-locals do not carry over)
+/// and waits for it.
+enum DetachedAllocation {
+    static func run(_ body: @escaping @Sendable () -> Bool) -> Bool {
+        final class Box: @unchecked Sendable { var value = false }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            box.value = body()
+            done.signal()
+        }.start()
+        done.wait()
+        return box.value
     }
 }

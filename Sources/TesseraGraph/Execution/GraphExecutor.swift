@@ -68,8 +68,53 @@ package enum GraphExecutor {
         return materialize(nodes, scope: PlanCacheScope.current)
     }
 
+    /// Materializes `nodes` on the calling thread within a memory budget, and returns what the
+    /// run did.
+    ///
+    /// Before anything runs, the plan's peak (``ExecutionPlan/plannedPeakBytes``) is reserved in
+    /// ``BufferPool/shared`` (``BufferPool/withReservation(of:budget:_:)``); a plan that needs
+    /// more than `memoryLimit` bytes (when given), or more than the pool has room for, throws
+    /// and computes nothing: the nodes stay pending and the next request is unaffected.
+    ///
+    /// - Throws: ``BufferPoolError/budgetExceeded(requested:budget:)``,
+    ///   ``BufferPoolError/memoryLimitExceeded(requested:live:limit:)``.
+    @discardableResult
+    package static func materialize(_ nodes: [Node], memoryLimit: Int?) throws(BufferPoolError) -> PlanStatistics {
+        if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
+        return try materialize(nodes, scope: PlanCacheScope.current, reserving: true, memoryLimit: memoryLimit)
+    }
+
+    /// ``materialize(_:memoryLimit:)`` for an `async` caller, on the calling task's thread.
+    @discardableResult
+    package static func materialize(_ nodes: [Node], memoryLimit: Int?) async throws(BufferPoolError)
+        -> PlanStatistics
+    {
+        if nodes.allSatisfy({ $0.value != nil }) { return PlanStatistics() }
+        let result = KernelThreads.withoutDispatchFallback { () -> Result<PlanStatistics, BufferPoolError> in
+            do throws(BufferPoolError) {
+                return .success(
+                    try materialize(nodes, scope: PlanCacheScope.current, reserving: true, memoryLimit: memoryLimit))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
     /// Materializes `nodes` with the plans of `scope` (the process-wide plans when `nil`).
     private static func materialize(_ nodes: [Node], scope: PlanCacheScope?) -> PlanStatistics {
+        do {
+            return try materialize(nodes, scope: scope, reserving: false, memoryLimit: nil)
+        } catch {
+            kernelFailure("[materialize] \(error)")
+        }
+    }
+
+    /// Materializes `nodes` with the plans of `scope`, the plan's peak reserved in the shared
+    /// pool first when `reserving` (see ``materialize(_:memoryLimit:)``).
+    private static func materialize(
+        _ nodes: [Node], scope: PlanCacheScope?, reserving: Bool, memoryLimit: Int?
+    ) throws(BufferPoolError) -> PlanStatistics {
         // Collecting (which marks nodes with the epoch) and looking the plan up happen under
         // the lock; compiling a new plan and running it do not, so the lock is only ever held
         // for one pass over the pending graph and requests from several threads compute at
@@ -95,10 +140,14 @@ package enum GraphExecutor {
         let othersRunning = runsInFlight.wrappingAdd(1, ordering: .relaxed).oldValue
         defer { runsInFlight.wrappingSubtract(1, ordering: .relaxed) }
         let keeping = heldIntermediates(plan, snapshot.nodes)
-        let (values, peak, inPlace) =
+        func run() -> (values: [(entry: Int, value: TensorValue)], peakBytes: Int, inPlaceSteps: Int) {
             othersRunning > 0
-            ? KernelThreads.withSerialLoops { plan.run(leafValues: snapshot.leafValues, keeping: keeping) }
-            : plan.run(leafValues: snapshot.leafValues, keeping: keeping)
+                ? KernelThreads.withSerialLoops { plan.run(leafValues: snapshot.leafValues, keeping: keeping) }
+                : plan.run(leafValues: snapshot.leafValues, keeping: keeping)
+        }
+        let (values, peak, inPlace) =
+            reserving
+            ? try BufferPool.shared.withReservation(of: plan.plannedPeakBytes, budget: memoryLimit, run) : run()
         for (i, value) in values { snapshot.nodes[i].materialize(value) }
         var statistics = PlanStatistics()
         statistics.planCacheHit = cacheHit

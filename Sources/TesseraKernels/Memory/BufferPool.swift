@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Why the pool refused an allocation.
@@ -6,9 +7,13 @@ package enum BufferPoolError: Error, Sendable, Equatable, CustomStringConvertibl
     case memoryLimitExceeded(requested: Int, live: Int, limit: Int)
     /// A negative size was asked for.
     case invalidSize(Int)
+    /// A computation planned to need `requested` bytes, more than the `budget` its caller set.
+    case budgetExceeded(requested: Int, budget: Int)
 
     package var description: String {
         switch self {
+        case .budgetExceeded(let requested, let budget):
+            return "BufferPool: the computation needs \(requested) bytes, more than its budget of \(budget) bytes"
         case .memoryLimitExceeded(let requested, let live, let limit):
             return "BufferPool: allocating \(requested) bytes would exceed the memory limit of \(limit) bytes "
                 + "(\(live) bytes are live); raise BufferPool.memoryLimit or release tensors"
@@ -28,6 +33,11 @@ package enum BufferPoolError: Error, Sendable, Equatable, CustomStringConvertibl
 ///   once. An allocation beyond it throws ``BufferPoolError/memoryLimitExceeded(requested:live:limit:)``.
 /// - ``cacheLimit``: the most bytes kept for reuse after release; beyond it, released buffers
 ///   are freed, oldest size classes first.
+///
+/// A computation whose peak is known before it runs (a graph plan) can **reserve** it
+/// (``withReservation(of:budget:_:)``): the reservation counts against the memory limit
+/// like live bytes, so it is refused up front, by a thrown error, instead of by an allocation
+/// halfway through; the body's own allocations on its thread are then never refused.
 ///
 /// The pool is thread-safe.
 ///
@@ -61,6 +71,8 @@ package enum BufferPoolError: Error, Sendable, Equatable, CustomStringConvertibl
     struct State {
         var memoryLimit: Int
         var cacheLimit: Int
+        /// Bytes reserved by computations running now (``withReservation(of:budget:_:)``).
+        var reservedBytes = 0
         /// Cached blocks by size class, as addresses (plain integers, so the state stays `Sendable`).
         var freeLists: [Int: [UInt]] = [:]
         var statistics = Statistics()
@@ -68,14 +80,39 @@ package enum BufferPoolError: Error, Sendable, Equatable, CustomStringConvertibl
 
     private let state: Mutex<State>
 
+    /// The environment variable that sets the shared pool's memory limit, read once when the
+    /// pool is first used: bytes, or a number with a `K`, `M` or `G` suffix (powers of 1024),
+    /// e.g. `TESSERA_MEMORY_LIMIT=2G`.
+    package static let memoryLimitVariable = "TESSERA_MEMORY_LIMIT"
+
     /// The pool the kernels and the graph use unless told otherwise.
     ///
-    /// Its memory limit is 80% of physical memory; its cache limit is 1/8 of that.
+    /// Its memory limit is ``memoryLimitVariable``'s value when that is set and valid, else 80%
+    /// of physical memory; its cache limit is 1/8 of the limit.
     package static let shared: BufferPool = {
         let physical = Int(clamping: ProcessInfoShim.physicalMemory)
-        let limit = physical / 10 * 8
+        let variable = ProcessInfo.processInfo.environment[memoryLimitVariable]
+        let limit = variable.flatMap(parseByteCount) ?? physical / 10 * 8
         return BufferPool(memoryLimit: limit, cacheLimit: limit / 8)
     }()
+
+    /// A byte count written as digits with an optional `K`, `M` or `G` suffix (also `KB`,
+    /// `KiB`, …; powers of 1024), or `nil` when it is not one or is not positive.
+    ///
+    /// ```swift
+    /// BufferPool.parseByteCount("512M")   // 536_870_912
+    /// ```
+    package static func parseByteCount(_ text: String) -> Int? {
+        var digits = Substring(text.trimmingCharacters(in: .whitespaces).uppercased())
+        for suffix in ["IB", "B"] where digits.hasSuffix(suffix) { digits = digits.dropLast(suffix.count) }
+        var shift = 0
+        if let last = digits.last, let index = ["K", "M", "G", "T"].firstIndex(of: String(last)) {
+            shift = 10 * (index + 1)
+            digits = digits.dropLast()
+        }
+        guard let value = Int(digits), value > 0, value <= Int.max >> shift else { return nil }
+        return value << shift
+    }
 
     /// A pool with the given limits, in bytes.
     package init(memoryLimit: Int, cacheLimit: Int) {
@@ -111,6 +148,43 @@ package enum BufferPoolError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A snapshot of the counters.
     package var statistics: Statistics { state.withLock { $0.statistics } }
 
+    /// Bytes reserved by computations running now.
+    package var reservedBytes: Int { state.withLock { $0.reservedBytes } }
+
+    /// Whether the calling thread (or task) runs inside a reservation, so its allocations are
+    /// not refused.
+    @TaskLocal static var isInsideReservation = false
+
+    /// Runs `body` with `byteCount` bytes reserved: refused up front when they exceed `budget`
+    /// or do not fit under ``memoryLimit`` next to the live and reserved bytes, and then held
+    /// until `body` returns. While it runs, allocations on this thread are not refused (the
+    /// reservation covers them; they count as live bytes too, so others see the computation
+    /// twice over, never less).
+    ///
+    /// - Throws: ``BufferPoolError/budgetExceeded(requested:budget:)`` or
+    ///   ``BufferPoolError/memoryLimitExceeded(requested:live:limit:)`` (`live` counting the
+    ///   reservations) before `body` runs.
+    ///
+    /// ```swift
+    /// let sum = try pool.withReservation(of: plan.peakBytes, budget: nil) { run(plan) }
+    /// ```
+    package func withReservation<Result>(of byteCount: Int, budget: Int?, _ body: () -> Result) throws(BufferPoolError)
+        -> Result
+    {
+        let bytes = Swift.max(byteCount, 0)
+        if let budget, bytes > budget { throw .budgetExceeded(requested: bytes, budget: budget) }
+        try state.withLock { (state) throws(BufferPoolError) in
+            let committed = state.statistics.liveBytes + state.reservedBytes
+            guard bytes <= state.memoryLimit - committed else {
+                state.statistics.refusals += 1
+                throw .memoryLimitExceeded(requested: bytes, live: committed, limit: state.memoryLimit)
+            }
+            state.reservedBytes += bytes
+        }
+        defer { state.withLock { $0.reservedBytes -= bytes } }
+        return BufferPool.$isInsideReservation.withValue(true) { body() }
+    }
+
     /// The size class a request of `byteCount` bytes is served from.
     ///
     /// At least 64 bytes; above that, four classes per power of two (x, 1.25x, 1.5x, 1.75x).
@@ -130,7 +204,9 @@ package enum BufferPoolError: Error, Sendable, Equatable, CustomStringConvertibl
         guard byteCount >= 0 else { throw .invalidSize(byteCount) }
         let capacity = BufferPool.sizeClass(for: byteCount)
         let reused: UInt? = try state.withLock { (state) throws(BufferPoolError) -> UInt? in
-            if state.statistics.liveBytes + capacity > state.memoryLimit {
+            if state.statistics.liveBytes + state.reservedBytes + capacity > state.memoryLimit,
+                !BufferPool.isInsideReservation
+            {
                 state.statistics.refusals += 1
                 throw .memoryLimitExceeded(
                     requested: byteCount, live: state.statistics.liveBytes, limit: state.memoryLimit)

@@ -23,7 +23,7 @@ extension MLModel {
             }
         }
         if let pending = batchedPendingOutputs(items) {
-            MLTensor.materialize(pending.flatMap(\.tensors))
+            try materializeWithinMemoryLimit(pending.flatMap(\.tensors))
             return try pending.enumerated().map { index, outputs in
                 do {
                     return try outputs.provider()
@@ -35,7 +35,7 @@ extension MLModel {
         return try items.enumerated().map { index, inputs in
             do {
                 let pending = try pendingOutputs(runProgram(inputs))
-                MLTensor.materialize(pending.tensors)
+                try materializeWithinMemoryLimit(pending.tensors)
                 return try pending.provider()
             } catch let error as MLModelError {
                 throw Self.batchError(error, index: index)

@@ -33,7 +33,7 @@ extension MLModel {
     {
         if let classic = classicModel { return try classicPrediction(classic, from: input) }
         let pending = try pendingOutputs(runProgram(boundInputs(input)))
-        MLTensor.materialize(pending.tensors)
+        try materializeWithinMemoryLimit(pending.tensors)
         return try pending.provider()
     }
 
@@ -57,7 +57,7 @@ extension MLModel {
         try Self.checkCancellation()
         if let classic = classicModel { return try classicPrediction(classic, from: input) }
         let pending = try pendingOutputs(runProgram(boundInputs(input)))
-        await MLTensor.materialize(pending.tensors)
+        try await materializeWithinMemoryLimit(pending.tensors)
         return try pending.provider()
     }
 
@@ -130,7 +130,7 @@ extension MLModel {
             outputs[classifier.probabilitiesName ?? classifier.labelName ?? "probabilities"] = classifier.probabilities
         }
         let computed = Array(outputs)
-        await MLTensor.materialize(computed.map(\.value))
+        try await materializeWithinMemoryLimit(computed.map(\.value))
         return outputs
     }
 

@@ -29,6 +29,24 @@ public final class MLModelConfiguration {
     /// configuration.float16Precision = .float16  // round fp16 values as a GPU would
     /// ```
     public var float16Precision: MLFloat16Precision = .float32
+    /// **Tessera extension.** The most bytes one prediction of the model may hold in results
+    /// and intermediates at once; `nil` (the default) sets no per-model limit.
+    ///
+    /// Before a prediction computes anything, Tessera plans it and reserves its peak (the
+    /// results of every step alive at once, views excluded; inputs and weights, which exist
+    /// already, are not counted). A plan that needs more than this limit, or more than the
+    /// process-wide limit leaves room for, throws ``MLModelError`` `.generic` saying how much
+    /// it needs and which limit refused it; nothing is computed and the model goes on
+    /// predicting other inputs. The process-wide limit is the `TESSERA_MEMORY_LIMIT`
+    /// environment variable (bytes, or with a `K`, `M` or `G` suffix) read at the first
+    /// computation, else 80% of physical memory.
+    ///
+    /// ```swift
+    /// let configuration = MLModelConfiguration()
+    /// configuration.memoryLimit = 256 << 20   // 256 MiB per prediction
+    /// let model = try MLModel(contentsOf: url, configuration: configuration)
+    /// ```
+    public var memoryLimit: Int?
 
     /// Creates a configuration with the default values.
     public init() {}
@@ -40,12 +58,14 @@ public final class MLModelConfiguration {
         var modelDisplayName: String?
         var functionName: String?
         var float16Precision: MLFloat16Precision
+        var memoryLimit: Int?
     }
 
     var snapshot: Snapshot {
         Snapshot(
             computeUnits: computeUnits, allowLowPrecisionAccumulationOnGPU: allowLowPrecisionAccumulationOnGPU,
-            modelDisplayName: modelDisplayName, functionName: functionName, float16Precision: float16Precision)
+            modelDisplayName: modelDisplayName, functionName: functionName, float16Precision: float16Precision,
+            memoryLimit: memoryLimit)
     }
 
     convenience init(_ snapshot: Snapshot) {
@@ -55,5 +75,6 @@ public final class MLModelConfiguration {
         modelDisplayName = snapshot.modelDisplayName
         functionName = snapshot.functionName
         float16Precision = snapshot.float16Precision
+        memoryLimit = snapshot.memoryLimit
     }
 }

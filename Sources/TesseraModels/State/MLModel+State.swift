@@ -127,7 +127,7 @@ extension MLModel {
                 }
                 updated[binding.name] = tensor
             }
-            MLTensor.materialize(pending.tensors + Array(updated.values))
+            try materializeWithinMemoryLimit(pending.tensors + Array(updated.values))
             return (pending, updated)
         }
     }

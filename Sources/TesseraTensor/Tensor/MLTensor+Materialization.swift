@@ -49,6 +49,27 @@ extension MLTensor {
         await GraphExecutor.materialize(tensors.compactMap(\.storedNode))
     }
 
+    /// Computes several tensors in one plan, as ``materialize(_:)-(_)`` does, within a memory
+    /// budget: the plan's peak is reserved in the shared buffer pool before anything runs, and a
+    /// plan that needs more than `memoryLimit` bytes (when given) or than the pool's memory
+    /// limit leaves room for throws instead (nothing computed; the tensors stay pending).
+    ///
+    /// - Throws: `BufferPoolError` (``GraphExecutor/materialize(_:memoryLimit:)``).
+    @discardableResult
+    package static func materialize(_ tensors: [MLTensor], memoryLimit: Int?) throws(BufferPoolError)
+        -> PlanStatistics
+    {
+        try GraphExecutor.materialize(tensors.compactMap(\.storedNode), memoryLimit: memoryLimit)
+    }
+
+    /// ``materialize(_:memoryLimit:)`` on the calling task's thread.
+    @discardableResult
+    package static func materialize(_ tensors: [MLTensor], memoryLimit: Int?) async throws(BufferPoolError)
+        -> PlanStatistics
+    {
+        try await GraphExecutor.materialize(tensors.compactMap(\.storedNode), memoryLimit: memoryLimit)
+    }
+
     /// Whether the elements exist (inline, a leaf, or computed); reading them then costs no
     /// computation.
     package var isMaterialized: Bool { storedNode.map { $0.value != nil } ?? true }
