@@ -176,7 +176,7 @@ TESSERA_GEMM512_ATTR static void tessera_sgemm_packed_avx512(const float *packed
 // AVX2: half a panel (4 rows, `half` 0 or 1) × (8·NV) columns, NV ≤ 3; the last vector's lanes
 // past `tail` are neither read nor written.
 TESSERA_GEMM256_ATTR __attribute__((always_inline)) static inline void tessera_gemm_tile_avx2(
-    const int NV, const float *restrict ap, const float *restrict b, long ldb, long k, float *restrict c, long ldc,
+    const int NV, const int MASKED, const float *restrict ap, const float *restrict b, long ldb, long k, float *restrict c, long ldc,
     long rows, __m256i last, int accumulate, const tessera_gemm_epilogue *e) {
     __m256 acc[4][3];
     const __m256i all = _mm256_set1_epi32(-1);
@@ -188,7 +188,7 @@ TESSERA_GEMM256_ATTR __attribute__((always_inline)) static inline void tessera_g
         const float *row = b + kk * ldb;
         __m256 bv[3];
         for (int v = 0; v < NV; v++)
-            bv[v] = v == NV - 1 ? _mm256_maskload_ps(row + 8 * v, last) : _mm256_loadu_ps(row + 8 * v);
+            bv[v] = v == NV - 1 && MASKED ? _mm256_maskload_ps(row + 8 * v, last) : _mm256_loadu_ps(row + 8 * v);
         const float *a = ap + kk * 8;
         for (int r = 0; r < 4; r++) {
             __m256 w = _mm256_broadcast_ss(a + r);
@@ -205,10 +205,10 @@ TESSERA_GEMM256_ATTR __attribute__((always_inline)) static inline void tessera_g
             __m256 x = acc[r][v];
             if (e) {
                 if (e->bias) x = _mm256_add_ps(x, _mm256_set1_ps(e->bias[r]));
-                if (res) x = _mm256_add_ps(x, _mm256_maskload_ps(res + 8 * v, v == NV - 1 ? last : all));
+                if (res) x = _mm256_add_ps(x, _mm256_maskload_ps(res + 8 * v, v == NV - 1 && MASKED ? last : all));
                 x = _mm256_min_ps(hi, _mm256_max_ps(lo, x));
             }
-            if (v == NV - 1) _mm256_maskstore_ps(out + 8 * v, last, x);
+            if (v == NV - 1 && MASKED) _mm256_maskstore_ps(out + 8 * v, last, x);
             else _mm256_storeu_ps(out + 8 * v, x);
         }
     }
@@ -217,21 +217,29 @@ TESSERA_GEMM256_ATTR __attribute__((always_inline)) static inline void tessera_g
 TESSERA_GEMM256_ATTR static void tessera_gemm_tile_avx2_1(const float *ap, const float *b, long ldb, long k, float *c,
                                                          long ldc, long rows, __m256i last, int accumulate,
                                                          const tessera_gemm_epilogue *e) {
-    tessera_gemm_tile_avx2(1, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
+    tessera_gemm_tile_avx2(1, 1, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
 }
 TESSERA_GEMM256_ATTR static void tessera_gemm_tile_avx2_2(const float *ap, const float *b, long ldb, long k, float *c,
                                                          long ldc, long rows, __m256i last, int accumulate,
                                                          const tessera_gemm_epilogue *e) {
-    tessera_gemm_tile_avx2(2, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
+    tessera_gemm_tile_avx2(2, 1, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
 }
 TESSERA_GEMM256_ATTR static void tessera_gemm_tile_avx2_3(const float *ap, const float *b, long ldb, long k, float *c,
                                                          long ldc, long rows, __m256i last, int accumulate,
                                                          const tessera_gemm_epilogue *e) {
-    tessera_gemm_tile_avx2(3, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
+    tessera_gemm_tile_avx2(3, 1, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
+}
+
+// The common full tile (24 columns): plain loads and stores, which AVX2's masked ones are slower than.
+TESSERA_GEMM256_ATTR static void tessera_gemm_tile_avx2_3_full(const float *ap, const float *b, long ldb, long k,
+                                                              float *c, long ldc, long rows, __m256i last,
+                                                              int accumulate, const tessera_gemm_epilogue *e) {
+    tessera_gemm_tile_avx2(3, 0, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
 }
 
 #define TESSERA_GEMM256_TILE(nv, ...)                                     \
-    if ((nv) == 3) tessera_gemm_tile_avx2_3(__VA_ARGS__);                 \
+    if ((nv) == 3 && width == 24) tessera_gemm_tile_avx2_3_full(__VA_ARGS__); \
+    else if ((nv) == 3) tessera_gemm_tile_avx2_3(__VA_ARGS__);            \
     else if ((nv) == 2) tessera_gemm_tile_avx2_2(__VA_ARGS__);            \
     else tessera_gemm_tile_avx2_1(__VA_ARGS__);
 

@@ -40,7 +40,7 @@ package enum Conv2DRule: OpRule {
     /// otherwise (the kernel then packs a weight that may change for this call alone).
     static func preparedWeights(_ weight: TensorValue, parameters: Conv2DParameters) -> PackedGEMMOperand? {
         let shape = weight.layout.shape
-        guard PackedGEMM.isAvailable, parameters.groups == 1, weight.layout.isContiguous else { return nil }
+        guard PackedGEMM.isPreferred, parameters.groups == 1, weight.layout.isContiguous else { return nil }
         return PreparedWeights.packed(
             weight.storage, offset: weight.layout.offset, rows: shape[0], depth: shape[1] * shape[2] * shape[3])
     }

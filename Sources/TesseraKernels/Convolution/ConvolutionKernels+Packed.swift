@@ -9,10 +9,11 @@ extension ConvolutionKernels {
     /// the OpenBLAS paths (for same-run comparisons).
     static let packedGEMMDisabled = ProcessInfo.processInfo.environment["TESSERA_NO_PACKED_GEMM"] != nil
 
-    /// Whether a convolution of this geometry takes the packed micro-kernel: a CPU with AVX2 +
-    /// FMA, one group, and the pointwise or im2col path (depthwise has its own kernel).
+    /// Whether a convolution of this geometry takes the packed micro-kernel: a CPU where it is
+    /// preferred (``PackedGEMM/isPreferred``: AVX-512), one group, and the pointwise or im2col
+    /// path (depthwise has its own kernel).
     static func usesPackedGEMM(_ g: ConvGeometry) -> Bool {
-        PackedGEMM.isAvailable && !packedGEMMDisabled && g.parameters.groups == 1
+        PackedGEMM.isPreferred && !packedGEMMDisabled && g.parameters.groups == 1
             && path(channels: g.c, kernelHeight: g.kh, kernelWidth: g.kw, parameters: g.parameters) != .depthwise
     }
 
