@@ -108,18 +108,21 @@ struct PackedGEMMTests {
         #expect(panel == [0, 2, 4, 0, 0, 0, 0, 0, 1, 3, 5, 0, 0, 0, 0, 0])
     }
 
-    @Test("weights in borrowed memory are packed once and kept; owned memory is not kept")
+    @Test("weights in adopted memory are packed once and kept; owned and borrowed memory is not kept")
     func preparedWeights() {
         let owned = TensorStorage.allocateUnpooled(byteCount: 48, zeroed: true)
         let floats = owned.pointer.assumingMemoryBound(to: Float.self)
         for i in 0..<12 { floats[i] = Float(i) }
-        let borrowed = TensorStorage(borrowing: owned.pointer, byteCount: 48, keepAlive: owned)
-        let first = PreparedWeights.packed(borrowed, offset: 0, rows: 3, depth: 4)
-        let second = PreparedWeights.packed(borrowed, offset: 0, rows: 3, depth: 4)
+        let adopted = TensorStorage(adopting: owned.pointer, byteCount: 48, release: nil)
+        let first = PreparedWeights.packed(adopted, offset: 0, rows: 3, depth: 4)
+        let second = PreparedWeights.packed(adopted, offset: 0, rows: 3, depth: 4)
         #expect(first != nil && first === second)
         #expect(first.map { Array(UnsafeBufferPointer(start: $0.panels, count: 3)) } == [0, 4, 8])
-        #expect(PreparedWeights.packed(borrowed, offset: 4, rows: 2, depth: 4) !== first)
+        #expect(PreparedWeights.packed(adopted, offset: 4, rows: 2, depth: 4) !== first)
         #expect(PreparedWeights.packed(owned, offset: 0, rows: 3, depth: 4) == nil)
+        let borrowed = TensorStorage(borrowing: owned.pointer, byteCount: 48, keepAlive: owned)
+        #expect(PreparedWeights.packed(borrowed, offset: 0, rows: 3, depth: 4) == nil)
+        withExtendedLifetime(owned) {}
     }
 
     private func run(

@@ -4,11 +4,12 @@ import Synchronization
 /// its memory lives, so a model's convolutions pack their weights once, not once per
 /// prediction.
 ///
-/// Only memory nobody writes qualifies: storage adopted from the caller or borrowed from
-/// another object (``TensorStorage/Owner/adopted(release:)``, ``TensorStorage/Owner/borrowed(keepAlive:)``:
-/// a model's mapped `weight.bin` constants, an `MLTensor(bytesNoCopy:)`). Tessera's own
-/// buffers may be written in place once uniquely referenced, and a caller's wrapped memory is
-/// written by the caller, so their operands are packed for each call instead
+/// Only memory nobody writes qualifies: storage adopted from the caller
+/// (``TensorStorage/Owner/adopted(release:)``: a model's mapped `weight.bin` constants, an
+/// `MLTensor(bytesNoCopy:)`, whose bytes must not change while a tensor uses them). Tessera's own
+/// buffers may be written in place once uniquely referenced, a caller's wrapped memory is
+/// written by the caller, and borrowed memory may be a view of either (a shaped array over a
+/// multi-array's data pointer), so their operands are packed for each call instead
 /// (``packed(_:offset:rows:depth:)`` returns `nil`).
 ///
 /// An entry is found by the storage's identity, the weight's element offset and its shape,
@@ -36,8 +37,8 @@ package enum PreparedWeights {
     /// Whether weights in `storage` may be packed once and kept: nobody writes its memory.
     package static func isCacheable(_ storage: TensorStorage) -> Bool {
         switch storage.owner {
-        case .adopted, .borrowed: true
-        case .buffer, .allocated, .wrapped: false
+        case .adopted: true
+        case .buffer, .allocated, .wrapped, .borrowed: false
         }
     }
 
