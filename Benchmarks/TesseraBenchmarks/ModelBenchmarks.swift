@@ -5,7 +5,8 @@ import TesseraModels
 import TesseraMultiArray
 import TesseraTensor
 
-/// M1 (MobileNetV2) and M3 (one transformer encoder layer): single-prediction latency through
+/// M1 (MobileNetV2), M2 (ResNet-50, `Benchmarks/peers/model_resnet.py --make-models DIR`, when
+/// present) and M3 (one transformer encoder layer): single-prediction latency through
 /// `MLModel`, on the `.mlpackage` files `Benchmarks/peers/model_workloads.py --make-models DIR`
 /// writes, with the same input PyTorch and ONNX Runtime are timed on. Also reports the largest
 /// difference from PyTorch's output. Then M4 (batches) on M3's model (fixed batch: a loop) and on
@@ -19,7 +20,7 @@ import TesseraTensor
 func runModelBenchmarks(modelsDirectory: URL) -> [String: Any] {
     print("\n## Model workloads (float32; MLModel.prediction(from:), one input)")
     var figures: [String: Any] = [:]
-    for (id, name) in [("m1", "M1 MobileNetV2"), ("m3", "M3 transformer layer")] {
+    for (id, name) in [("m1", "M1 MobileNetV2"), ("m2", "M2 ResNet-50"), ("m3", "M3 transformer layer")] {
         let package = modelsDirectory.appendingPathComponent("\(id).mlpackage")
         guard FileManager.default.fileExists(atPath: package.path) else {
             print("\(name): no \(package.path); make it with Benchmarks/peers/model_workloads.py --make-models")

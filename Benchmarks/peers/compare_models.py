@@ -113,7 +113,24 @@ def run_peers(models_dir: str, out_path: str, runs: int, attempts: int, idle_wai
                "--json", out_path, "--runs", str(runs)]
     env = dict(os.environ, OMP_NUM_THREADS=str(THREADS), OPENBLAS_NUM_THREADS=str(THREADS),
                MKL_NUM_THREADS=str(THREADS))
-    return least_disturbed("the peers", command, out_path, attempts, idle_wait, max_load, env)
+    peers = least_disturbed("the peers", command, out_path, attempts, idle_wait, max_load, env)
+    merge_m2_peers(peers, models_dir, out_path, runs, attempts, idle_wait, max_load, env)
+    return peers
+
+
+def merge_m2_peers(peers: dict, models_dir: str, out_path: str, runs: int, attempts: int, idle_wait: float,
+                   max_load: float, env: dict) -> None:
+    """M2 (ResNet-50, model_resnet.py) when DIR/m2.onnx exists: its torch/onnxruntime entries
+    merged into `peers`."""
+    if not os.path.exists(os.path.join(models_dir, "m2.onnx")):
+        return
+    m2_path = out_path.replace(".json", "-m2.json")
+    command = [sys.executable, os.path.join(HERE, "model_resnet.py"), "--models-dir", models_dir,
+               "--json", m2_path, "--runs", str(runs), "--threads", str(THREADS)]
+    document = least_disturbed("the peers (M2)", command, m2_path, attempts, idle_wait, max_load, env)
+    for peer in ("torch", "onnxruntime"):
+        if "m2" in document.get(peer, {}):
+            peers.setdefault(peer, {})["m2"] = document[peer]["m2"]
 
 
 def dig(document: dict | None, *keys):
@@ -131,7 +148,9 @@ def rows(tessera: dict, peers: dict) -> list[dict]:
     models, compile_ = tessera.get("models", {}), tessera.get("compile", {})
     ort, torch = peers.get("onnxruntime", {}), peers.get("torch", {})
     table = []
-    for key, name in (("m1", "M1 MobileNetV2"), ("m3", "M3 transformer layer")):
+    for key, name in (("m1", "M1 MobileNetV2"), ("m2", "M2 ResNet-50"), ("m3", "M3 transformer layer")):
+        if key == "m2" and dig(models, key, "median_ms") is None and dig(ort, key, "median_ms") is None:
+            continue
         error = dig(models, key, "max_abs_error")
         table.append({
             "workload": f"{name}, one prediction", "unit": "ms",

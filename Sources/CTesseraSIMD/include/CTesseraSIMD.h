@@ -95,3 +95,5 @@ long tessera_find_beyond_f32_avx2(int above, const float *p, long start, long n,
 /// NaN-propagating column-wise max (min) of a row into acc. AVX2.
 void tessera_extremum_row_f32_avx2(int is_max, float *acc, const float *p, long n);
 #endif
+
+#include "CTesseraGEMM.h"

@@ -31,6 +31,17 @@ package enum Conv2DRule: OpRule {
         ConvolutionKernels.conv2d(
             input: input.floats, inputShape: input.layout.shape, weights: weight.floats,
             weightShape: weight.layout.shape, bias: call.inputs.count > 2 ? call.inputs[2].floats : nil,
-            output: call.floatOutput, parameters: parameters, residual: call.residual?.floats, clamp: call.clamp)
+            output: call.floatOutput, parameters: parameters, residual: call.residual?.floats, clamp: call.clamp,
+            packedWeights: preparedWeights(weight, parameters: parameters))
+    }
+
+    /// A constant weight's packed panels, made on its first use and kept with the model
+    /// (``PreparedWeights``), when the convolution runs on the packed micro-kernel; `nil`
+    /// otherwise (the kernel then packs a weight that may change for this call alone).
+    static func preparedWeights(_ weight: TensorValue, parameters: Conv2DParameters) -> PackedGEMMOperand? {
+        let shape = weight.layout.shape
+        guard PackedGEMM.isPreferred, parameters.groups == 1, weight.layout.isContiguous else { return nil }
+        return PreparedWeights.packed(
+            weight.storage, offset: weight.layout.offset, rows: shape[0], depth: shape[1] * shape[2] * shape[3])
     }
 }

@@ -73,6 +73,8 @@ package enum ConvolutionKernels {
     ///     bias, before the clamp), or `nil`; must not overlap the output.
     ///   - clamp: The activation applied to each output value (``ConvolutionClamp/none`` by
     ///     default); the same bits as `min(max(out, lower), upper)` run afterwards.
+    ///   - packedWeights: The weight already in the micro-kernel's panels (from
+    ///     ``PreparedWeights``), or `nil` to pack it in this call when the packed path runs.
     /// - Precondition: The configuration is valid (see
     ///   ``Conv2DParameters/outputShape(inputShape:weightShape:)``).
     /// - Note: The im2col path needs a column buffer of at most ``defaultColumnBufferBytes``
@@ -84,12 +86,13 @@ package enum ConvolutionKernels {
     package static func conv2d(
         input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
         bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters,
-        residual: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none
+        residual: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none,
+        packedWeights: PackedGEMMOperand? = nil
     ) {
         conv2d(
             input: input, inputShape: inputShape, weights: weights, weightShape: weightShape, bias: bias,
             output: output, parameters: parameters, residual: residual, clamp: clamp,
-            columnBufferBytes: defaultColumnBufferBytes)
+            columnBufferBytes: defaultColumnBufferBytes, packedWeights: packedWeights)
     }
 
     /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:)``
@@ -98,12 +101,27 @@ package enum ConvolutionKernels {
     static func conv2d(
         input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
         bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters,
-        residual: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none, columnBufferBytes: Int
+        residual: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none, columnBufferBytes: Int,
+        packedWeights: PackedGEMMOperand? = nil
     ) {
         let outputShape = parameters.outputShape(inputShape: inputShape, weightShape: weightShape)
         let geometry = ConvGeometry(input: inputShape, weight: weightShape, output: outputShape, parameters: parameters)
         if geometry.outputCount == 0 { return }
         let epilogue = ConvEpilogue(bias: bias, residual: residual, clamp: clamp, positions: geometry.outputPositions)
+        if usesPackedGEMM(geometry) {
+            let packed = weightPanels(geometry, weights: weights, prepared: packedWeights)
+            if path(channels: geometry.c, kernelHeight: geometry.kh, kernelWidth: geometry.kw, parameters: parameters)
+                == .pointwise
+            {
+                packedPointwise(geometry, input: input, packed: packed, output: output, epilogue: epilogue)
+            } else {
+                packedIm2colGEMM(
+                    geometry, input: input, packed: packed, output: output, epilogue: epilogue,
+                    columnBufferBytes: columnBufferBytes)
+            }
+            if clamp.hasNaNBound { clamp.fillNaN(output, count: geometry.outputCount) }
+            return
+        }
         switch path(channels: geometry.c, kernelHeight: geometry.kh, kernelWidth: geometry.kw, parameters: parameters) {
         case .depthwise:
             DepthwiseConvolution.run(geometry, input: input, weights: weights, output: output, epilogue: epilogue)

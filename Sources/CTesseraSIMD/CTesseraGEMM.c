@@ -1,0 +1,308 @@
+// The packed-operand SGEMM micro-kernel: AVX-512 and AVX2 + FMA bodies with per-function
+// target attributes (no package-wide compiler flags), picked at run time with cpuid.
+#include "CTesseraGEMM.h"
+
+#include "CTesseraSIMD.h"
+
+#include <stdlib.h>
+
+long tessera_sgemm_packed_count(long m, long k) {
+    return (m + TESSERA_GEMM_PANEL_ROWS - 1) / TESSERA_GEMM_PANEL_ROWS * TESSERA_GEMM_PANEL_ROWS * k;
+}
+
+void tessera_sgemm_pack(const float *a, long lda, long m, long k, float *packed) {
+    const long mr = TESSERA_GEMM_PANEL_ROWS;
+    for (long p = 0; p < m; p += mr) {
+        float *panel = packed + p * k;
+        long rows = m - p < mr ? m - p : mr;
+        const float *top = a + p * lda;
+        // Depth outer, rows inner: eight sequential read streams, one sequential write stream.
+        for (long kk = 0; kk < k; kk++) {
+            float *column = panel + kk * mr;
+            for (long r = 0; r < rows; r++) column[r] = top[r * lda + kk];
+            for (long r = rows; r < mr; r++) column[r] = 0.0f;
+        }
+    }
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+static int tessera_gemm_has_avx512f(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = tessera_cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512");
+    }
+    return cached;
+}
+
+#define TESSERA_GEMM512_ATTR __attribute__((target("avx512f,avx2,fma"), min_vector_width(512)))
+#define TESSERA_GEMM256_ATTR __attribute__((target("avx2,fma")))
+
+// One 8-row × (16·NV)-column tile, NV ≤ 3 vectors, the last one masked by `last`; `rows` ≤ 8
+// of the panel's rows are stored. The accumulators stay in registers across the whole k loop.
+TESSERA_GEMM512_ATTR __attribute__((always_inline)) static inline void tessera_gemm_tile_avx512(
+    const int NV, const float *restrict ap, const float *restrict b, long ldb, long k, float *restrict c, long ldc,
+    long rows, __mmask16 last, int accumulate, const tessera_gemm_epilogue *e) {
+    __m512 acc[8][3];
+    for (int r = 0; r < 8; r++)
+        for (int v = 0; v < NV; v++)
+            acc[r][v] = accumulate && r < rows ? _mm512_maskz_loadu_ps(v == NV - 1 ? last : 0xFFFF, c + r * ldc + 16 * v)
+                                               : _mm512_setzero_ps();
+    for (long kk = 0; kk < k; kk++) {
+        const float *row = b + kk * ldb;
+        __m512 bv[3];
+        for (int v = 0; v < NV; v++)
+            bv[v] = v == NV - 1 ? _mm512_maskz_loadu_ps(last, row + 16 * v) : _mm512_loadu_ps(row + 16 * v);
+        const float *a = ap + kk * 8;
+        for (int r = 0; r < 8; r++) {
+            __m512 w = _mm512_set1_ps(a[r]);
+            for (int v = 0; v < NV; v++) acc[r][v] = _mm512_fmadd_ps(w, bv[v], acc[r][v]);
+        }
+    }
+    const __m512 lo = _mm512_set1_ps(e ? e->lo : -__builtin_inff());
+    const __m512 hi = _mm512_set1_ps(e ? e->hi : __builtin_inff());
+    for (int r = 0; r < 8; r++) {
+        if (r >= rows) break;
+        float *out = c + r * ldc;
+        if (!e) {
+            for (int v = 0; v < NV; v++) {
+                if (v == NV - 1) _mm512_mask_storeu_ps(out + 16 * v, last, acc[r][v]);
+                else _mm512_storeu_ps(out + 16 * v, acc[r][v]);
+            }
+            continue;
+        }
+        const float *res = e->residual ? e->residual + r * e->ldr : NULL;
+        for (int v = 0; v < NV; v++) {
+            __m512 x = acc[r][v];
+            if (e->bias) x = _mm512_add_ps(x, _mm512_set1_ps(e->bias[r]));
+            if (res) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(v == NV - 1 ? last : 0xFFFF, res + 16 * v));
+            x = _mm512_min_ps(hi, _mm512_max_ps(lo, x));
+            if (v == NV - 1) _mm512_mask_storeu_ps(out + 16 * v, last, x);
+            else _mm512_storeu_ps(out + 16 * v, x);
+        }
+    }
+}
+
+TESSERA_GEMM512_ATTR static void tessera_gemm_tile_avx512_1(const float *ap, const float *b, long ldb, long k,
+                                                           float *c, long ldc, long rows, __mmask16 last, int accumulate,
+                                                           const tessera_gemm_epilogue *e) {
+    tessera_gemm_tile_avx512(1, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
+}
+TESSERA_GEMM512_ATTR static void tessera_gemm_tile_avx512_2(const float *ap, const float *b, long ldb, long k,
+                                                           float *c, long ldc, long rows, __mmask16 last, int accumulate,
+                                                           const tessera_gemm_epilogue *e) {
+    tessera_gemm_tile_avx512(2, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
+}
+TESSERA_GEMM512_ATTR static void tessera_gemm_tile_avx512_3(const float *ap, const float *b, long ldb, long k,
+                                                           float *c, long ldc, long rows, __mmask16 last, int accumulate,
+                                                           const tessera_gemm_epilogue *e) {
+    tessera_gemm_tile_avx512(3, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
+}
+
+// The epilogue's pointers moved to a tile starting `row` rows and `column` columns in.
+static inline tessera_gemm_epilogue tessera_gemm_shifted(const tessera_gemm_epilogue *e, long row, long column) {
+    tessera_gemm_epilogue s = *e;
+    if (s.bias) s.bias += row;
+    if (s.residual) s.residual += row * s.ldr + column;
+    return s;
+}
+
+// Depth per block: a block of b (depth × 48 floats, 96 KiB) stays in L2 while every panel of a
+// runs over it; blocks after the first add to the partial sums in c, the last applies the epilogue.
+#define TESSERA_GEMM_DEPTH_BLOCK 512
+
+// Whether to copy each block of b into a contiguous buffer first: when its rows are far apart (one
+// page or more each) and enough panels of a reuse the copy.
+static inline int tessera_gemm_packs_b(long m, long k, long ldb) { return k >= 64 && ldb >= 1024 && m >= 64; }
+
+// Copies rows [0, kc) × columns [0, width) of b (row stride ldb) to dst with row stride `stride`.
+static void tessera_gemm_copy_b(const float *b, long ldb, long kc, long width, float *dst, long stride) {
+    for (long kk = 0; kk < kc; kk++) __builtin_memcpy(dst + kk * stride, b + kk * ldb, (size_t)width * sizeof(float));
+}
+
+// The driver for one ISA: columns in blocks of W (the tile's width), depth in blocks of
+// TESSERA_GEMM_DEPTH_BLOCK, rows in steps of R; TILE(nv, ap, b, ldb, kc, c, rows, accumulate, e).
+#define TESSERA_GEMM_DRIVER(W, VL, R, MASK_T, MAKE_MASK, TILE)                                                \
+    if (m <= 0 || n <= 0) return;                                                                           \
+    const long KC = TESSERA_GEMM_DEPTH_BLOCK;                                                               \
+    const long depthBlocks = k == 0 ? 1 : (k + KC - 1) / KC;                                                \
+    float *copy = tessera_gemm_packs_b(m, k, ldb) ? malloc(sizeof(float) * (W) * (k < KC ? k : KC)) : NULL; \
+    for (long j = 0; j < n; j += (W)) {                                                                     \
+        long width = n - j < (W) ? n - j : (W);                                                             \
+        int nv = (int)((width + (VL) - 1) / (VL));                                                          \
+        long tail = width - (VL) * (nv - 1);                                                                \
+        MASK_T last = MAKE_MASK(tail);                                                                      \
+        for (long block = 0; block < depthBlocks; block++) {                                                \
+            long k0 = block * KC;                                                                           \
+            long kc = k - k0 < KC ? k - k0 : KC;                                                            \
+            const float *bb = b + k0 * ldb + j;                                                             \
+            long lb = ldb;                                                                                  \
+            if (copy) {                                                                                     \
+                tessera_gemm_copy_b(bb, ldb, kc, width, copy, (W));                                         \
+                bb = copy;                                                                                  \
+                lb = (W);                                                                                   \
+            }                                                                                               \
+            int lastBlock = block == depthBlocks - 1;                                                       \
+            for (long i = 0; i < m; i += (R)) {                                                             \
+                long rows = m - i < (R) ? m - i : (R);                                                      \
+                tessera_gemm_epilogue shifted;                                                              \
+                const tessera_gemm_epilogue *te = NULL;                                                     \
+                if (e && lastBlock) {                                                                       \
+                    shifted = tessera_gemm_shifted(e, i, j);                                                \
+                    te = &shifted;                                                                          \
+                }                                                                                           \
+                /* Rows i..i+R-1 of panel i / 8, from depth k0 on. */                                       \
+                const float *ap = packed + (i / 8) * 8 * k + k0 * 8 + (i % 8);                              \
+                TILE(nv, ap, bb, lb, kc, c + i * ldc + j, ldc, rows, last, block > 0, te);                  \
+            }                                                                                               \
+        }                                                                                                   \
+    }                                                                                                       \
+    free(copy);
+
+#define TESSERA_GEMM512_MASK(tail) ((__mmask16)((tail) >= 16 ? 0xFFFFu : ((1u << (tail)) - 1u)))
+#define TESSERA_GEMM512_TILE(nv, ...)                                     \
+    if ((nv) == 3) tessera_gemm_tile_avx512_3(__VA_ARGS__);               \
+    else if ((nv) == 2) tessera_gemm_tile_avx512_2(__VA_ARGS__);          \
+    else tessera_gemm_tile_avx512_1(__VA_ARGS__);
+
+TESSERA_GEMM512_ATTR static void tessera_sgemm_packed_avx512(const float *packed, long m, long n, long k,
+                                                            const float *b, long ldb, float *c, long ldc,
+                                                            const tessera_gemm_epilogue *e) {
+    TESSERA_GEMM_DRIVER(48, 16, 8, __mmask16, TESSERA_GEMM512_MASK, TESSERA_GEMM512_TILE)
+}
+
+// AVX2: half a panel (4 rows, `half` 0 or 1) × (8·NV) columns, NV ≤ 3; the last vector's lanes
+// past `tail` are neither read nor written.
+TESSERA_GEMM256_ATTR __attribute__((always_inline)) static inline void tessera_gemm_tile_avx2(
+    const int NV, const int MASKED, const float *restrict ap, const float *restrict b, long ldb, long k, float *restrict c, long ldc,
+    long rows, __m256i last, int accumulate, const tessera_gemm_epilogue *e) {
+    __m256 acc[4][3];
+    const __m256i all = _mm256_set1_epi32(-1);
+    for (int r = 0; r < 4; r++)
+        for (int v = 0; v < NV; v++)
+            acc[r][v] = accumulate && r < rows ? _mm256_maskload_ps(c + r * ldc + 8 * v, v == NV - 1 ? last : all)
+                                               : _mm256_setzero_ps();
+    for (long kk = 0; kk < k; kk++) {
+        const float *row = b + kk * ldb;
+        __m256 bv[3];
+        for (int v = 0; v < NV; v++)
+            bv[v] = v == NV - 1 && MASKED ? _mm256_maskload_ps(row + 8 * v, last) : _mm256_loadu_ps(row + 8 * v);
+        const float *a = ap + kk * 8;
+        for (int r = 0; r < 4; r++) {
+            __m256 w = _mm256_broadcast_ss(a + r);
+            for (int v = 0; v < NV; v++) acc[r][v] = _mm256_fmadd_ps(w, bv[v], acc[r][v]);
+        }
+    }
+    const __m256 lo = _mm256_set1_ps(e ? e->lo : -__builtin_inff());
+    const __m256 hi = _mm256_set1_ps(e ? e->hi : __builtin_inff());
+    for (int r = 0; r < 4; r++) {
+        if (r >= rows) break;
+        float *out = c + r * ldc;
+        const float *res = e && e->residual ? e->residual + r * e->ldr : NULL;
+        for (int v = 0; v < NV; v++) {
+            __m256 x = acc[r][v];
+            if (e) {
+                if (e->bias) x = _mm256_add_ps(x, _mm256_set1_ps(e->bias[r]));
+                if (res) x = _mm256_add_ps(x, _mm256_maskload_ps(res + 8 * v, v == NV - 1 && MASKED ? last : all));
+                x = _mm256_min_ps(hi, _mm256_max_ps(lo, x));
+            }
+            if (v == NV - 1 && MASKED) _mm256_maskstore_ps(out + 8 * v, last, x);
+            else _mm256_storeu_ps(out + 8 * v, x);
+        }
+    }
+}
+
+TESSERA_GEMM256_ATTR static void tessera_gemm_tile_avx2_1(const float *ap, const float *b, long ldb, long k, float *c,
+                                                         long ldc, long rows, __m256i last, int accumulate,
+                                                         const tessera_gemm_epilogue *e) {
+    tessera_gemm_tile_avx2(1, 1, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
+}
+TESSERA_GEMM256_ATTR static void tessera_gemm_tile_avx2_2(const float *ap, const float *b, long ldb, long k, float *c,
+                                                         long ldc, long rows, __m256i last, int accumulate,
+                                                         const tessera_gemm_epilogue *e) {
+    tessera_gemm_tile_avx2(2, 1, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
+}
+TESSERA_GEMM256_ATTR static void tessera_gemm_tile_avx2_3(const float *ap, const float *b, long ldb, long k, float *c,
+                                                         long ldc, long rows, __m256i last, int accumulate,
+                                                         const tessera_gemm_epilogue *e) {
+    tessera_gemm_tile_avx2(3, 1, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
+}
+
+// The common full tile (24 columns): plain loads and stores, which AVX2's masked ones are slower than.
+TESSERA_GEMM256_ATTR static void tessera_gemm_tile_avx2_3_full(const float *ap, const float *b, long ldb, long k,
+                                                              float *c, long ldc, long rows, __m256i last,
+                                                              int accumulate, const tessera_gemm_epilogue *e) {
+    tessera_gemm_tile_avx2(3, 0, ap, b, ldb, k, c, ldc, rows, last, accumulate, e);
+}
+
+#define TESSERA_GEMM256_TILE(nv, ...)                                     \
+    if ((nv) == 3 && width == 24) tessera_gemm_tile_avx2_3_full(__VA_ARGS__); \
+    else if ((nv) == 3) tessera_gemm_tile_avx2_3(__VA_ARGS__);            \
+    else if ((nv) == 2) tessera_gemm_tile_avx2_2(__VA_ARGS__);            \
+    else tessera_gemm_tile_avx2_1(__VA_ARGS__);
+
+TESSERA_GEMM256_ATTR static void tessera_sgemm_packed_avx2(const float *packed, long m, long n, long k,
+                                                          const float *b, long ldb, float *c, long ldc,
+                                                          const tessera_gemm_epilogue *e) {
+    const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+#define TESSERA_GEMM256_MASK(tail) _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(tail)), lanes)
+    TESSERA_GEMM_DRIVER(24, 8, 4, __m256i, TESSERA_GEMM256_MASK, TESSERA_GEMM256_TILE)
+#undef TESSERA_GEMM256_MASK
+}
+
+int tessera_sgemm_has_avx512(void) { return tessera_gemm_has_avx512f(); }
+
+void tessera_sgemm_packed_variant(int avx512, const float *packed, long m, long n, long k, const float *b, long ldb,
+                                  float *c, long ldc, const tessera_gemm_epilogue *e) {
+    if (m <= 0 || n <= 0) return;
+    if (avx512 && tessera_gemm_has_avx512f()) {
+        tessera_sgemm_packed_avx512(packed, m, n, k, b, ldb, c, ldc, e);
+    } else {
+        tessera_sgemm_packed_avx2(packed, m, n, k, b, ldb, c, ldc, e);
+    }
+}
+
+void tessera_sgemm_packed(const float *packed, long m, long n, long k, const float *b, long ldb, float *c, long ldc,
+                          const tessera_gemm_epilogue *e) {
+    if (m <= 0 || n <= 0) return;
+    if (tessera_gemm_has_avx512f()) {
+        tessera_sgemm_packed_avx512(packed, m, n, k, b, ldb, c, ldc, e);
+    } else {
+        tessera_sgemm_packed_avx2(packed, m, n, k, b, ldb, c, ldc, e);
+    }
+}
+
+#else
+
+int tessera_sgemm_has_avx512(void) { return 0; }
+
+void tessera_sgemm_packed_variant(int avx512, const float *packed, long m, long n, long k, const float *b, long ldb,
+                                  float *c, long ldc, const tessera_gemm_epilogue *e) {
+    (void)avx512;
+    tessera_sgemm_packed(packed, m, n, k, b, ldb, c, ldc, e);
+}
+
+// Other architectures: the same sums in k order, one element at a time (Swift calls the
+// kernels only on x86-64 CPUs with AVX2 + FMA; this keeps the symbol defined).
+void tessera_sgemm_packed(const float *packed, long m, long n, long k, const float *b, long ldb, float *c, long ldc,
+                          const tessera_gemm_epilogue *e) {
+    const long mr = TESSERA_GEMM_PANEL_ROWS;
+    for (long i = 0; i < m; i++) {
+        const float *ap = packed + (i / mr) * mr * k + (i % mr);
+        for (long j = 0; j < n; j++) {
+            float x = 0;
+            for (long kk = 0; kk < k; kk++) x = __builtin_fmaf(ap[kk * mr], b[kk * ldb + j], x);
+            if (e) {
+                if (e->bias) x = x + e->bias[i];
+                if (e->residual) x = x + e->residual[i * e->ldr + j];
+                x = e->lo > x ? e->lo : x;
+                x = e->hi < x ? e->hi : x;
+            }
+            c[i * ldc + j] = x;
+        }
+    }
+}
+
+#endif

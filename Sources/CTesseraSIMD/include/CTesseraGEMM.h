@@ -1,0 +1,49 @@
+// Tessera's single-precision GEMM micro-kernel over a pre-packed left operand, with the
+// convolution epilogue (bias, residual, clamp) applied while each tile is in registers.
+#ifndef CTESSERA_GEMM_H
+#define CTESSERA_GEMM_H
+
+/// Rows per panel of a packed left operand (the micro-kernel's MR): panel p holds rows
+/// [8p, 8p + 8), element (r, k) at panel[k * 8 + r], rows past m as zeros.
+#define TESSERA_GEMM_PANEL_ROWS 8
+
+/// What the micro-kernel does to each result before storing it, in this order: add
+/// bias[row] (when bias is not NULL), add residual[row * ldr + column] (when residual is not
+/// NULL; it must not overlap the result), then min(max(x, lo), hi) with NaN propagating from x
+/// (lo and hi must not be NaN; ±infinity for no bound). Pointers are relative to the call's
+/// first row and column.
+typedef struct {
+    const float *bias;
+    const float *residual;
+    long ldr;
+    float lo, hi;
+} tessera_gemm_epilogue;
+
+/// The number of floats the packed form of an m × k left operand takes: m rounded up to
+/// TESSERA_GEMM_PANEL_ROWS, times k.
+long tessera_sgemm_packed_count(long m, long k);
+
+/// Packs the m × k row-major matrix a (row stride lda) into panels (see
+/// TESSERA_GEMM_PANEL_ROWS); packed holds tessera_sgemm_packed_count(m, k) floats.
+void tessera_sgemm_pack(const float *a, long lda, long m, long k, float *packed);
+
+/// c[i * ldc + j] = epilogue(Σ_k A[i, k] · b[k * ldb + j]) for i < m, j < n, with A the packed
+/// operand starting at a panel boundary (packed + (first row) * k for a first row that is a
+/// multiple of TESSERA_GEMM_PANEL_ROWS) and each sum accumulated with FMA in k order.
+/// AVX-512 (16 columns per vector, 8 rows × 48 columns per tile) or AVX2 + FMA (8 columns per
+/// vector, 4 rows × 24 columns), chosen once with cpuid; columns past n are never read or
+/// written. Single-threaded; call only when tessera_cpu_has_avx2_fma() is true. e may be NULL
+/// (no epilogue).
+void tessera_sgemm_packed(const float *packed, long m, long n, long k, const float *b, long ldb, float *c, long ldc,
+                          const tessera_gemm_epilogue *e);
+
+/// Whether tessera_sgemm_packed runs its AVX-512 body (the CPU has AVX-512F and
+/// TESSERA_NO_AVX512 is not set).
+int tessera_sgemm_has_avx512(void);
+
+/// tessera_sgemm_packed with the body chosen by the caller (for tests of both): AVX-512 when
+/// avx512 is non-zero and the CPU has it, else AVX2 + FMA.
+void tessera_sgemm_packed_variant(int avx512, const float *packed, long m, long n, long k, const float *b, long ldb,
+                                  float *c, long ldc, const tessera_gemm_epilogue *e);
+
+#endif

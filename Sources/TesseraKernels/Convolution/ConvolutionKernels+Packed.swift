@@ -1,0 +1,152 @@
+import Foundation
+
+/// The pointwise and im2col paths on Tessera's packed micro-kernel (``PackedGEMM``): the
+/// weight `[O, C·kH·kW]` packed once (``PreparedWeights``, or per call for weights in memory
+/// that may change), the activations read in place (pointwise) or from the im2col buffer, and
+/// the epilogue applied to each tile in registers.
+extension ConvolutionKernels {
+    /// Whether the environment variable `TESSERA_NO_PACKED_GEMM` is set: convolutions then take
+    /// the OpenBLAS paths (for same-run comparisons).
+    static let packedGEMMDisabled = ProcessInfo.processInfo.environment["TESSERA_NO_PACKED_GEMM"] != nil
+
+    /// Whether a convolution of this geometry takes the packed micro-kernel: a CPU where it is
+    /// preferred (``PackedGEMM/isPreferred``: AVX-512), one group, and the pointwise or im2col
+    /// path (depthwise has its own kernel).
+    static func usesPackedGEMM(_ g: ConvGeometry) -> Bool {
+        PackedGEMM.isPreferred && !packedGEMMDisabled && g.parameters.groups == 1
+            && path(channels: g.c, kernelHeight: g.kh, kernelWidth: g.kw, parameters: g.parameters) != .depthwise
+    }
+
+    /// The weight `[O, C·kH·kW]` in the micro-kernel's panels: `prepared` when the caller has
+    /// it, else packed now.
+    static func weightPanels(
+        _ g: ConvGeometry, weights: UnsafePointer<Float>, prepared: PackedGEMMOperand?
+    ) -> PackedGEMMOperand {
+        if let prepared, prepared.rows == g.o, prepared.depth == g.patchSize { return prepared }
+        return PackedGEMMOperand(packing: weights, lda: g.patchSize, rows: g.o, depth: g.patchSize)
+    }
+
+    /// `out[n] = epilogue(W × in[n])` for 1×1, stride 1, unpadded convolutions of one group.
+    static func packedPointwise(
+        _ g: ConvGeometry, input: UnsafePointer<Float>, packed: PackedGEMMOperand,
+        output: UnsafeMutablePointer<Float>, epilogue: ConvEpilogue
+    ) {
+        let positions = g.outputPositions
+        for image in 0..<g.n {
+            let planes = image * g.o * positions
+            packedProduct(
+                packed, columns: positions, b: input + image * g.c * g.h * g.w, ldb: positions, c: output + planes,
+                ldc: positions, bias: epilogue.bias, residual: epilogue.residual.map { $0 + planes },
+                clamp: epilogue.clamp)
+        }
+    }
+
+    /// Columns of output per im2col task: the task's column buffer (`patch × columns` floats)
+    /// about 192 KiB, so it is still in L2 when the micro-kernel reads it (at least 48 columns,
+    /// `columnBufferBytes` permitting), then evened out over the tiles it makes in multiples of 16,
+    /// and at most half the plane when that is 96 columns or more (both cores get work).
+    static func im2colTaskColumns(patch: Int, positions: Int, columnBufferBytes: Int) -> Int {
+        let perColumn = patch * MemoryLayout<Float>.stride
+        var columns = Swift.max(48, (192 << 10) / perColumn / 48 * 48)
+        let half = ((positions + 1) / 2 + 15) / 16 * 16
+        if half >= 96 { columns = Swift.min(columns, half) }
+        columns = Swift.max(1, Swift.min(columns, columnBufferBytes / perColumn, positions))
+        let tiles = (positions + columns - 1) / columns
+        let even = ((positions + tiles - 1) / tiles + 15) / 16 * 16
+        return Swift.max(1, Swift.min(columns, even, positions))
+    }
+
+    /// Output channels per im2col task: all of them, or — with fewer column tiles than two per
+    /// thread — blocks of a multiple of 16 that make about two tasks per thread (each task then
+    /// unrolls its columns itself; the unrolling is a small part of the product).
+    static func im2colTaskRows(outputChannels o: Int, tiles: Int, budget: Int) -> Int {
+        guard budget > 1, tiles < 2 * budget else { return Swift.max(1, o) }
+        let parts = Swift.max(1, Swift.min((2 * budget + tiles - 1) / tiles, o / 16))
+        return Swift.max(1, ((o + parts - 1) / parts + 15) / 16 * 16)
+    }
+
+    /// Im2col and the packed product fused per task: each task unrolls the patches of its block
+    /// of output positions into its own pooled column buffer and multiplies it at once, epilogue
+    /// included, so the buffer never leaves the core's cache and the plane needs one parallel
+    /// loop rather than one per tile.
+    static func packedIm2colGEMM(
+        _ g: ConvGeometry, input: UnsafePointer<Float>, packed: PackedGEMMOperand,
+        output: UnsafeMutablePointer<Float>, epilogue: ConvEpilogue, columnBufferBytes: Int
+    ) {
+        let positions = g.outputPositions
+        let patch = g.patchSize
+        let tile = im2colTaskColumns(patch: patch, positions: positions, columnBufferBytes: columnBufferBytes)
+        let tiles = (positions + tile - 1) / tile
+        let rows = im2colTaskRows(outputChannels: g.o, tiles: tiles, budget: KernelThreads.coreBudget)
+        let rowBlocks = (g.o + rows - 1) / rows
+        let cost = ParallelCost.perItem(nanoseconds: Double(rows * patch * tile) * 0.025 + Double(patch * tile) * 0.3)
+        for image in 0..<g.n {
+            let imageInput = input + image * g.c * g.h * g.w
+            let planes = image * g.o * positions
+            parallelFor(count: tiles * rowBlocks, cost: cost) { range in
+                let buffer = GEMMKernels.temporary(Float.self, count: patch * tile)
+                let columns = buffer.typedPointer(Float.self)
+                var filled = -1
+                for index in range {
+                    let tileIndex = index / rowBlocks
+                    let start = tileIndex * tile
+                    let end = Swift.min(positions, start + tile)
+                    if filled != tileIndex {
+                        Im2Col.fill(columns, from: imageInput, geometry: g, positions: start..<end)
+                        filled = tileIndex
+                    }
+                    let firstRow = (index % rowBlocks) * rows
+                    let offset = planes + firstRow * positions + start
+                    PackedGEMM.multiply(
+                        packed, firstRow: firstRow, rows: Swift.min(rows, g.o - firstRow), columns: end - start,
+                        b: columns, ldb: end - start, c: output + offset, ldc: positions,
+                        bias: epilogue.bias.map { $0 + firstRow }, residual: epilogue.residual.map { $0 + offset },
+                        residualStride: positions, clamp: epilogue.clamp)
+                }
+                withExtendedLifetime(buffer) {}
+            }
+        }
+    }
+
+    /// `c = epilogue(A · b)` over all of A's rows and `columns` columns, split into blocks of
+    /// columns (multiples of 48) and of rows (multiples of 16) across the kernel threads when
+    /// the product is large enough; one micro-kernel call per block.
+    static func packedProduct(
+        _ a: PackedGEMMOperand, columns n: Int, b: UnsafePointer<Float>, ldb: Int, c: UnsafeMutablePointer<Float>,
+        ldc: Int, bias: UnsafePointer<Float>?, residual: UnsafePointer<Float>?, clamp: ConvolutionClamp,
+        residualStride: Int? = nil
+    ) {
+        let m = a.rows
+        let (columnBlock, rowBlock) = packedBlocks(
+            rows: m, columns: n, depth: a.depth, budget: KernelThreads.coreBudget)
+        let columnBlocks = (n + columnBlock - 1) / columnBlock
+        let rowBlocks = (m + rowBlock - 1) / rowBlock
+        let tasks = columnBlocks * rowBlocks
+        let work = Double(m) * Double(n) * Double(a.depth)
+        let ldr = residualStride ?? ldc
+        parallelFor(count: tasks, cost: .perItem(nanoseconds: work / Double(tasks) * 0.025 + 200)) { range in
+            for index in range {
+                let firstColumn = (index % columnBlocks) * columnBlock
+                let firstRow = (index / columnBlocks) * rowBlock
+                PackedGEMM.multiply(
+                    a, firstRow: firstRow, rows: Swift.min(rowBlock, m - firstRow),
+                    columns: Swift.min(columnBlock, n - firstColumn), b: b + firstColumn, ldb: ldb,
+                    c: c + firstRow * ldc + firstColumn, ldc: ldc, bias: bias.map { $0 + firstRow },
+                    residual: residual.map { $0 + firstRow * ldr + firstColumn }, residualStride: ldr, clamp: clamp)
+            }
+        }
+    }
+
+    /// Columns and rows per block of a packed product: the whole product below ~1 M
+    /// multiply-adds or with one thread; otherwise about two blocks per thread, split along the
+    /// columns (at least 96 each) first and along the rows (multiples of 16) for the rest.
+    static func packedBlocks(rows m: Int, columns n: Int, depth k: Int, budget: Int) -> (columns: Int, rows: Int) {
+        guard budget > 1, m * n * k >= 1 << 20 else { return (Swift.max(1, n), Swift.max(1, m)) }
+        let parts = 2 * budget
+        let columnParts = Swift.max(1, Swift.min(parts, n / 96))
+        let columnBlock = Swift.max(1, ((n + columnParts - 1) / columnParts + 47) / 48 * 48)
+        let rowParts = Swift.max(1, Swift.min(parts / columnParts, m / 16))
+        let rowBlock = Swift.max(16, ((m + rowParts - 1) / rowParts + 15) / 16 * 16)
+        return (Swift.min(columnBlock, Swift.max(1, n)), rowBlock)
+    }
+}

@@ -1,0 +1,170 @@
+import CTesseraSIMD
+import Testing
+import _TesseraTestSupport
+
+@testable import TesseraKernels
+
+/// The naive `clamp((Σ_k a[i, k] · b[k, j] + bias[i]) + residual[i, j])` in Double.
+private func reference(
+    a: [Float], b: [Float], m: Int, n: Int, k: Int, ldb: Int, bias: [Float]?, residual: [Float]?,
+    clamp: ConvolutionClamp
+) -> [Double] {
+    var out = [Double](repeating: 0, count: m * n)
+    for i in 0..<m {
+        for j in 0..<n {
+            var sum = 0.0
+            for kk in 0..<k { sum += Double(a[i * k + kk]) * Double(b[kk * ldb + j]) }
+            if let bias { sum += Double(bias[i]) }
+            if let residual { sum += Double(residual[i * n + j]) }
+            sum = Swift.min(Swift.max(sum, Double(clamp.lower)), Double(clamp.upper))
+            out[i * n + j] = sum
+        }
+    }
+    return out
+}
+
+@Suite("Packed GEMM micro-kernel")
+struct PackedGEMMTests {
+    /// (m, n, k): full tiles, a row tail (m not a multiple of 8 or 4), column tails of 1 to 47
+    /// past a tile of 48 (AVX-512) or 24 (AVX2), k of 1 and long sums.
+    static let shapes: [(m: Int, n: Int, k: Int)] = [
+        (8, 48, 16), (1, 1, 1), (3, 5, 7), (13, 49, 24), (16, 96, 1), (24, 17, 33), (70, 100, 9), (9, 33, 300),
+        (5, 64, 2), (40, 113, 64),
+    ]
+
+    /// The bodies this CPU runs: AVX2 always, AVX-512 when present.
+    static var variants: [Int32] { tessera_sgemm_has_avx512() != 0 ? [0, 1] : [0] }
+
+    @Test("the packed product matches the naive one for every epilogue, shape and body")
+    func matchesNaive() throws {
+        try #require(PackedGEMM.isAvailable)
+        for (index, shape) in Self.shapes.enumerated() {
+            let (m, n, k) = shape
+            var rng = SeededRandom(seed: UInt64(100 + index))
+            let ldb = n + 3
+            let a = rng.floats(m * k)
+            let b = rng.floats(k * ldb)
+            let bias = rng.floats(m)
+            let residual = rng.floats(m * n)
+            let packed = PackedGEMMOperand(packing: a, lda: k, rows: m, depth: k)
+            for variant in Self.variants {
+                for (useBias, useResidual, clamp) in [
+                    (false, false, ConvolutionClamp.none), (true, false, .none), (true, false, .relu6),
+                    (false, true, .relu), (true, true, ConvolutionClamp(lower: -0.5, upper: 0.25)),
+                ] {
+                    // The destination has a wider row than the result: columns past n stay untouched.
+                    let ldc = n + 5
+                    var c = [Float](repeating: 42, count: m * ldc)
+                    let biasCopy = useBias ? bias : nil
+                    let residualCopy = useResidual ? residual : nil
+                    run(
+                        variant, packed, m: m, n: n, b: b, ldb: ldb, c: &c, ldc: ldc, bias: biasCopy,
+                        residual: residualCopy, clamp: clamp)
+                    let got = (0..<m).flatMap { i in (0..<n).map { Double(c[i * ldc + $0]) } }
+                    let want = reference(
+                        a: a, b: b, m: m, n: n, k: k, ldb: ldb, bias: biasCopy, residual: residualCopy, clamp: clamp)
+                    let mismatch = firstMismatch(got, want, rtol: 1e-5, atol: 1e-5)
+                    #expect(
+                        mismatch == nil,
+                        "\(shape), body \(variant), \(useBias) \(useResidual) \(clamp): \(mismatch ?? "")")
+                    let untouched = (0..<m).allSatisfy { i in (n..<ldc).allSatisfy { c[i * ldc + $0] == 42 } }
+                    #expect(untouched, "\(shape), body \(variant): wrote past the last column")
+                }
+            }
+        }
+    }
+
+    @Test("a block of rows starting at a panel boundary gives those rows of the whole product")
+    func rowBlocks() throws {
+        try #require(PackedGEMM.isAvailable)
+        let (m, n, k) = (37, 29, 11)
+        var rng = SeededRandom(seed: 7)
+        let a = rng.floats(m * k)
+        let b = rng.floats(k * n)
+        let bias = rng.floats(m)
+        let packed = PackedGEMMOperand(packing: a, lda: k, rows: m, depth: k)
+        var whole = [Float](repeating: 0, count: m * n)
+        var blocks = [Float](repeating: 0, count: m * n)
+        bias.withUnsafeBufferPointer { bias in
+            PackedGEMM.multiply(
+                packed, firstRow: 0, rows: m, columns: n, b: b, ldb: n, c: &whole, ldc: n, bias: bias.baseAddress,
+                clamp: .relu)
+            blocks.withUnsafeMutableBufferPointer { out in
+                for first in stride(from: 0, to: m, by: 16) {
+                    PackedGEMM.multiply(
+                        packed, firstRow: first, rows: Swift.min(16, m - first), columns: n, b: b, ldb: n,
+                        c: out.baseAddress! + first * n, ldc: n, bias: bias.baseAddress! + first, clamp: .relu)
+                }
+            }
+        }
+        #expect(blocks == whole)
+    }
+
+    @Test("packing pads the last panel with zero rows")
+    func packing() {
+        let a: [Float] = (0..<(3 * 2)).map(Float.init)  // 3 × 2
+        let packed = PackedGEMMOperand(packing: a, lda: 2, rows: 3, depth: 2)
+        let panel = Array(UnsafeBufferPointer(start: packed.panels, count: 16))
+        #expect(panel == [0, 2, 4, 0, 0, 0, 0, 0, 1, 3, 5, 0, 0, 0, 0, 0])
+    }
+
+    @Test("weights in adopted memory are packed once and kept; owned and borrowed memory is not kept")
+    func preparedWeights() {
+        let owned = TensorStorage.allocateUnpooled(byteCount: 48, zeroed: true)
+        let floats = owned.pointer.assumingMemoryBound(to: Float.self)
+        for i in 0..<12 { floats[i] = Float(i) }
+        let adopted = TensorStorage(adopting: owned.pointer, byteCount: 48, release: nil)
+        let first = PreparedWeights.packed(adopted, offset: 0, rows: 3, depth: 4)
+        let second = PreparedWeights.packed(adopted, offset: 0, rows: 3, depth: 4)
+        #expect(first != nil && first === second)
+        #expect(first.map { Array(UnsafeBufferPointer(start: $0.panels, count: 3)) } == [0, 4, 8])
+        #expect(PreparedWeights.packed(adopted, offset: 4, rows: 2, depth: 4) !== first)
+        #expect(PreparedWeights.packed(owned, offset: 0, rows: 3, depth: 4) == nil)
+        let borrowed = TensorStorage(borrowing: owned.pointer, byteCount: 48, keepAlive: owned)
+        #expect(PreparedWeights.packed(borrowed, offset: 0, rows: 3, depth: 4) == nil)
+        withExtendedLifetime(owned) {}
+    }
+
+    private func run(
+        _ variant: Int32, _ packed: PackedGEMMOperand, m: Int, n: Int, b: [Float], ldb: Int, c: inout [Float], ldc: Int,
+        bias: [Float]?, residual: [Float]?, clamp: ConvolutionClamp
+    ) {
+        let (lo, hi) = clamp.kernelBounds
+        let biasPointer = bias.map { UnsafeMutablePointer<Float>.allocate(capacity: $0.count) }
+        let residualPointer = residual.map { UnsafeMutablePointer<Float>.allocate(capacity: $0.count) }
+        if let bias { biasPointer!.initialize(from: bias, count: bias.count) }
+        if let residual { residualPointer!.initialize(from: residual, count: residual.count) }
+        defer {
+            biasPointer?.deallocate()
+            residualPointer?.deallocate()
+        }
+        var epilogue = tessera_gemm_epilogue(
+            bias: biasPointer.map { UnsafePointer($0) }, residual: residualPointer.map { UnsafePointer($0) }, ldr: n,
+            lo: lo, hi: hi)
+        tessera_sgemm_packed_variant(variant, packed.panels, m, n, packed.depth, b, ldb, &c, ldc, &epilogue)
+    }
+}
+
+@Suite("Packed convolution partitions")
+struct PackedConvolutionPartitionTests {
+    @Test("im2col tasks: ~192 KiB of columns, evened out in multiples of 16, channel blocks for small planes")
+    func im2colTasks() {
+        // MobileNetV2's first layer: 27 taps, 12 544 positions → 8 tiles of 1 568.
+        #expect(ConvolutionKernels.im2colTaskColumns(patch: 27, positions: 12544, columnBufferBytes: 8 << 20) == 1568)
+        // ResNet-50's last 3×3 (4 608 taps, 7×7): 48 columns at most, evened to two tiles of 32.
+        #expect(ConvolutionKernels.im2colTaskColumns(patch: 4608, positions: 49, columnBufferBytes: 8 << 20) == 32)
+        #expect(ConvolutionKernels.im2colTaskRows(outputChannels: 512, tiles: 2, budget: 2) == 256)
+        #expect(ConvolutionKernels.im2colTaskRows(outputChannels: 512, tiles: 8, budget: 2) == 512)
+        #expect(ConvolutionKernels.im2colTaskRows(outputChannels: 512, tiles: 2, budget: 1) == 512)
+        // The column buffer budget still caps a tile.
+        #expect(ConvolutionKernels.im2colTaskColumns(patch: 27, positions: 12544, columnBufferBytes: 27 * 4 * 5) == 5)
+    }
+
+    @Test("pointwise blocks: whole below ~1 M multiply-adds or with one thread, else ~2 per thread")
+    func pointwiseBlocks() {
+        #expect(ConvolutionKernels.packedBlocks(rows: 96, columns: 12544, depth: 16, budget: 1) == (12544, 96))
+        #expect(ConvolutionKernels.packedBlocks(rows: 8, columns: 100, depth: 8, budget: 2) == (100, 8))
+        #expect(ConvolutionKernels.packedBlocks(rows: 96, columns: 12544, depth: 16, budget: 2) == (3168, 96))
+        #expect(ConvolutionKernels.packedBlocks(rows: 1280, columns: 49, depth: 320, budget: 2) == (49, 320))
+    }
+}
