@@ -5,22 +5,36 @@ import TesseraModels
 import TesseraMultiArray
 import TesseraTensor
 
-/// M1 (MobileNetV2), M2 (ResNet-50, `Benchmarks/peers/model_resnet.py --make-models DIR`, when
-/// present) and M3 (one transformer encoder layer): single-prediction latency through
-/// `MLModel`, on the `.mlpackage` files `Benchmarks/peers/model_workloads.py --make-models DIR`
-/// writes, with the same input PyTorch and ONNX Runtime are timed on. Also reports the largest
-/// difference from PyTorch's output. Then M4 (batches) on M3's model (fixed batch: a loop) and on
+/// The single-prediction workloads, in table order: M1 MobileNetV2, M2 ResNet-50, M3 one
+/// transformer encoder layer, M6 a BERT-base encoder, M7 a Whisper-tiny-sized audio encoder. A
+/// model whose package is not in the models directory is skipped.
+let singlePredictionModels: [(id: String, name: String)] = [
+    ("m1", "M1 MobileNetV2"), ("m2", "M2 ResNet-50"), ("m3", "M3 transformer layer"),
+    ("m6", "M6 BERT-base encoder"), ("m7", "M7 Whisper-tiny-sized audio encoder"),
+]
+
+/// The single-prediction workloads (``singlePredictionModels``): latency through `MLModel`, on
+/// the `.mlpackage` files `Benchmarks/peers/model_workloads.py --make-models DIR` writes, with
+/// the same input PyTorch and ONNX Runtime are timed on. Also reports the largest difference
+/// from PyTorch's output. Then M4 (batches) on M3's model (fixed batch: a loop) and on
 /// `m4.mlpackage` (M3's layer with a flexible batch axis: one execution), and M5.
 ///
-/// - Returns: The figures for `--models-json`: `m1`/`m3` (`median_ms`, `load_ms`,
-///   `max_abs_error`), `m4` and `m4_on_m3` (per `batchN`: `batched_ms_per_input`,
+/// `TESSERA_BENCH_MODELS` (comma-separated ids, for example `m3,m6`) picks the single-prediction
+/// models; `TESSERA_BENCH_SINGLE_ONLY=1` skips M4 and M5 (for the one-thread run of
+/// `compare_models.py`).
+///
+/// - Returns: The figures for `--models-json`: per model id (`median_ms`, `best_ms`, `load_ms`,
+///   `max_abs_error`, `threads`), `m4` and `m4_on_m3` (per `batchN`: `batched_ms_per_input`,
 ///   `loop_ms_per_input`), `m5` (ms per prediction concurrent and serial, peak RSS); a model
 ///   whose package is missing has no entry.
 @discardableResult
 func runModelBenchmarks(modelsDirectory: URL) -> [String: Any] {
     print("\n## Model workloads (float32; MLModel.prediction(from:), one input)")
-    var figures: [String: Any] = [:]
-    for (id, name) in [("m1", "M1 MobileNetV2"), ("m2", "M2 ResNet-50"), ("m3", "M3 transformer layer")] {
+    let environment = ProcessInfo.processInfo.environment
+    let picked = environment["TESSERA_BENCH_MODELS"].map { Set($0.split(separator: ",").map(String.init)) }
+    let singleOnly = environment["TESSERA_BENCH_SINGLE_ONLY"] == "1"
+    var figures: [String: Any] = ["threads": KernelThreads.coreBudget]
+    for (id, name) in singlePredictionModels where picked?.contains(id) ?? true {
         let package = modelsDirectory.appendingPathComponent("\(id).mlpackage")
         guard FileManager.default.fileExists(atPath: package.path) else {
             print("\(name): no \(package.path); make it with Benchmarks/peers/model_workloads.py --make-models")
@@ -36,7 +50,11 @@ func runModelBenchmarks(modelsDirectory: URL) -> [String: Any] {
             let outputName = model.modelDescription.outputDescriptionsByName.keys.sorted()[0]
             let provider = try MLDictionaryFeatureProvider(dictionary: [inputName: MLFeatureValue(multiArray: input)])
             var output: (any MLFeatureProvider)?
-            let timing = measure(warmups: 3, iterations: 20) {
+            // Large models (a first prediction over 50 ms): fewer runs, as model_workloads.py does.
+            let firstStart = DispatchTime.now().uptimeNanoseconds
+            output = try model.prediction(from: provider)
+            let large = Double(DispatchTime.now().uptimeNanoseconds - firstStart) > 50e6
+            let timing = measure(warmups: large ? 1 : 3, iterations: large ? 8 : 20) {
                 output = try? model.prediction(from: provider)
             }
             guard let result = output?.featureValue(for: outputName)?.multiArrayValue else {
@@ -50,9 +68,9 @@ func runModelBenchmarks(modelsDirectory: URL) -> [String: Any] {
             print("    plan: \(GraphExecutor.lastStatistics)")
             figures[id] = [
                 "median_ms": timing.median * 1e3, "best_ms": timing.best * 1e3, "load_ms": loadMilliseconds,
-                "max_abs_error": jsonNumber(Double(error)),
+                "max_abs_error": jsonNumber(Double(error)), "threads": KernelThreads.coreBudget,
             ]
-            if id == "m3" {
+            if id == "m3" && !singleOnly {
                 let (batches, concurrency) = runBatchAndConcurrency(model: model, provider: provider)
                 figures["m4_on_m3"] = batches
                 figures["m5"] = concurrency
@@ -61,7 +79,7 @@ func runModelBenchmarks(modelsDirectory: URL) -> [String: Any] {
             print("\(name): \(error)")
         }
     }
-    figures["m4"] = runFlexibleBatch(modelsDirectory: modelsDirectory)
+    if !singleOnly { figures["m4"] = runFlexibleBatch(modelsDirectory: modelsDirectory) }
     return figures
 }
 

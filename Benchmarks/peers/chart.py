@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""Draw the tensor-benchmark comparison from compare.py's results.json as a PNG.
+"""Draw the tensor-benchmark comparison from compare.py's results.json as a PNG, or the
+model comparison from compare_models.py's results-models.json (`--models`).
 
-Two modes:
+Tensor modes:
   * ratio (default when Tessera's figures are present): grouped bars of peer time / Tessera
     time per workload (Tessera's headline figure: `await shapedArray(of:)` from an async
     context), log scale, a line at 1× (bars above it: Tessera is faster);
   * time (default without Tessera): grouped bars of median ms per workload and library,
     log scale.
 
+Model chart (`--models PATH`): for every single-prediction model (M1, M2, M3, M6, M7), bars of
+ONNX Runtime's and PyTorch's time ÷ Tessera's at 1 and at 2 threads, a line at 1×.
+
 Usage:
   python chart.py                                   # results/results.json -> Docs/performance-tensor.png
   python chart.py --results PATH --out PATH --mode time
+  python chart.py --models results/results-models.json   # -> Docs/performance-models.png
 """
 
 from __future__ import annotations
@@ -119,18 +124,79 @@ def draw(results: dict, mode: str, out_path: str) -> None:
     plt.close(fig)
 
 
+MODEL_SERIES = {("onnxruntime", 1): "#1f77b4", ("onnxruntime", 2): "#aec7e8",
+                ("torch", 1): "#ff7f0e", ("torch", 2): "#ffbb78"}
+
+
+def draw_models(results: dict, out_path: str) -> None:
+    """Grouped bars of peer ÷ Tessera per single-prediction model, at 1 and 2 threads."""
+    rows = [row for row in results["rows"] if ", one prediction, " in row["workload"]]
+    models = list(dict.fromkeys(row["workload"].split(", one prediction")[0] for row in rows))
+    ratio = {}
+    tessera = {}
+    for row in rows:
+        model = row["workload"].split(", one prediction")[0]
+        threads = 1 if row["workload"].endswith(" 1 thread") else 2
+        tessera[(model, threads)] = row["tessera"]
+        for peer in ("onnxruntime", "torch"):
+            ratio[(model, peer, threads)] = row.get(f"{peer}_ratio")
+    fig, ax = plt.subplots(figsize=(11, 5.8), dpi=120)
+    width = 0.8 / len(MODEL_SERIES)
+    values = [v for v in ratio.values() if isinstance(v, (int, float)) and v > 0]
+    for i, ((peer, threads), color) in enumerate(MODEL_SERIES.items()):
+        xs = [j + (i - (len(MODEL_SERIES) - 1) / 2) * width for j in range(len(models))]
+        heights = [ratio.get((m, peer, threads)) or math.nan for m in models]
+        label = f"{'ONNX Runtime' if peer == 'onnxruntime' else 'PyTorch (eager)'}, {threads} thread{'s' if threads > 1 else ''}"
+        bars = ax.bar(xs, heights, width * 0.92, label=label, color=color)
+        for bar, v in zip(bars, heights):
+            if not math.isnan(v):
+                ax.annotate(f"{v:.2f}", (bar.get_x() + bar.get_width() / 2, v), xytext=(0, 2),
+                            textcoords="offset points", ha="center", va="bottom", fontsize=7)
+    ax.set_yscale("log")
+    if values:
+        ax.set_ylim(min(values + [1.0]) / 1.6, max(values + [1.0]) * 1.8)
+    ax.axhline(1.0, color="black", linewidth=1)
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
+    ax.set_ylabel("peer time ÷ Tessera time (log scale)\nabove 1×: Tessera is faster")
+
+    def tick(model: str) -> str:
+        times = [tessera.get((model, t)) for t in (1, 2)]
+        text = " / ".join(f"{t:.3g}" if isinstance(t, (int, float)) else "—" for t in times)
+        return f"{model}\nTessera {text} ms (1 / 2 threads)"
+
+    ax.set_xticks(range(len(models)))
+    ax.set_xticklabels([tick(m) for m in models], fontsize=8)
+    ax.grid(axis="y", which="major", alpha=0.3)
+    ax.legend(loc="upper left", ncol=2, fontsize=8.5, frameon=False)
+    machine = results.get("machine", {})
+    ax.set_title("Model workloads: ONNX Runtime's and PyTorch's time relative to Tessera's, one prediction\n"
+                 f"{machine.get('cpu', '?')}, {machine.get('cores', '?')} cores — float32, "
+                 f"{results.get('date', '')[:16]}", fontsize=10.5)
+    fig.tight_layout()
+    os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
+    fig.savefig(out_path)
+    plt.close(fig)
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default=os.path.join(HERE, "results", "results.json"))
     parser.add_argument("--out", default=os.path.join(REPO, "Docs", "performance-tensor.png"))
     parser.add_argument("--mode", choices=("ratio", "time"), help="default: ratio when Tessera's figures exist")
+    parser.add_argument("--models", metavar="PATH", help="draw compare_models.py's results-models.json instead")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Load results.json, pick the mode, draw and save the PNG."""
     args = parse_args(argv)
+    if args.models:
+        out = args.out if "--out" in (argv or sys.argv) else os.path.join(REPO, "Docs", "performance-models.png")
+        draw_models(load_results(args.models), out)
+        print(f"wrote {out}", file=sys.stderr)
+        return 0
     results = load_results(args.results)
     mode = args.mode or ("ratio" if results.get("tessera") and results.get("ratios") else "time")
     if mode == "ratio" and not results.get("ratios"):

@@ -8,7 +8,9 @@ Inputs:
     `--peers`, which runs model_workloads.py now with this interpreter, right after Tessera, so
     that the whole table comes from one run.
 
-Rows: M1 and M3 (one prediction), M4 (ms per input for batches of 1, 8 and 32, run as one batch
+Rows: M1, M2 (when its files are there), M3, M6 and M7 (one prediction, at 1 and at 2 threads:
+Tessera runs a second time with TESSERA_NUM_THREADS=1 and only these, the peers with
+torch.set_num_threads / intra_op_num_threads), M4 (ms per input for batches of 1, 8 and 32, run as one batch
 and as a loop of single predictions, on the flexible-batch m4 model), M5 (8 threads x 8
 predictions on one shared M3 model, and the same 64 serially: ms per prediction), and load
 times (Tessera's `MLModel(contentsOf:)` of the package and of the compiled model, next to ONNX
@@ -36,6 +38,12 @@ from tensor_workloads import THREADS, cpu_seconds, machine_info, other_load, wai
 HERE = os.path.dirname(os.path.abspath(__file__))
 BATCHES = (1, 8, 32)
 LOAD_MODELS = {"m1": "M1 MobileNetV2", "m3": "M3 transformer layer", "m4": "M4 flexible batch"}
+# The single-prediction rows, each at 1 and 2 threads; a model without figures has no row.
+SINGLE_MODELS = {
+    "m1": "M1 MobileNetV2", "m2": "M2 ResNet-50", "m3": "M3 transformer layer",
+    "m6": "M6 BERT-base encoder", "m7": "M7 Whisper-tiny-sized encoder",
+}
+SINGLE_THREADS = (1, 2)
 
 
 def load_json(path: str) -> dict:
@@ -99,11 +107,22 @@ def least_disturbed(label: str, command: list[str], out_path: str, attempts: int
 
 
 def run_tessera(binary: str, models_dir: str, out_path: str, attempts: int, idle_wait: float, max_load: float) -> dict:
-    """Run `binary models compile --models-dir DIR --models-json out_path` and load its entry."""
+    """Run `binary models compile --models-dir DIR --models-json out_path` (2 threads), then the
+    single predictions again with TESSERA_NUM_THREADS=1, and load both: the one-thread figures
+    go under `by_threads["1"]`, the two-thread ones under `by_threads["2"]` and at the top."""
     command = [binary, "models", "compile", "--models-dir", models_dir, "--models-json", out_path]
-    document = least_disturbed("Tessera", command, out_path, attempts, idle_wait, max_load)
+    env = dict(os.environ, TESSERA_NUM_THREADS=str(THREADS))
+    document = least_disturbed("Tessera", command, out_path, attempts, idle_wait, max_load, env)
     entry = document.get("tessera", {})
     entry["conditions"] = document["conditions"]
+    models = entry.setdefault("models", {})
+    models["by_threads"] = {str(THREADS): {k: v for k, v in models.items() if k in SINGLE_MODELS}}
+    one_path = out_path.replace(".json", "-1thread.json")
+    command = [binary, "models", "--models-dir", models_dir, "--models-json", one_path]
+    env = dict(os.environ, TESSERA_NUM_THREADS="1", TESSERA_BENCH_SINGLE_ONLY="1")
+    one = least_disturbed("Tessera (1 thread)", command, one_path, attempts, idle_wait, max_load, env)
+    models["by_threads"]["1"] = (one.get("tessera", {}).get("models") or {})
+    entry["conditions_1thread"] = one["conditions"]
     return entry
 
 
@@ -114,23 +133,31 @@ def run_peers(models_dir: str, out_path: str, runs: int, attempts: int, idle_wai
     env = dict(os.environ, OMP_NUM_THREADS=str(THREADS), OPENBLAS_NUM_THREADS=str(THREADS),
                MKL_NUM_THREADS=str(THREADS))
     peers = least_disturbed("the peers", command, out_path, attempts, idle_wait, max_load, env)
-    merge_m2_peers(peers, models_dir, out_path, runs, attempts, idle_wait, max_load, env)
+    merge_m2_peers(peers, models_dir, out_path, runs, attempts, idle_wait, max_load)
     return peers
 
 
 def merge_m2_peers(peers: dict, models_dir: str, out_path: str, runs: int, attempts: int, idle_wait: float,
-                   max_load: float, env: dict) -> None:
-    """M2 (ResNet-50, model_resnet.py) when DIR/m2.onnx exists: its torch/onnxruntime entries
-    merged into `peers`."""
+                   max_load: float) -> None:
+    """M2 (ResNet-50, model_resnet.py) when DIR/m2.onnx exists: its torch/onnxruntime entries at
+    1 and 2 threads merged into `peers` (`by_threads[n]["m2"]`, and `["m2"]` at 2 threads)."""
     if not os.path.exists(os.path.join(models_dir, "m2.onnx")):
         return
-    m2_path = out_path.replace(".json", "-m2.json")
-    command = [sys.executable, os.path.join(HERE, "model_resnet.py"), "--models-dir", models_dir,
-               "--json", m2_path, "--runs", str(runs), "--threads", str(THREADS)]
-    document = least_disturbed("the peers (M2)", command, m2_path, attempts, idle_wait, max_load, env)
-    for peer in ("torch", "onnxruntime"):
-        if "m2" in document.get(peer, {}):
-            peers.setdefault(peer, {})["m2"] = document[peer]["m2"]
+    for threads in SINGLE_THREADS:
+        m2_path = out_path.replace(".json", f"-m2-{threads}thread.json")
+        command = [sys.executable, os.path.join(HERE, "model_resnet.py"), "--models-dir", models_dir,
+                   "--json", m2_path, "--runs", str(runs), "--threads", str(threads)]
+        env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
+                   MKL_NUM_THREADS=str(threads))
+        document = least_disturbed(f"the peers (M2, {threads} thread)", command, m2_path, attempts, idle_wait,
+                                   max_load, env)
+        for peer in ("torch", "onnxruntime"):
+            if "m2" not in document.get(peer, {}):
+                continue
+            entry = peers.setdefault(peer, {})
+            entry.setdefault("by_threads", {}).setdefault(str(threads), {})["m2"] = document[peer]["m2"]
+            if threads == THREADS:
+                entry["m2"] = document[peer]["m2"]
 
 
 def dig(document: dict | None, *keys):
@@ -148,16 +175,22 @@ def rows(tessera: dict, peers: dict) -> list[dict]:
     models, compile_ = tessera.get("models", {}), tessera.get("compile", {})
     ort, torch = peers.get("onnxruntime", {}), peers.get("torch", {})
     table = []
-    for key, name in (("m1", "M1 MobileNetV2"), ("m2", "M2 ResNet-50"), ("m3", "M3 transformer layer")):
-        if key == "m2" and dig(models, key, "median_ms") is None and dig(ort, key, "median_ms") is None:
-            continue
-        error = dig(models, key, "max_abs_error")
-        table.append({
-            "workload": f"{name}, one prediction", "unit": "ms",
-            "tessera": dig(models, key, "median_ms"), "onnxruntime": dig(ort, key, "median_ms"),
-            "torch": dig(torch, key, "median_ms"),
-            "note": "" if error is None else f"max \\|Δ\\| vs PyTorch {error:.1e}",
-        })
+    for key, name in SINGLE_MODELS.items():
+        for threads in SINGLE_THREADS:
+            t = str(threads)
+            figures = [dig(models, "by_threads", t, key, "median_ms"), dig(ort, "by_threads", t, key, "median_ms"),
+                       dig(torch, "by_threads", t, key, "median_ms")]
+            if all(figure is None for figure in figures):
+                continue
+            error = dig(models, "by_threads", t, key, "max_abs_error")
+            ort_error = dig(ort, "by_threads", t, key, "max_abs_error")
+            note = "" if error is None else f"max \\|Δ\\| vs PyTorch {error:.1e}"
+            if ort_error is not None:
+                note += f" (ORT {ort_error:.1e})"
+            table.append({
+                "workload": f"{name}, one prediction, {threads} thread{'s' if threads > 1 else ''}", "unit": "ms",
+                "tessera": figures[0], "onnxruntime": figures[1], "torch": figures[2], "note": note.strip(),
+            })
     for size in BATCHES:
         batch = f"batch{size}"
         one = (models.get("m4", {}).get(batch) or {}).get("one_execution")
@@ -247,8 +280,9 @@ def markdown(results: dict) -> str:
         "## Model workloads: Tessera vs ONNX Runtime and PyTorch",
         "",
         f"Machine: {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores, {machine.get('os', '')}; "
-        f"float32, {peers.get('threads', THREADS)} threads; {results['date']}. "
+        f"float32, {peers.get('threads', THREADS)} threads unless a row says 1; {results['date']}. "
         + conditions_text("Tessera", tessera.get("conditions")) + "; "
+        + conditions_text("Tessera at 1 thread", tessera.get("conditions_1thread")) + "; "
         + conditions_text("peers", peers.get("conditions")) + ".",
         "",
         f"| workload | unit | Tessera | ONNX Runtime {ort_version} | ORT / Tessera "
@@ -263,7 +297,8 @@ def markdown(results: dict) -> str:
         ]) + " |")
     lines += [
         "",
-        "Ratios are peer / Tessera: above 1× Tessera is faster. Medians; M1/M3 of ≥ 20 predictions, "
+        "Ratios are peer / Tessera: above 1× Tessera is faster. Medians; M1/M3 of ≥ 20 predictions "
+        "(M6/M7 of ≥ 8), "
         "M4/M5 of 5 runs, loads of 15 (Tessera) and 10 (ORT session creation) from a warm page cache.",
     ]
     loaded = {label: (entry.get("conditions") or {}).get("other_cpu_load")

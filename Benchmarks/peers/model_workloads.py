@@ -1,6 +1,7 @@
-"""Model workloads M1 (MobileNetV2), M3 (one transformer encoder layer) and M4 (batches of M3's
-layer with a flexible batch axis): make the models, then time PyTorch eager and ONNX Runtime on them; Tessera times the same .mlpackage files
-through its MLModel API (`TesseraBenchmarks models --models-dir DIR`).
+"""Model workloads M1 (MobileNetV2), M3 (one transformer encoder layer), M4 (batches of M3's
+layer with a flexible batch axis), M6 (a BERT-base encoder) and M7 (a Whisper-tiny-sized audio
+encoder): make the models, then time PyTorch eager and ONNX Runtime on them; Tessera times the
+same .mlpackage files through its MLModel API (`TesseraBenchmarks models --models-dir DIR`).
 
 Protocol (figures in Docs/Performance.md):
   * M1: MobileNetV2 (torchvision's architecture, written out here because torchvision's
@@ -8,6 +9,12 @@ Protocol (figures in Docs/Performance.md):
   * M3: one transformer encoder layer, d_model 256, 4 heads, feed-forward 1024, post-norm
     (what torch.nn.TransformerEncoderLayer computes, written with plain ops because
     coremltools 9 cannot convert the traced fused layer), input [1,128,256];
+  * M6: a BERT-base encoder: 12 post-norm layers, hidden 768, 12 heads, feed-forward 3072 with
+    GELU, an additive attention mask (the last 16 of 128 positions masked out, a constant of
+    the model), input [1,128,768] (the embeddings' output; random weights, seed 6);
+  * M7: a Whisper-tiny-sized audio encoder: log-mel [1,80,3000] -> conv1d(80->384, k3) + GELU
+    -> conv1d(384->384, k3, stride 2) + GELU -> + sinusoidal positions -> 4 pre-norm layers
+    (d 384, 6 heads, feed-forward 1536 with GELU) -> layer norm, output [1,1500,384] (seed 7);
   * M4: M3's layer with batch-agnostic reshapes, converted with dimension 0 a RangeDim(1, 64)
     (ONNX: a dynamic batch axis); input [1,128,256] per item, batches of 1, 8 and 32 items
     run as one [B,128,256] call next to a loop of B single calls;
@@ -15,10 +22,13 @@ Protocol (figures in Docs/Performance.md):
     (ORT releases the GIL in run), next to the same 64 runs serially; ms per prediction;
   * session creation (ONNX Runtime): median of 10 `ort.InferenceSession(...)` on m1, m3, m4,
     next to Tessera's `MLModel(contentsOf:)` of the package and of the compiled model;
-  * float32, 2 threads, 5 warm-ups, median of >= 30 single predictions (M4: >= 5 per batch).
+  * float32; M1, M3, M6 and M7 at 1 and at 2 threads (torch.set_num_threads, ORT
+    intra_op_num_threads), everything else at 2; 5 warm-ups and the median of >= 30 single
+    predictions (M6, M7: 2 warm-ups, >= 8), M4: >= 5 per batch.
 
 Usage:
-  python model_workloads.py --make-models DIR      # DIR/{m1,m3,m4}.{mlpackage,onnx}, inputs/outputs .npy
+  python model_workloads.py --make-models DIR      # DIR/{m1,m3,m4,m6,m7}.{mlpackage,onnx,pt}, inputs/outputs .npy
+  python model_workloads.py --make-models DIR --only m6,m7
   python model_workloads.py --models-dir DIR --json peers-models.json
 
 compare_models.py runs this and Tessera's `models compile` areas and prints one table.
@@ -132,16 +142,138 @@ def _transformer_layer(batch_agnostic=False):
     return EncoderLayer().eval()
 
 
-def make_models(directory: Path) -> None:
+class _Attention:
+    """Builds the multi-head self-attention module shared by M6 and M7 (plain ops: one packed
+    q/k/v projection, `softmax(q @ k^T * scale + mask) @ v` per head, the output projection)."""
+
+    @staticmethod
+    def make(d_model: int, heads: int, tokens: int, mask=None):
+        import torch
+        from torch import nn
+
+        class SelfAttention(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.heads, self.d_model, self.tokens = heads, d_model, tokens
+                self.scale = 1.0 / float(d_model // heads) ** 0.5
+                self.qkv = nn.Linear(d_model, 3 * d_model)
+                self.out = nn.Linear(d_model, d_model)
+                if mask is not None:
+                    self.register_buffer("mask", mask)
+                else:
+                    self.mask = None
+
+            def forward(self, x):
+                t, d, h = self.tokens, self.d_model, self.heads
+                qkv = self.qkv(x).reshape(1, t, 3, h, d // h).permute(2, 0, 3, 1, 4)
+                q, k, v = qkv[0], qkv[1], qkv[2]
+                scores = (q @ k.transpose(-1, -2)) * self.scale
+                if self.mask is not None:
+                    scores = scores + self.mask
+                y = (torch.softmax(scores, dim=-1) @ v).transpose(1, 2).reshape(1, t, d)
+                return self.out(y)
+
+        return SelfAttention()
+
+
+def _encoder_layer(d_model: int, heads: int, feedforward: int, tokens: int, pre_norm: bool, mask=None):
+    """One transformer encoder layer with a GELU feed-forward: post-norm (BERT:
+    `norm(x + attention(x))`, then `norm(x + ff(x))`) or pre-norm (Whisper: `x + attention(norm(x))`,
+    then `x + ff(norm(x))`)."""
+    import torch
+    from torch import nn
+
+    class EncoderLayer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.attention = _Attention.make(d_model, heads, tokens, mask)
+            self.norm1 = nn.LayerNorm(d_model)
+            self.ff1 = nn.Linear(d_model, feedforward)
+            self.ff2 = nn.Linear(feedforward, d_model)
+            self.norm2 = nn.LayerNorm(d_model)
+
+        def forward(self, x):
+            ff = lambda y: self.ff2(nn.functional.gelu(self.ff1(y)))  # noqa: E731
+            if pre_norm:
+                x = x + self.attention(self.norm1(x))
+                return x + ff(self.norm2(x))
+            x = self.norm1(x + self.attention(x))
+            return self.norm2(x + ff(x))
+
+    return EncoderLayer()
+
+
+def _bert_encoder():
+    """M6: a BERT-base encoder (12 post-norm layers, hidden 768, 12 heads, feed-forward 3072,
+    GELU) over [1,128,768] embeddings, the last 16 positions masked out (additive mask)."""
+    import torch
+    from torch import nn
+
+    tokens = 128
+    mask = torch.zeros(1, 1, 1, tokens)
+    mask[..., tokens - 16:] = -10000.0  # BERT's additive mask value
+    layers = nn.Sequential(*[_encoder_layer(768, 12, 3072, tokens, pre_norm=False, mask=mask) for _ in range(12)])
+    return layers.eval()
+
+
+def _whisper_encoder():
+    """M7: a Whisper-tiny-sized audio encoder: log-mel [1,80,3000] -> two conv1d + GELU (the
+    second with stride 2) -> sinusoidal positions -> 4 pre-norm layers (d 384, 6 heads,
+    feed-forward 1536) -> layer norm; output [1,1500,384]."""
+    import math
+
+    import torch
+    from torch import nn
+
+    d_model, tokens = 384, 1500
+
+    class AudioEncoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv1d(80, d_model, 3, padding=1)
+            self.conv2 = nn.Conv1d(d_model, d_model, 3, stride=2, padding=1)
+            increment = math.log(10000) / (d_model // 2 - 1)
+            scaled = torch.arange(tokens)[:, None] * torch.exp(-increment * torch.arange(d_model // 2))[None, :]
+            self.register_buffer("positions", torch.cat([torch.sin(scaled), torch.cos(scaled)], dim=1)[None])
+            self.layers = nn.Sequential(
+                *[_encoder_layer(d_model, 6, 4 * d_model, tokens, pre_norm=True) for _ in range(4)])
+            self.norm = nn.LayerNorm(d_model)
+
+        def forward(self, mel):
+            x = nn.functional.gelu(self.conv1(mel))
+            x = nn.functional.gelu(self.conv2(x)).permute(0, 2, 1)
+            return self.norm(self.layers(x + self.positions))
+
+    return AudioEncoder().eval()
+
+
+# name -> (builder, input shape, seed of the weights and input). M1 and M3 keep the seed-0
+# sequence they were first made with (one torch.manual_seed(0) for both, in this order).
+SINGLE_MODELS = {
+    "m1": (_mobilenet_v2, (1, 3, 224, 224)),
+    "m3": (_transformer_layer, (1, 128, 256)),
+    "m6": (_bert_encoder, (1, 128, 768)),
+    "m7": (_whisper_encoder, (1, 80, 3000)),
+}
+SEEDS = {"m6": 6, "m7": 7}
+# Large models: fewer timed runs (a BERT-base prediction takes ~0.1-0.5 s on 2 cores).
+LARGE_MODELS = {"m6", "m7"}
+
+
+def make_models(directory: Path, only: set[str] | None = None) -> None:
     import torch
     import coremltools as ct
 
     torch.manual_seed(0)
     directory.mkdir(parents=True, exist_ok=True)
-    cases = {
-        "m1": (_mobilenet_v2(), torch.randn(1, 3, 224, 224)),
-        "m3": (_transformer_layer(), torch.randn(1, 128, 256)),
-    }
+    cases = {}
+    for name, (builder, shape) in SINGLE_MODELS.items():
+        if name in SEEDS:
+            torch.manual_seed(SEEDS[name])
+        model = builder()
+        example = torch.randn(*shape)
+        if only is None or name in only:
+            cases[name] = (model, example)
     for name, (model, example) in cases.items():
         with torch.no_grad():
             expected = model(example)
@@ -163,7 +295,8 @@ def make_models(directory: Path) -> None:
             dynamo=False,
         )
         print(f"made {name}", file=sys.stderr)
-    _make_m4(directory)
+    if only is None or "m4" in only:
+        _make_m4(directory)
 
 
 M4_BATCHES = (1, 8, 32)
@@ -212,41 +345,68 @@ def _time(fn, runs: int, warmups: int = 5) -> dict:
     return {"median_ms": statistics.median(samples), "best_ms": samples[0], "runs": runs}
 
 
+SINGLE_THREADS = (1, 2)
+
+
 def run_peers(directory: Path, runs: int) -> dict:
+    """Times the peers. `torch[name]`/`onnxruntime[name]` are the 2-thread figures of a single
+    prediction; `by_threads[str(n)][name]` those at n threads (1 and 2). Models whose files
+    are missing from `directory` are left out."""
     import torch
     import onnxruntime as ort
 
-    torch.set_num_threads(THREADS)
     torch.manual_seed(0)
     result = {"threads": THREADS, "torch": {"version": torch.__version__}, "onnxruntime": {"version": ort.__version__}}
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = THREADS
-    options.inter_op_num_threads = 1
-    for name in ("m1", "m3"):
+    for peer in ("torch", "onnxruntime"):
+        result[peer]["by_threads"] = {str(n): {} for n in SINGLE_THREADS}
+    options = _session_options(ort, THREADS)
+    for name, (builder, _) in SINGLE_MODELS.items():
+        if not all((directory / f"{name}{suffix}").exists() for suffix in (".pt", ".onnx", "_input.npy")):
+            continue
         x = np.load(directory / f"{name}_input.npy")
         expected = np.load(directory / f"{name}_expected.npy")
         # The same weights as the .mlpackage and the .onnx file.
-        model = _mobilenet_v2() if name == "m1" else _transformer_layer()
+        model = builder()
         model.load_state_dict(torch.load(directory / f"{name}.pt"))
         tx = torch.from_numpy(x)
-        with torch.inference_mode():
-            timing = _time(lambda: model(tx), runs)
-            check = float(np.max(np.abs(model(tx).numpy() - expected)))
-        result["torch"][name] = {**timing, "max_abs_error": check}
-        session = ort.InferenceSession(str(directory / f"{name}.onnx"), options, providers=["CPUExecutionProvider"])
-        feeds = {"input": x}
-        timing = _time(lambda: session.run(None, feeds), runs)
-        check = float(np.max(np.abs(session.run(None, feeds)[0] - expected)))
-        result["onnxruntime"][name] = {**timing, "max_abs_error": check}
-        print(f"{name}: torch {result['torch'][name]['median_ms']:.2f} ms, "
-              f"onnxruntime {result['onnxruntime'][name]['median_ms']:.2f} ms", file=sys.stderr)
-        if name == "m3":
-            result["onnxruntime"]["m5"] = _run_m5_onnxruntime(session, feeds)
-    result["onnxruntime"]["m4"] = _run_m4_onnxruntime(directory, options, ort)
+        count, warmups = (max(8, runs // 4), 2) if name in LARGE_MODELS else (runs, 5)
+        for threads in SINGLE_THREADS:
+            torch.set_num_threads(threads)
+            with torch.inference_mode():
+                timing = _time(lambda: model(tx), count, warmups)
+                check = float(np.max(np.abs(model(tx).numpy() - expected)))
+            result["torch"]["by_threads"][str(threads)][name] = {**timing, "max_abs_error": check}
+            session = ort.InferenceSession(
+                str(directory / f"{name}.onnx"), _session_options(ort, threads), providers=["CPUExecutionProvider"])
+            feeds = {"input": x}
+            timing = _time(lambda: session.run(None, feeds), count, warmups)
+            check = float(np.max(np.abs(session.run(None, feeds)[0] - expected)))
+            result["onnxruntime"]["by_threads"][str(threads)][name] = {**timing, "max_abs_error": check}
+            print(f"{name} at {threads} thread(s): torch "
+                  f"{result['torch']['by_threads'][str(threads)][name]['median_ms']:.2f} ms, "
+                  f"onnxruntime {timing['median_ms']:.2f} ms", file=sys.stderr)
+            if threads == THREADS:
+                for peer in ("torch", "onnxruntime"):
+                    result[peer][name] = result[peer]["by_threads"][str(threads)][name]
+                if name == "m3":
+                    result["onnxruntime"]["m5"] = _run_m5_onnxruntime(session, feeds)
+            del session
+    torch.set_num_threads(THREADS)
+    if (directory / "m4.onnx").exists():
+        result["onnxruntime"]["m4"] = _run_m4_onnxruntime(directory, options, ort)
     result["onnxruntime"]["session_creation"] = {
-        name: _session_creation(directory / f"{name}.onnx", options, ort) for name in ("m1", "m3", "m4")
+        name: _session_creation(directory / f"{name}.onnx", options, ort)
+        for name in ("m1", "m3", "m4") if (directory / f"{name}.onnx").exists()
     }
     return result
+
+
+def _session_options(ort, threads: int):
+    """ORT session options with `threads` intra-op threads and one inter-op thread."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    return options
 
 
 M5_THREADS = 8
@@ -332,13 +492,14 @@ def _run_m4_onnxruntime(directory: Path, options, ort) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--make-models", type=Path, help="write the models and their inputs here")
+    parser.add_argument("--only", help="with --make-models: a comma-separated subset (m1,m3,m4,m6,m7)")
     parser.add_argument("--models-dir", type=Path, help="time the peers on the models made here")
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--json", type=Path, help="write the peers' figures here (default: stdout)")
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
     if args.make_models:
-        make_models(args.make_models)
+        make_models(args.make_models, set(args.only.split(",")) if args.only else None)
     if args.models_dir:
         result = run_peers(args.models_dir, args.runs)
         text = json.dumps(result, indent=2)
