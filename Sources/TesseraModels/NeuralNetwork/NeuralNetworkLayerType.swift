@@ -48,7 +48,9 @@ enum NeuralNetworkLayerRegistry {
         NeuralNetworkLayerType.unaryLayers, NeuralNetworkLayerType.shapeLayers,
         NeuralNetworkLayerType.reductionLayers, NeuralNetworkLayerType.linearAlgebraLayers,
         NeuralNetworkLayerType.indexingLayers, NeuralNetworkLayerType.generatorLayers,
-        NeuralNetworkLayerType.recurrentLayers,
+        NeuralNetworkLayerType.recurrentLayers, NeuralNetworkLayerType.scatterLayers,
+        NeuralNetworkLayerType.sequenceLayers, NeuralNetworkLayerType.randomLayers,
+        NeuralNetworkLayerType.volumeLayers, NeuralNetworkLayerType.detectionLayers,
     ]
 
     /// Every registered layer type by field number.
