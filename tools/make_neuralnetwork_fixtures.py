@@ -29,7 +29,7 @@ from coremltools.models.neural_network import NeuralNetworkBuilder  # noqa: E402
 from coremltools.models.utils import save_spec  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from neuralnetwork_fixture_cases_spec5 import spec5_cases  # noqa: E402
+from neuralnetwork_fixture_cases_spec5 import flexible_cases, spec5_cases  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures", "neuralnetwork")
 CASES = []
@@ -881,6 +881,7 @@ def main():
                      unary_cases, reduce_cases, shape_cases, linear_cases, dynamic_cases, recurrent_cases, model_cases):
             make()
         spec5_cases(save, single, builder, rand, t, rng)
+        flexible_cases(save, builder, rand)
     torch_cases(args.full_mobilenet)
     if not args.only_torch:
         with open(os.path.join(ROOT, "cases.json"), "w") as f:

@@ -236,3 +236,34 @@ def spec5_cases(save, single, builder, rand, t, rng):
     random_case("categorical_distribution", lambda nb: nb.add_categorical_distribution(
         "r", "x", "y", num_samples=4000, is_logits=False, seed=4), {"x": probs},
         dict(kind="categorical", probabilities=probs.tolist(), shape=[2, 4000], seeded=True))
+
+
+def flexible_cases(save, builder, rand):
+    """Inputs with flexible shapes, fed at a shape other than the declared one: a range and
+    enumerated shapes, under the rank-5 mapping ([C, H, W]) and the exact one."""
+    from coremltools.models.neural_network import flexible_shape_utils as flex
+
+    for name, exact in [("flexible_range_rank5", False), ("flexible_range_exact", True)]:
+        nb = builder([("x", (3, 4, 5))], [("y", None)], exact=exact)
+        nb.add_activation("relu", "RELU", "x", "y")
+        spec = nb.spec
+        if exact:
+            flex.set_multiarray_ndshape_range(spec, "x", lower_bounds=[1, 1, 1], upper_bounds=[-1, 10, 10])
+        else:
+            shape_range = flex.NeuralNetworkMultiArrayShapeRange()
+            shape_range.add_channel_range((1, 8))
+            shape_range.add_height_range((1, 10))
+            shape_range.add_width_range((1, 10))
+            flex.update_multiarray_shape_range(spec, "x", shape_range)
+        x = rand(2, 6, 7)
+        y = np.maximum(x, 0)
+        save(name, spec, {"x": x}, {"y": y if exact else y[None, None]})
+    for name, exact in [("flexible_enumerated_rank5", False), ("flexible_enumerated_exact", True)]:
+        nb = builder([("x", (3, 4, 5))], [("y", None)], exact=exact)
+        nb.add_activation("tanh", "TANH", "x", "y")
+        spec = nb.spec
+        flex.add_enumerated_multiarray_shapes(spec, "x", [flex.NeuralNetworkMultiArrayShape(2, 6, 7)]) if not exact \
+            else flex.add_multiarray_ndshape_enumeration(spec, "x", [(3, 4, 5), (2, 6, 7)])
+        x = rand(2, 6, 7)
+        y = np.tanh(x)
+        save(name, spec, {"x": x}, {"y": y if exact else y[None, None]})
