@@ -28,6 +28,9 @@ from coremltools.models import datatypes  # noqa: E402
 from coremltools.models.neural_network import NeuralNetworkBuilder  # noqa: E402
 from coremltools.models.utils import save_spec  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from neuralnetwork_fixture_cases_spec5 import flexible_cases, spec5_cases  # noqa: E402
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures", "neuralnetwork")
 CASES = []
 rng = np.random.default_rng(15)
@@ -37,16 +40,17 @@ def rand(*shape, low=-1.0, high=1.0):
     return rng.uniform(low, high, size=shape).astype(np.float32)
 
 
-def save(name, spec, inputs, outputs, rtol=1e-5, atol=1e-5, error=None, labels=None):
-    """Writes one case: model.mlmodel, <input>.npy, expected_<output>.npy and its cases.json entry."""
+def save(name, spec, inputs, outputs, rtol=1e-5, atol=1e-5, error=None, labels=None, distribution=None):
+    """Writes one case: model.mlmodel, <input>.npy, expected_<output>.npy and its cases.json entry
+    (`distribution`: the statistics a random layer's output must have, instead of outputs)."""
     folder = os.path.join(ROOT, name)
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
     save_spec(spec, os.path.join(folder, "model.mlmodel"))
     for key, value in inputs.items():
-        np.save(os.path.join(folder, key + ".npy"), np.asarray(value, dtype=np.float32))
+        np.save(os.path.join(folder, key + ".npy"), np.ascontiguousarray(value, dtype=np.float32))
     for key, value in outputs.items():
-        np.save(os.path.join(folder, "expected_" + key + ".npy"), np.asarray(value, dtype=np.float32))
+        np.save(os.path.join(folder, "expected_" + key + ".npy"), np.ascontiguousarray(value, dtype=np.float32))
     nn = getattr(spec, spec.WhichOneof("Type"))
     layers = sorted({layer.WhichOneof("layer") for layer in nn.layers})
     entry = dict(name=name, inputs=list(inputs), outputs=list(outputs), rtol=rtol, atol=atol, layers=layers)
@@ -54,6 +58,8 @@ def save(name, spec, inputs, outputs, rtol=1e-5, atol=1e-5, error=None, labels=N
         entry["error"] = error
     if labels:
         entry["labels"] = labels
+    if distribution:
+        entry["distribution"] = distribution
     CASES.append(entry)
 
 
@@ -732,8 +738,10 @@ def model_cases():
     nb.add_custom("my_custom", ["x"], ["y"]).custom.className = "MyLayer"
     error_case("invalid_custom_layer", nb.spec, "custom layer")
     nb = builder([("x", (3, 4, 5))], [("y", None)], exact=True)
-    nb.add_random_normal_like("noise", "x", "y")
-    error_case("invalid_unsupported_layer", nb.spec, "randomNormalLike")
+    nb.add_reduce_sum("r", "x", "c", axes=[0, 1, 2], keepdims=False)
+    branch = nb.add_branch("choose", "c")
+    NeuralNetworkBuilder(nn_spec=branch.branch.ifBranch, disable_rank5_shape_mapping=True).add_copy("copy", "x", "y")
+    error_case("invalid_unsupported_layer", nb.spec, "'branch'")
     nb = builder([("x", (3, 4, 5))], [("y", None)])
     nb.add_inner_product("ip", rand(2, 60), None, 60, 2, False, "x", "y")
     del nb.spec.neuralNetwork.layers[0].innerProduct.weights.floatValue[-1]
@@ -872,6 +880,8 @@ def main():
         for make in (convolution_cases, pooling_cases, activation_cases, normalization_cases, elementwise_cases,
                      unary_cases, reduce_cases, shape_cases, linear_cases, dynamic_cases, recurrent_cases, model_cases):
             make()
+        spec5_cases(save, single, builder, rand, t, rng)
+        flexible_cases(save, builder, rand)
     torch_cases(args.full_mobilenet)
     if not args.only_torch:
         with open(os.path.join(ROOT, "cases.json"), "w") as f:

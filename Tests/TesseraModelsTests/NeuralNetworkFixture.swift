@@ -20,6 +20,24 @@ struct NeuralNetworkFixture: Decodable, Sendable, CustomTestStringConvertible {
     var error: String?
     /// A classifier's labels, as strings.
     var labels: [String]?
+    /// For a random layer: the statistics its output must have (no element-wise reference).
+    var distribution: Distribution?
+
+    /// What `tools/neuralnetwork_fixture_cases_spec5.py` says a random layer draws.
+    struct Distribution: Decodable, Sendable {
+        /// `normal`, `uniform`, `bernoulli` or `categorical`.
+        var kind: String
+        var shape: [Int]
+        /// Whether the layer has a seed (then two predictions agree).
+        var seeded: Bool
+        var mean: Double?
+        var std: Double?
+        var low: Double?
+        var high: Double?
+        var p: Double?
+        /// A categorical layer's class probabilities, one row per sampled row.
+        var probabilities: [[Double]]?
+    }
 
     var testDescription: String { name }
 
@@ -35,7 +53,9 @@ struct NeuralNetworkFixture: Decodable, Sendable, CustomTestStringConvertible {
     }()
 
     /// The cases that must predict.
-    static let predicting = all.filter { $0.error == nil }
+    static let predicting = all.filter { $0.error == nil && $0.distribution == nil }
+    /// The random layers, checked by their statistics.
+    static let random = all.filter { $0.distribution != nil }
     /// The cases that must fail to load.
     static let failing = all.filter { $0.error != nil }
 

@@ -48,7 +48,10 @@ enum NeuralNetworkLayerRegistry {
         NeuralNetworkLayerType.unaryLayers, NeuralNetworkLayerType.shapeLayers,
         NeuralNetworkLayerType.reductionLayers, NeuralNetworkLayerType.linearAlgebraLayers,
         NeuralNetworkLayerType.indexingLayers, NeuralNetworkLayerType.generatorLayers,
-        NeuralNetworkLayerType.recurrentLayers, NeuralNetworkLayerType.resizingLayers,
+        NeuralNetworkLayerType.recurrentLayers, NeuralNetworkLayerType.scatterLayers,
+        NeuralNetworkLayerType.sequenceLayers, NeuralNetworkLayerType.randomLayers,
+        NeuralNetworkLayerType.volumeLayers, NeuralNetworkLayerType.detectionLayers,
+        NeuralNetworkLayerType.resizingLayers,
     ]
 
     /// Every registered layer type by field number.

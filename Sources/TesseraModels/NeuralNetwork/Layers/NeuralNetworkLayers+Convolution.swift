@@ -67,7 +67,7 @@ extension NeuralNetworkLayerType {
         let bias = p.bool(70) ? try layer.weights(91, count: outputChannels, what: "bias") : nil
         let biasOperand = bias.map { layer.constant($0, shape: [outputChannels]) }
         let geometry = OperationLowering.WindowGeometry(
-            strides: strides, dilations: isDeconvolution ? [1, 1] : dilations, padType: padType, pad: pad,
+            strides: strides, dilations: dilations, padType: padType, pad: pad,
             kernel: kernel)
         if isDeconvolution {
             guard layer.inputCount == 1 else { throw layer.unsupported("a deconvolution with a weight input") }

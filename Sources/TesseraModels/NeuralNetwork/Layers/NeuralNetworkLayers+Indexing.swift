@@ -25,14 +25,16 @@ extension NeuralNetworkLayerType {
             try layer.requireCounts(inputs: 3...3)
             return { args in [MLTensor.selecting(args[0].asFloat .!= Float(0), args[1].asFloat, args[2].asFloat)] }
         },
-        NeuralNetworkLayerType(field: 1015, cost: .elementwise) { layer in
-            // TopKLayerParams: axis = 1, K = 2, useBottomK = 3; a second input, when given, is K.
+        NeuralNetworkLayerType(field: 1015, cost: .elementwise, valueReads: [1]) { layer in
+            // TopKLayerParams: axis = 1, K = 2, useBottomK = 3; a second input, when given, is K
+            // (read when the prediction is built).
             try layer.requireCounts(inputs: 1...2, outputs: 2)
-            guard layer.inputCount == 1 else { throw layer.unsupported("topK with K as an input") }
             let axis = layer.params.int(1) ?? 0
-            let k = Int(layer.params.uint(2) ?? 0)
+            let fixedK = Int(layer.params.uint(2) ?? 0)
             let bottom = layer.params.bool(3)
+            let kIsInput = layer.inputCount == 2
             return { args in
+                let k = kIsInput ? try RuntimeInts.operand(1).values(args).first ?? 0 : fixedK
                 let x = args[0].asFloat
                 let a = try x.axis(axis, op: "topK")
                 try require(k >= 1 && k <= x.shape[a], "K \(k) for axis \(axis) of \(x.shape)")

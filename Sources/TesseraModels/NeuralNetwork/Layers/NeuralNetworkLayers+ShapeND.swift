@@ -30,8 +30,12 @@ extension NeuralNetworkLayerType {
                 let x = args[0].asFloat
                 let a = try x.axis(axis, op: "splitND")
                 if sizes.isEmpty {
-                    try require(x.shape[a] % count == 0, "cannot split \(x.shape) into \(count) parts along \(axis)")
-                    return x.split(count: count, alongAxis: a)
+                    // numSplits parts, the first `size % count` one longer (NumPy's array_split).
+                    let size = x.shape[a]
+                    try require(size >= count, "cannot split \(x.shape) into \(count) parts along \(axis)")
+                    if size % count == 0 { return x.split(count: count, alongAxis: a) }
+                    let parts = (0..<count).map { size / count + ($0 < size % count ? 1 : 0) }
+                    return x.split(sizes: parts, alongAxis: a)
                 }
                 return x.split(sizes: sizes, alongAxis: a)
             }
@@ -152,13 +156,20 @@ extension NeuralNetworkLayerType {
                 return [x.narrowed(alongAxis: a, start: start, count: count)]
             }
         },
-        NeuralNetworkLayerType(field: 920, cost: .dataMovement) { layer in
-            // TileLayerParams: reps = 1.
-            try layer.requireCounts(inputs: 1...1)
-            let reps = try layer.ints(1)
+        NeuralNetworkLayerType(field: 920, cost: .dataMovement, valueReads: [1]) { layer in
+            // TileLayerParams: reps = 1; a second input, when given, is the reps (read when
+            // the prediction is built).
+            try layer.requireCounts(inputs: 1...2)
+            let fixed = try layer.ints(1)
+            let repsIsInput = layer.inputCount == 2
             return { args in
-                let x = args[0]
-                try require(reps.count == x.rank && reps.allSatisfy { $0 >= 1 }, "reps \(reps) for \(x.shape)")
+                let input = args[0]
+                var reps = repsIsInput ? try RuntimeInts.operand(1).values(args) : fixed
+                // NumPy's tile: fewer reps than axes repeat the last axes, more add leading ones.
+                let rank = Swift.max(reps.count, input.rank)
+                reps = Array(repeating: 1, count: rank - reps.count) + reps
+                let x = input.reshapedIfNeeded(to: Array(repeating: 1, count: rank - input.rank) + input.shape)
+                try require(!reps.isEmpty && reps.allSatisfy { $0 >= 1 }, "reps \(reps) for \(x.shape)")
                 return [x.tiled(multiples: reps)]
             }
         },

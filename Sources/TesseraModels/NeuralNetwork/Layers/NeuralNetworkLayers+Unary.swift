@@ -44,7 +44,8 @@ extension NeuralNetworkLayerType {
             case 2: return [(x + epsilon).reciprocal()]
             case 3: return [x.pow(alpha)]
             case 4: return [x.exp()]
-            case 5: return [x.log()]
+            // Core ML adds epsilon for LOG too (coremltools writes MIL log(x, epsilon) so).
+            case 5: return [(x + epsilon).log()]
             case 6: return [x.abs()]
             default: return [pointwiseMax(x, MLTensor(alpha))]
             }
