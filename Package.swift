@@ -27,6 +27,9 @@ let package = Package(
         // sum, depthwise convolution planes, the convolution epilogue and arg-reductions, in AVX2/FMA
         // and AVX-512 (picked at run time). Swift calls them only on CPUs with AVX2 and FMA.
         .target(name: "CTesseraSIMD"),
+        // The tree-ensemble walk over complete binary trees, eight rows per AVX-512 vector (picked at
+        // run time), for the classic models' tree ensembles.
+        .target(name: "CTesseraTrees"),
         // libpng's simplified API; `libpng-dev` provides the header and library.
         .systemLibrary(
             name: "CLibPNG",
@@ -153,7 +156,7 @@ let package = Package(
             name: "TesseraModels",
             dependencies: [
                 "TesseraProtobuf", "TesseraKernels", "TesseraGraph", "TesseraTensor", "TesseraMultiArray",
-                "TesseraCoreVideo", "TesseraImaging",
+                "TesseraCoreVideo", "TesseraImaging", "CTesseraTrees",
             ],
             swiftSettings: strictConcurrency
         ),
@@ -168,6 +171,12 @@ let package = Package(
                 "TesseraModels", "TesseraProtobuf", "TesseraTensor", "TesseraMultiArray", "TesseraCoreVideo",
                 "TesseraImaging", "_TesseraTestSupport",
             ],
+            swiftSettings: strictConcurrency
+        ),
+        // The command line's own logic (`@testable import tessera`): how `--input` values are read.
+        .testTarget(
+            name: "TesseraCLITests",
+            dependencies: ["tessera", "Tessera", "_TesseraTestSupport"],
             swiftSettings: strictConcurrency
         ),
         // What `import Tessera` alone gives a Core ML app.

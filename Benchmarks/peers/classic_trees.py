@@ -84,7 +84,9 @@ def run(directory, tessera):
         ours = json.load(f)
     xgb_ms = ours["classic_xgb_1000"]["ms"]
     gbr_ms = ours["classic_sklearn_gbr_1000"]["ms"]
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     print(f"\n{ROWS} rows, 1000 trees; threads: XGBoost's default (all cores), Tessera's kernel threads")
+    print(f"load average at the end (1, 5, 15 min): {load} on {os.cpu_count()} cores")
     for name, ms in peers.items():
         print(f"  {name:50s} {ms:9.2f} ms")
     print(f"  {'Tessera, XGBoost model (predictions(fromBatch:))':50s} {xgb_ms:9.2f} ms")

@@ -5,9 +5,10 @@ import TesseraTensor
 import Testing
 import _TesseraTestSupport
 
-/// A classic-model fixture written by `tools/make_classic_fixtures.py`: a converted
-/// `.mlmodel`, input rows, and the outputs the source library (scikit-learn, XGBoost, LibSVM)
-/// gives for them.
+/// A classic-model fixture written by `tools/make_classic_fixtures.py` (a converted
+/// `.mlmodel`) or `tools/make_classic_spec_fixtures.py` (a spec built with coremltools' proto
+/// classes): input rows, and the outputs the source library (scikit-learn, XGBoost, LibSVM)
+/// gives for them, or that the spec's documented semantics give, computed in NumPy.
 struct ClassicFixture: CustomStringConvertible, Sendable {
     /// The fixture's name (its JSON file without the extension).
     let name: String
@@ -104,8 +105,11 @@ enum ClassicValue: Sendable {
         case .double(let expected):
             return actual.type == .double && close(actual.doubleValue, expected)
                 ? nil : "got \(actual.doubleValue), expected \(expected)"
-        case .array(let expected, _):
+        case .array(let expected, let shape):
             guard let array = actual.multiArrayValue else { return "got \(actual), expected a multi-array" }
+            guard array.shape.map(\.intValue) == shape else {
+                return "got shape \(array.shape.map(\.intValue)), expected \(shape)"
+            }
             let got = MLShapedArray<Double>(converting: array).scalars
             return got.count == expected.count && zip(got, expected).allSatisfy(close)
                 ? nil : "got \(got), expected \(expected)"

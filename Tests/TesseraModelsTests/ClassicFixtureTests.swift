@@ -8,7 +8,7 @@ import _TesseraTestSupport
 struct ClassicFixtureTests {
     @Test("every classic fixture is present")
     func fixturesExist() {
-        #expect(ClassicFixture.all.count >= 40)
+        #expect(ClassicFixture.all.count >= 51)
     }
 
     @Test("one prediction per row matches scikit-learn / XGBoost / LibSVM", arguments: ClassicFixture.all)

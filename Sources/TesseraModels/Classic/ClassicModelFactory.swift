@@ -57,7 +57,8 @@ enum ClassicModelFactory {
         case .normalizer(let norm): return try NormalizerModel(norm, interface, file: file)
         case .arrayFeatureExtractor(let indices): return try ArrayFeatureExtractorModel(indices, interface, file: file)
         case .nonMaximumSuppression(let spec): return try NonMaximumSuppressionModel(spec, interface, file: file)
-        case .identity, .classConfidenceThresholding: return try PassThroughModel(interface, file: file)
+        case .identity: return try PassThroughModel(interface, file: file)
+        case .classConfidenceThresholding: return try ClassConfidenceThresholdingModel(interface, file: file)
         }
     }
 

@@ -171,6 +171,49 @@ struct FeatureVectorReader: Sendable {
         return vector
     }
 
+    /// Writes the row's vector (``width`` values, every width known) at `destination`, as
+    /// ``read(_:_:)`` reads it but without an array per row.
+    private func write(
+        _ row: any MLFeatureProvider, _ interface: ClassicInterface, into destination: UnsafeMutablePointer<Double>
+    ) throws {
+        var at = destination
+        for (feature, width) in columns {
+            let width = width ?? 0
+            if let value = row.featureValue(for: feature.name) {
+                switch value.storage {
+                case .double(let number) where width == 1:
+                    at.pointee = number
+                    at += 1
+                    continue
+                case .int64(let number) where width == 1:
+                    at.pointee = Double(number)
+                    at += 1
+                    continue
+                case .multiArray(let array)
+                where array.dataType == .double && array.count == width
+                    && array.strides.map(\.intValue)
+                        == MLFeatureValue.contiguousStrides(array.shape.map(\.intValue)):
+                    array.withUnsafeBufferPointer(ofType: Double.self) {
+                        at.update(from: $0.baseAddress!, count: width)
+                    }
+                    at += width
+                    continue
+                default: break
+                }
+            }
+            // Every other kind (and every error) as `read` handles it.
+            let vector = try FeatureVectorReader(columns: [(feature, width)]).read(row, interface)
+            at.update(from: vector, count: width)
+            at += width
+        }
+    }
+
+    /// A reader of the given columns, all widths known.
+    private init(columns: [(feature: MLFeatureDescription, width: Int?)]) {
+        self.columns = columns
+        width = columns.compactMap(\.width).reduce(0, +)
+    }
+
     /// Every row's vector, stacked into one row-major matrix of `rows.count × width`.
     ///
     /// - Throws: as ``read(_:_:)``, with the item's index in front; and when rows of an
@@ -178,9 +221,28 @@ struct FeatureVectorReader: Sendable {
     func readMatrix(_ rows: [any MLFeatureProvider], _ interface: ClassicInterface) throws -> (
         values: [Double], width: Int
     ) {
+        if let width, width > 0 {
+            // Every width known: each row writes its values straight into the matrix.
+            var failure: (any Error)?
+            let matrix = [Double](unsafeUninitializedCapacity: rows.count * width) { buffer, count in
+                for (index, row) in rows.enumerated() {
+                    do {
+                        try ClassicBatch.item(index) {
+                            try write(row, interface, into: buffer.baseAddress! + index * width)
+                        }
+                    } catch {
+                        failure = error
+                        buffer.baseAddress!.initialize(repeating: 0, count: rows.count * width)
+                        break
+                    }
+                }
+                count = rows.count * width
+            }
+            if let failure { throw failure }
+            return (matrix, width)
+        }
         var matrix: [Double] = []
         var rowWidth = width ?? -1
-        if rowWidth > 0 { matrix.reserveCapacity(rows.count * rowWidth) }
         for (index, row) in rows.enumerated() {
             let vector = try ClassicBatch.item(index) { try read(row, interface) }
             if rowWidth < 0 { rowWidth = vector.count }

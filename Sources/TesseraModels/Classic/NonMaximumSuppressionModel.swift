@@ -8,12 +8,16 @@ import Foundation
 /// thresholds. Each box scores its largest class confidence; boxes scoring below the
 /// confidence threshold are dropped; the rest, highest score first, are kept unless their
 /// IoU with a kept box (of the same top class, when `pickTop.perClass`) exceeds the IoU
-/// threshold. Outputs hold the kept boxes' rows in that order.
+/// threshold. Outputs hold the kept boxes' rows in that order. An output whose description
+/// fixes its box count (a shape `[N, …]`) or bounds it (a range on dimension 0) keeps at most
+/// that many boxes and pads with zero rows up to the least it allows, as the spec defines.
 struct NonMaximumSuppressionModel: ClassicModel {
     let interface: ClassicInterface
     let spec: CoreMLSpec.NonMaximumSuppression
     let confidence: MLFeatureDescription
     let coordinates: MLFeatureDescription
+    /// The fewest and most boxes the outputs allow, from their descriptions.
+    let rows: ClosedRange<Int>
 
     init(_ spec: CoreMLSpec.NonMaximumSuppression, _ interface: ClassicInterface, file: String) throws {
         self.interface = interface
@@ -26,9 +30,31 @@ struct NonMaximumSuppressionModel: ClassicModel {
         }
         confidence = try input(spec.confidenceInput, "confidence")
         coordinates = try input(spec.coordinatesInput, "coordinates")
-        for name in [spec.confidenceOutput, spec.coordinatesOutput] where interface.output(name) == nil {
-            throw interface.invalid("output \"\(name)\" is not one of the model's outputs", file: file)
+        var rows = 0...Int.max
+        for name in [spec.confidenceOutput, spec.coordinatesOutput] {
+            guard let output = interface.output(name) else {
+                throw interface.invalid("output \"\(name)\" is not one of the model's outputs", file: file)
+            }
+            if let allowed = Self.boxCount(output), allowed != rows {
+                guard rows == 0...Int.max else {
+                    throw interface.invalid(
+                        "the outputs' shapes disagree on the number of boxes (\(rows) and \(allowed))", file: file)
+                }
+                rows = allowed
+            }
         }
+        self.rows = rows
+    }
+
+    /// The box counts an output's description allows: its first dimension's range, or its
+    /// fixed first dimension; `nil` when it leaves the count open.
+    static func boxCount(_ output: MLFeatureDescription) -> ClosedRange<Int>? {
+        guard let constraint = output.multiArrayConstraint else { return nil }
+        if constraint.shapeConstraint.type == .range, let first = constraint.shapeConstraint.sizeRanges.first {
+            return first
+        }
+        guard let first = constraint.shapeValues.first, constraint.shapeValues.count >= 2 else { return nil }
+        return first...first
     }
 
     func predict(_ row: any MLFeatureProvider) throws -> [String: MLFeatureValue] {
@@ -56,13 +82,18 @@ struct NonMaximumSuppressionModel: ClassicModel {
         }) {
             kept.append((candidate.box, candidate.label))
         }
-        let keptScores = kept.flatMap { scores[$0.box * classes..<($0.box + 1) * classes] }
-        let keptBoxes = kept.flatMap { boxes[$0.box * 4..<($0.box + 1) * 4] }
+        kept = Array(kept.prefix(rows.upperBound))
+        let padding = max(0, rows.lowerBound - kept.count)
+        let keptScores =
+            kept.flatMap { scores[$0.box * classes..<($0.box + 1) * classes] }
+            + repeatElement(0, count: padding * classes)
+        let keptBoxes = kept.flatMap { boxes[$0.box * 4..<($0.box + 1) * 4] } + repeatElement(0, count: padding * 4)
         let confidenceType = interface.output(spec.confidenceOutput)?.multiArrayConstraint?.dataType ?? .double
         let coordinatesType = interface.output(spec.coordinatesOutput)?.multiArrayConstraint?.dataType ?? .double
         return [
-            spec.confidenceOutput: .array(keptScores, shape: [kept.count, classes], dataType: confidenceType),
-            spec.coordinatesOutput: .array(keptBoxes, shape: [kept.count, 4], dataType: coordinatesType),
+            spec.confidenceOutput: .array(
+                keptScores, shape: [kept.count + padding, classes], dataType: confidenceType),
+            spec.coordinatesOutput: .array(keptBoxes, shape: [kept.count + padding, 4], dataType: coordinatesType),
         ]
     }
 

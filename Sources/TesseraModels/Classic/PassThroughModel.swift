@@ -1,8 +1,6 @@
 import Foundation
 
-/// `identity` and `classConfidenceThresholding`: each output is the input at the same
-/// position, unchanged. (A thresholding model's precision-recall curves are metadata for
-/// Apple's Vision framework; Core ML passes the confidences through.)
+/// `identity`: each output is the input at the same position, unchanged.
 struct PassThroughModel: ClassicModel {
     let interface: ClassicInterface
 

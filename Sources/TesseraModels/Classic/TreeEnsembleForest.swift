@@ -39,6 +39,9 @@ struct TreeEnsembleForest: Sendable {
     /// value in `threshold`), so every row can take exactly a tree's depth of steps with no
     /// leaf test; and each leaf's output dimension.
     let stepwise: (nodes: [Node], dimensions: [Int32])?
+    /// The trees as complete binary trees (``CompleteTrees``), when they are shallow and
+    /// every tree's leaves add to one dimension: the fastest walk.
+    private(set) var complete: CompleteTrees?
 
     init(_ spec: CoreMLSpec.TreeEnsemble, dimensions: Int, _ interface: ClassicInterface, file: String) throws {
         var byTree: [UInt64: [UInt64: Int]] = [:]
@@ -171,6 +174,8 @@ struct TreeEnsembleForest: Sendable {
         } else {
             stepwise = nil
         }
+        complete = nil
+        complete = requiredWidth < 1 << 30 ? CompleteTrees(self) : nil
     }
 
     /// Adds every tree's leaf values for each row of `x` (`rows × width`) to `out`
@@ -185,6 +190,22 @@ struct TreeEnsembleForest: Sendable {
         let cost = ParallelCost.perItem(nanoseconds: Double(roots.count) * Double(block) * 8)
         let xAddress = UInt(bitPattern: x)
         let outAddress = UInt(bitPattern: out)
+        if let complete {
+            let block = CompleteTrees.blockRows
+            let blocks = (rows + block - 1) / block
+            let cost = ParallelCost.perItem(nanoseconds: Double(roots.count) * Double(block) * 4)
+            parallelFor(count: blocks, cost: cost) { range in
+                let x = UnsafePointer<Double>(bitPattern: xAddress)!
+                let out = UnsafeMutablePointer<Double>(bitPattern: outAddress)!
+                for b in range {
+                    let first = b * block
+                    complete.run(
+                        x + first * width, rows: min(block, rows - first), width: width, dimensions: dimensions,
+                        out: out + first * dimensions)
+                }
+            }
+            return
+        }
         if let stepwise, let behavior = uniformBehavior {
             stepwise.nodes.withUnsafeBufferPointer { nodes in
                 stepwise.dimensions.withUnsafeBufferPointer { leafDimensions in

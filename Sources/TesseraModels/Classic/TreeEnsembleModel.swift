@@ -82,6 +82,9 @@ struct TreeEnsembleModel: ClassicModel {
                     x.baseAddress!, rows: rows.count, width: width, dimensions: dimensions, into: out.baseAddress!)
             }
         }
+        if outputs == nil, dimensions == 1, let output, output.type == .double {
+            return values.map { [output.name: MLFeatureValue(double: $0)] }
+        }
         return (0..<rows.count).map { row in
             let slice = Array(values[row * dimensions..<(row + 1) * dimensions])
             guard let outputs else { return [output!.name: .numeric(slice, as: output)] }
