@@ -219,6 +219,12 @@ func runT9Parts() {
     report(
         "T9 mask of computed scores", measure(iterations: 100) { blackHole((scores .> 0.25).materialized()) }, "")
     report(
+        "T9 mask of computed scores, cast to Int8 in the graph",
+        measure(iterations: 100) { blackHole((scores .> 0.25).cast(to: Int8.self).materialized()) }, "")
+    report(
+        "T9 mask of computed scores, read as Int8",
+        measure(iterations: 100) { blackHole((scores .> 0.25).shapedArray(of: Int8.self)) }, "")
+    report(
         "T9 max + argmax, two plans",
         measure(iterations: 100) {
             blackHole(classes.max(alongAxes: -1).materialized())

@@ -68,6 +68,47 @@ struct ScalarConversionTests {
         #expect(cast(Double.self).dropLast(2) == values.dropLast(2).map(Double.init))
     }
 
+    @Test("float → integer conversions truncate toward zero and wrap, as the naive reference does")
+    func floatToIntegerMatchesReference() {
+        var rng = SeededRandom(seed: 11)
+        var floats: [Float] = (0..<4_000).map { _ in Float.random(in: -70_000...70_000, using: &rng) }
+        floats += (0..<4_000).map { _ in Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &rng)) }
+        floats += [-0.99, 0.99, -1, 1, 127.5, -128.5, 2_147_483_648, -2_147_483_904, 9.1e18, -9.1e18, 9.3e18]
+        /// The rule written out: NaN, infinities and magnitudes past 9.2e18 give 0; otherwise the
+        /// value truncated toward zero, wrapped to the width.
+        func reference(_ x: Double) -> Int64 {
+            guard x.isFinite, abs(x) < 9.2e18 else { return 0 }
+            return Int64(exactly: x.rounded(.towardZero))!
+        }
+        func converted<S: KernelScalar, D: KernelScalar & FixedWidthInteger>(
+            _ source: [S], from: KernelScalarType, to _: D.Type
+        ) -> [D] {
+            var out = [D](repeating: 0, count: source.count)
+            source.withUnsafeBytes { src in
+                out.withUnsafeMutableBytes { dst in
+                    ScalarConversion.convert(
+                        src.baseAddress!, from: from, into: dst.baseAddress!, to: D.kernelScalarType,
+                        count: source.count)
+                }
+            }
+            return out
+        }
+        let doubles = floats.map(Double.init) + [1e300, -4.5e18, 4.5e18]
+        let halves = floats.map { Float16($0) }
+        #expect(
+            converted(floats, from: .float32, to: Int32.self)
+                == floats.map { Int32(truncatingIfNeeded: reference(Double($0))) })
+        #expect(
+            converted(floats, from: .float32, to: Int8.self)
+                == floats.map { Int8(truncatingIfNeeded: reference(Double($0))) })
+        #expect(
+            converted(doubles, from: .float64, to: Int32.self)
+                == doubles.map { Int32(truncatingIfNeeded: reference($0)) })
+        #expect(
+            converted(halves, from: .float16, to: Int16.self)
+                == halves.map { Int16(truncatingIfNeeded: reference(Double($0))) })
+    }
+
     @Test("strided casts gather through the interpreter")
     func stridedCast() {
         let input = LayoutKind.transposed.make(shape: [3, 5]) { Int32($0 - 7) }

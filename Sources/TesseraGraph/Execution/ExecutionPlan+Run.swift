@@ -86,16 +86,21 @@ extension ExecutionPlan {
         // Every requested entry, and every pending entry merged into one that has a value,
         // gets its value.
         var results: [(entry: Int, value: TensorValue)] = []
-        results.reserveCapacity(outputs.count)
-        var given = [Bool](repeating: false, count: entries.count)
-        for output in outputs where !given[output] {
-            given[output] = true
-            results.append((output, values[canonical[output]]!))
+        results.reserveCapacity(outputs.count + mergedEntryList.count + kept.count)
+        if outputs.count == 1 && mergedEntryList.isEmpty {
+            results.append((outputs[0], values[canonical[outputs[0]]]!))
+        } else {
+            var given = [Bool](repeating: false, count: entries.count)
+            for output in outputs where !given[output] {
+                given[output] = true
+                results.append((output, values[canonical[output]]!))
+            }
+            for i in mergedEntryList where !given[i] {
+                if let value = values[canonical[i]] { results.append((i, value)) }
+            }
         }
-        for i in 0..<entries.count where canonical[i] != i && !given[i] {
-            if let value = values[canonical[i]] { results.append((i, value)) }
-        }
-        return (results + kept, peakBytes, inPlaceSteps)
+        results += kept
+        return (results, peakBytes, inPlaceSteps)
     }
 
     /// Runs `program` over chunks of leading-axis slices of `producerShape` and reduces each

@@ -70,11 +70,15 @@ final class ExecutionPlan: @unchecked Sendable {
     let inPlaceCandidates: [[Int]]
     /// For every step, the memo that keeps a fused program's run plan between runs.
     let memos: [FusedPlanMemo?]
+    /// The steps that run a kernel or a program (all but views).
+    let kernelCount: Int
     /// Counts for ``PlanStatistics`` and ``PlanDescription``.
     let fusedGroups: Int
     let fusedNodes: Int
     let convEpilogues: Int
     let mergedEntries: Int
+    /// The entries merged into an earlier one (each gets its canonical entry's value).
+    let mergedEntryList: [Int]
     let peakIntermediates: Int
     /// The entries that get a value of their own while the plan runs and are not requested
     /// (kernel, fused and view steps): the intermediates a run can hand to nodes that
@@ -104,10 +108,12 @@ final class ExecutionPlan: @unchecked Sendable {
         canonical = state.canonical
         steps = state.steps
         memos = state.steps.map { if case .fused = $0 { FusedPlanMemo() } else { nil } }
+        kernelCount = state.steps.filter { if case .view = $0 { false } else { true } }.count
         releases = state.releases
         inPlaceCandidates = state.inPlaceCandidates
         peakIntermediates = state.peakIntermediates
-        mergedEntries = entries.indices.filter { !state.isLive($0) }.count
+        mergedEntryList = entries.indices.filter { !state.isLive($0) }
+        mergedEntries = mergedEntryList.count
         let epilogues = state.convEpilogues
         fusedGroups = state.groups.count - epilogues.count
         fusedNodes = state.groups.filter { epilogues[$0.key] == nil }.values.reduce(0) { $0 + $1.size }

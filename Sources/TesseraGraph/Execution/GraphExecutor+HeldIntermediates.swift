@@ -1,10 +1,5 @@
 import TesseraKernels
 
-/// The Swift runtime's strong reference count of an object (exported by the runtime on every
-/// platform; used here only to decide which intermediates are worth keeping).
-@_silgen_name("swift_retainCount")
-private func swiftRetainCount(_ object: UnsafeMutableRawPointer) -> Int
-
 extension GraphExecutor {
     /// Which intermediates of this run to record on their nodes: those of at most
     /// ``heldIntermediateLimit`` bytes that something outside the graph still holds (a tensor
@@ -38,9 +33,23 @@ extension GraphExecutor {
 
     /// The strong references to `nodes[index]`, as counted from inside this function (which
     /// may hold one of its own, depending on the optimizer: ``referenceBias`` measures it).
+    ///
+    /// The count comes from the standard library's `_getRetainCount(_:)`, the public (if
+    /// underscored) function behind its debugger support: an `@_alwaysEmitIntoClient` wrapper,
+    /// compiled into this module, around the runtime's exported `swift_retainCount` entry
+    /// point (one relaxed load of the object's reference-count word). It is safe here because
+    /// nothing depends on the number being exact: the object is alive for the whole call (the
+    /// snapshot holds it); a count that another thread changes meanwhile, or that some
+    /// future runtime reports differently, only changes which small intermediates are
+    /// recorded on their nodes — one too few recomputes a shared part on a later read, one
+    /// too many keeps at most ``heldIntermediateLimit`` bytes as long as the holder keeps
+    /// the node. Buffers are written in place only after their own uniqueness check
+    /// (`TensorValue.hasUniqueStorage()`), never on this count. (`isKnownUniquelyReferenced`
+    /// cannot answer the question: it tells one reference from several, and a node that only
+    /// its graph readers hold has several.)
     @inline(never)
     static func strongReferences(_ nodes: [Node], _ index: Int) -> Int {
-        swiftRetainCount(Unmanaged.passUnretained(nodes[index]).toOpaque())
+        Int(bitPattern: _getRetainCount(nodes[index]))
     }
 
     /// What ``strongReferences(_:_:)`` reports beyond the references that exist, measured once

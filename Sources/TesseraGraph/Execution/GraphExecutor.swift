@@ -152,7 +152,7 @@ package enum GraphExecutor {
         var statistics = PlanStatistics()
         statistics.planCacheHit = cacheHit
         statistics.steps = plan.steps.count
-        statistics.kernels = plan.steps.filter { if case .view = $0 { return false } else { return true } }.count
+        statistics.kernels = plan.kernelCount
         statistics.fusedGroups = plan.fusedGroups
         statistics.fusedNodes = plan.fusedNodes
         statistics.convEpilogues = plan.convEpilogues

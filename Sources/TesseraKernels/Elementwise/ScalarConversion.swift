@@ -96,6 +96,12 @@ extension ConvertibleScalar where Self: BinaryFloatingPoint {
     @inlinable @inline(__always) var asFloat: Float { Float(self) }
     @inlinable @inline(__always) var asInt64: Int64 {
         guard self.isFinite, self > -9.2e18, self < 9.2e18 else { return 0 }
+        // The concrete conversions truncate toward zero in one instruction; the generic
+        // `Int64(_: some BinaryFloatingPoint)` takes the standard library's bit-by-bit path
+        // (about 20 ns an element: a fused `cast` of a float mask to `int8` ran at that pace).
+        if Self.self == Float.self { return Int64(unsafeBitCast(self, to: Float.self)) }
+        if Self.self == Double.self { return Int64(unsafeBitCast(self, to: Double.self)) }
+        if Self.self == Float16.self { return Int64(Float(unsafeBitCast(self, to: Float16.self))) }
         return Int64(self.rounded(.towardZero))
     }
     @inlinable @inline(__always) var isNonZero: Bool { self != 0 }

@@ -49,7 +49,7 @@ extension MLTensor {
         await GraphExecutor.materialize(tensors.compactMap(\.storedNode))
     }
 
-    /// Computes several tensors in one plan, as ``materialize(_:)-(_)`` does, within a memory
+    /// Computes several tensors in one plan, as `materialize(_:)` does, within a memory
     /// budget: the plan's peak is reserved in the shared buffer pool before anything runs, and a
     /// plan that needs more than `memoryLimit` bytes (when given) or than the pool's memory
     /// limit leaves room for throws instead (nothing computed; the tensors stay pending).
