@@ -18,13 +18,18 @@ rm -rf "$graphs" "$archive"
 mkdir -p "$graphs"
 # The umbrella's symbol graph with the symbols of the modules it re-exports, so the catalog
 # documents one module, `Tessera`, as users import it.
+# The C modules' maps as SwiftPM passes them to the compiler: generated ones for C targets,
+# hand-written ones for the system libraries (globbed, so a new C target needs no edit here).
+module_map_flags=()
+for module_map in "$bin_path"/*.build/module.modulemap "$PWD"/Sources/*/module.modulemap; do
+    if [ -f "$module_map" ]; then
+        module_map_flags+=(-Xcc "-fmodule-map-file=$module_map")
+    fi
+done
 swift-symbolgraph-extract \
     -module-name Tessera \
     -I "$bin_path/Modules" \
-    -Xcc "-fmodule-map-file=$bin_path/CTesseraSIMD.build/module.modulemap" \
-    -Xcc "-fmodule-map-file=$PWD/Sources/COpenBLAS/module.modulemap" \
-    -Xcc "-fmodule-map-file=$PWD/Sources/CLibPNG/module.modulemap" \
-    -Xcc "-fmodule-map-file=$bin_path/CTesseraJPEG.build/module.modulemap" \
+    "${module_map_flags[@]}" \
     -target "$triple" \
     -minimum-access-level public \
     -experimental-allowed-reexported-modules=TesseraTensor,TesseraMultiArray,TesseraModels,TesseraCoreVideo \

@@ -23,6 +23,7 @@ which ships with the toolchain.
 
 import argparse
 import difflib
+import glob
 import json
 import os
 import shutil
@@ -78,13 +79,11 @@ def extract(bin_path, output_dir):
     extractor = shutil.which("swift-symbolgraph-extract")
     if extractor is None:
         sys.exit("check-public-api: swift-symbolgraph-extract is not on PATH")
-    # The C modules the Swift modules import, as SwiftPM passes them to the compiler.
-    module_maps = [
-        os.path.join(bin_path, "CTesseraSIMD.build", "module.modulemap"),
-        os.path.join(ROOT, "Sources", "COpenBLAS", "module.modulemap"),
-        os.path.join(ROOT, "Sources", "CLibPNG", "module.modulemap"),
-        os.path.join(bin_path, "CTesseraJPEG.build", "module.modulemap"),
-    ]
+    # The C modules the Swift modules import, as SwiftPM passes them to the compiler: the module
+    # maps SwiftPM generates for C targets with an umbrella header, and the hand-written ones of
+    # the system-library targets. Found by globbing so a new C target needs no edit here.
+    module_maps = sorted(glob.glob(os.path.join(bin_path, "*.build", "module.modulemap")))
+    module_maps += sorted(glob.glob(os.path.join(ROOT, "Sources", "*", "module.modulemap")))
     arguments = [extractor, "-I", modules_dir, "-output-dir", output_dir]
     for module_map in module_maps:
         arguments += ["-Xcc", f"-fmodule-map-file={module_map}"]
