@@ -9,47 +9,14 @@ extension MILOp {
             cost: .dataMovement
         ) { lowering in
             let x = try lowering.tensor("x")
-            let beginParameter = try lowering.required(lowering.runtimeInts("begin"), "begin")
-            let endParameter = try lowering.required(lowering.runtimeInts("end"), "end")
-            let stride = try lowering.ints("stride")
-            let beginMask = try lowering.bools("begin_mask")
-            let endMask = try lowering.bools("end_mask")
-            let squeezeMask = try lowering.bools("squeeze_mask")
+            let parameters = try SliceByIndexParameters(&lowering)
             return { args in
                 let v = args[x]
-                let rank = v.rank
-                let (begin, end) = (try beginParameter.values(args), try endParameter.values(args))
-                for list in [begin, end, stride ?? begin] {
-                    try require(list.count == rank, "begin/end/stride need \(rank) values")
-                }
-                for mask in [beginMask, endMask, squeezeMask] {
-                    try require((mask?.count ?? rank) == rank, "masks need \(rank) values")
-                }
-                var starts: [Int] = []
-                var steps: [Int] = []
-                var counts: [Int] = []
-                var kept: [Int] = []
-                for axis in 0..<rank {
-                    let size = v.shape[axis]
-                    let step = stride?[axis] ?? 1
-                    try require(step != 0, "stride 0 on axis \(axis)")
-                    if squeezeMask?[axis] == true {
-                        // The slice's rule reports an index outside the axis.
-                        starts.append(begin[axis] < 0 ? begin[axis] + size : begin[axis])
-                        steps.append(1)
-                        counts.append(1)
-                        continue
-                    }
-                    let range = pythonSlice(
-                        size: size, start: beginMask?[axis] == true ? nil : begin[axis],
-                        stop: endMask?[axis] == true ? nil : end[axis], step: step)
-                    starts.append(range.count > 0 ? range.start : 0)
-                    steps.append(step)
-                    counts.append(range.count)
-                    kept.append(axis)
-                }
-                let sliced = v.sliced(starts: starts, steps: steps, counts: counts)
-                return [sliced.reshapedIfNeeded(to: kept.map { counts[$0] })]
+                // The slice's rule reports a squeezed index outside its axis.
+                let selection = try parameters.selection(of: v.shape, args)
+                let sliced = v.sliced(
+                    starts: selection.map(\.start), steps: selection.map(\.step), counts: selection.map(\.count))
+                return [sliced.reshapedIfNeeded(to: selection.filter { !$0.squeezed }.map(\.count))]
             }
         },
         MILOp("slice_by_size", batch: .always(.slice(strides: nil, squeeze: nil)), cost: .dataMovement) { lowering in

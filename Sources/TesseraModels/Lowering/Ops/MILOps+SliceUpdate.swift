@@ -11,39 +11,17 @@ extension MILOp {
         MILOp("slice_update", batch: .notSeparable, cost: .dataMovement) { lowering in
             let x = try lowering.tensor("x")
             let update = try lowering.tensor("update")
-            let beginParameter = try lowering.required(lowering.runtimeInts("begin"), "begin")
-            let endParameter = try lowering.required(lowering.runtimeInts("end"), "end")
-            let stride = try lowering.ints("stride")
-            let beginMask = try lowering.bools("begin_mask")
-            let endMask = try lowering.bools("end_mask")
-            let squeezeMask = try lowering.bools("squeeze_mask")
+            let parameters = try SliceByIndexParameters(&lowering)
             return { args in
                 let v = args[x]
-                let rank = v.rank
-                let (begin, end) = (try beginParameter.values(args), try endParameter.values(args))
-                for list in [begin, end, stride ?? begin] {
-                    try require(list.count == rank, "begin/end/stride need \(rank) values for x \(v.shape)")
-                }
-                for mask in [beginMask, endMask, squeezeMask] {
-                    try require((mask?.count ?? rank) == rank, "masks need \(rank) values for x \(v.shape)")
-                }
                 // The indices the slice takes along each axis.
-                var chosen: [[Int]] = []
-                for axis in 0..<rank {
-                    let size = v.shape[axis]
-                    if squeezeMask?[axis] == true {
-                        let index = begin[axis] < 0 ? begin[axis] + size : begin[axis]
+                let chosen = try parameters.selection(of: v.shape, args).enumerated().map { axis, taken in
+                    if taken.squeezed {
                         try require(
-                            (0..<size).contains(index), "index \(begin[axis]) is outside axis \(axis) of \(v.shape)")
-                        chosen.append([index])
-                        continue
+                            (0..<v.shape[axis]).contains(taken.start),
+                            "index \(taken.start) is outside axis \(axis) of \(v.shape)")
                     }
-                    let step = stride?[axis] ?? 1
-                    try require(step != 0, "stride 0 on axis \(axis)")
-                    let range = pythonSlice(
-                        size: size, start: beginMask?[axis] == true ? nil : begin[axis],
-                        stop: endMask?[axis] == true ? nil : end[axis], step: step)
-                    chosen.append((0..<range.count).map { range.start + $0 * step })
+                    return (0..<taken.count).map { taken.start + $0 * taken.step }
                 }
                 let positions = flatPositions(chosen, shape: v.shape)
                 let u = args[update]
