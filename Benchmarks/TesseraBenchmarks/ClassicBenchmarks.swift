@@ -20,7 +20,7 @@ func runClassicBenchmarks(modelsDirectory: URL) -> [String: Any] {
     let rowsURL = modelsDirectory.appendingPathComponent("classic_rows.npy")
     guard let matrix = try? NumPyArray(contentsOf: rowsURL), matrix.shape.count == 2 else {
         print(
-            "classic: no \(rowsURL.path); make it with /work/venv-classic/bin/python "
+            "classic: no \(rowsURL.path); make it with .build/classic-venv/bin/python "
                 + "Benchmarks/peers/classic_trees.py \(modelsDirectory.path) --make-models")
         return figures
     }

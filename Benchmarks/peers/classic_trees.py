@@ -1,16 +1,19 @@
 """The classic-model benchmark: a 1000-tree gradient-boosted ensemble predicting 10,000 rows,
 in XGBoost, scikit-learn and Tessera, in one invocation.
 
-    /work/venv-classic/bin/python Benchmarks/peers/classic_trees.py DIR --make-models
-    /work/venv-classic/bin/python Benchmarks/peers/classic_trees.py DIR [--tessera BIN]
+    .build/classic-venv/bin/python Benchmarks/peers/classic_trees.py DIR --make-models
+    .build/classic-venv/bin/python Benchmarks/peers/classic_trees.py DIR [--tessera BIN]
 
 `--make-models` trains an XGBoost regressor (1000 trees, depth 6) and a scikit-learn
 GradientBoostingRegressor (1000 trees, depth 3) on a synthetic regression problem, converts
 both with coremltools (`classic_xgb_1000.mlmodel`, `classic_sklearn_gbr_1000.mlmodel`) and
 saves the benchmark rows (`classic_rows.npy`, float64) and the trained models (pickled).
-The second form times each library's own `predict` on the rows (median of 7, after a warm-up),
-runs `TesseraBenchmarks classic --models-dir DIR` (release build) and prints the ratios.
-Needs coremltools 9.0, scikit-learn 1.5.1 and xgboost 1.7.6 (see tools/make_classic_fixtures.py).
+The second form times each library's own `predict` on the rows (median of 7, after a warm-up)
+and `TesseraBenchmarks classic --models-dir DIR` (release build), at each of `--threads`
+(XGBoost's `nthread`, Tessera's `TESSERA_NUM_THREADS`; scikit-learn's predict is
+single-threaded), `--rounds` times interleaved, and prints the medians and ratios.
+The venv needs coremltools 9.0, scikit-learn 1.5.1 and xgboost 1.7.6 (see
+tools/make_classic_fixtures.py): `python3 -m venv .build/classic-venv` and pip install them.
 """
 
 import argparse
@@ -66,37 +69,61 @@ def median_ms(fn, iterations=7):
     return sorted(samples)[len(samples) // 2]
 
 
-def run(directory, tessera):
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+
+
+def run(directory, tessera, rounds, thread_counts):
+    """Times every library at each thread count, `rounds` times, the libraries interleaved
+    within a round (so a change in the machine's load hits them alike); reports the median
+    over rounds of each round's median of 7."""
     with open(os.path.join(directory, "classic_models.pkl"), "rb") as f:
         models = pickle.load(f)
     rows = np.load(os.path.join(directory, "classic_rows.npy"))
     rows32 = rows.astype(np.float32)
     booster = models["xgb"].get_booster()
-    peers = {
-        "xgboost predict (XGBRegressor.predict)": median_ms(lambda: models["xgb"].predict(rows32)),
-        "xgboost inplace_predict": median_ms(lambda: booster.inplace_predict(rows32)),
-        "scikit-learn GradientBoostingRegressor.predict": median_ms(lambda: models["gbr"].predict(rows)),
-    }
     command = [tessera, "classic", "--models-dir", directory] if tessera else [
         "swift", "run", "-c", "release", "TesseraBenchmarks", "classic", "--models-dir", directory]
-    subprocess.run(command, check=True)
-    with open(os.path.join(directory, "classic_tessera.json")) as f:
-        ours = json.load(f)
-    xgb_ms = ours["classic_xgb_1000"]["ms"]
-    gbr_ms = ours["classic_sklearn_gbr_1000"]["ms"]
-    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
-    print(f"\n{ROWS} rows, 1000 trees; threads: XGBoost's default (all cores), Tessera's kernel threads")
-    print(f"load average at the end (1, 5, 15 min): {load} on {os.cpu_count()} cores")
-    for name, ms in peers.items():
-        print(f"  {name:50s} {ms:9.2f} ms")
-    print(f"  {'Tessera, XGBoost model (predictions(fromBatch:))':50s} {xgb_ms:9.2f} ms")
-    print(f"  {'Tessera, scikit-learn model (predictions(fromBatch:))':50s} {gbr_ms:9.2f} ms")
-    best_xgb = min(peers["xgboost predict (XGBRegressor.predict)"], peers["xgboost inplace_predict"])
-    print(f"\nratio XGBoost / Tessera (XGBoost model): {best_xgb / xgb_ms:.2f}x  (> 1: Tessera faster)")
-    print(
-        f"ratio scikit-learn / Tessera (scikit-learn model): "
-        f"{peers['scikit-learn GradientBoostingRegressor.predict'] / gbr_ms:.2f}x"
-    )
+    names = [
+        "xgboost XGBRegressor.predict",
+        "xgboost Booster.inplace_predict",
+        "scikit-learn GradientBoostingRegressor.predict",
+        "Tessera, XGBoost model",
+        "Tessera, scikit-learn model",
+    ]
+    samples = {(name, n): [] for name in names for n in thread_counts}
+    loads = []
+    for round_ in range(rounds):
+        for n in thread_counts:
+            # XGBoost predicts with the booster's `nthread`; scikit-learn's predict has no
+            # threads (one core at any setting); Tessera's kernel loops take TESSERA_NUM_THREADS.
+            models["xgb"].set_params(n_jobs=n)
+            booster.set_param({"nthread": n})
+            samples[(names[0], n)].append(median_ms(lambda: models["xgb"].predict(rows32)))
+            samples[(names[1], n)].append(median_ms(lambda: booster.inplace_predict(rows32)))
+            samples[(names[2], n)].append(median_ms(lambda: models["gbr"].predict(rows)))
+            environment = dict(os.environ, TESSERA_NUM_THREADS=str(n))
+            subprocess.run(command, check=True, env=environment, stdout=subprocess.DEVNULL)
+            with open(os.path.join(directory, "classic_tessera.json")) as f:
+                ours = json.load(f)
+            samples[(names[3], n)].append(ours["classic_xgb_1000"]["ms"])
+            samples[(names[4], n)].append(ours["classic_sklearn_gbr_1000"]["ms"])
+            loads.append(os.getloadavg()[0])
+            print(f"round {round_ + 1}/{rounds}, {n} thread(s) done; 1-min load {loads[-1]:.1f}", flush=True)
+    table = {key: median(values) for key, values in samples.items()}
+    print(f"\n{ROWS} rows x {COLUMNS} columns, 1000 trees; median over {rounds} interleaved rounds of each")
+    print(f"round's median of 7 batches; {os.cpu_count()} cores; 1-min load average during the rounds: "
+          f"{min(loads):.1f} to {max(loads):.1f} (median {median(loads):.1f})")
+    print(f"\n| {'ms per 10,000-row batch':48s} | " + " | ".join(f"{n} thread{'s' if n > 1 else ''}" for n in thread_counts) + " |")
+    print("|" + "-" * 50 + "|" + "|".join("-" * 11 for _ in thread_counts) + "|")
+    for name in names:
+        print(f"| {name:48s} | " + " | ".join(f"{table[(name, n)]:9.2f}" for n in thread_counts) + " |")
+    for n in thread_counts:
+        best_xgb = min(table[(names[0], n)], table[(names[1], n)])
+        print(f"\n{n} thread(s): XGBoost (faster of its two calls) / Tessera = {best_xgb / table[(names[3], n)]:.2f}x; "
+              f"scikit-learn / Tessera = {table[(names[2], n)] / table[(names[4], n)]:.2f}x  (> 1: Tessera faster)")
+    return table
 
 
 def main():
@@ -104,11 +131,13 @@ def main():
     parser.add_argument("directory")
     parser.add_argument("--make-models", action="store_true")
     parser.add_argument("--tessera", help="a built TesseraBenchmarks binary (default: swift run -c release)")
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
+    parser.add_argument("--threads", default="1,2", help="thread counts to compare at (default 1,2)")
     args = parser.parse_args()
     if args.make_models:
         make_models(args.directory)
     else:
-        run(args.directory, args.tessera)
+        run(args.directory, args.tessera, args.rounds, [int(n) for n in args.threads.split(",")])
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ struct TreeEnsembleWalkTests {
     /// dimension per leaf, with two values on some leaves).
     static func ensemble(
         trees: Int, depth: Int, behavior: Int32?, dimensions: Int, perLeafDimensions: Bool = false,
-        seed: UInt64
+        earlyLeaves: Bool = true, width: Int = Self.width, seed: UInt64
     ) -> CoreMLSpec.TreeEnsemble {
         var random = Generator(state: seed)
         var spec = CoreMLSpec.TreeEnsemble()
@@ -42,7 +42,7 @@ struct TreeEnsembleWalkTests {
                 var node = CoreMLSpec.TreeEnsemble.Node()
                 node.treeId = UInt64(tree)
                 node.nodeId = id
-                if level == depth || (level > 0 && Int.random(in: 0..<5, using: &random) == 0) {
+                if level == depth || (earlyLeaves && level > 0 && Int.random(in: 0..<5, using: &random) == 0) {
                     node.behavior = 6
                     let dimension =
                         perLeafDimensions ? Int.random(in: 0..<dimensions, using: &random) : tree % dimensions
@@ -68,7 +68,7 @@ struct TreeEnsembleWalkTests {
     }
 
     /// Rows on the thresholds' grid and off it, with NaNs.
-    static func rows(_ count: Int, seed: UInt64) -> [Double] {
+    static func rows(_ count: Int, width: Int = Self.width, seed: UInt64) -> [Double] {
         var random = Generator(state: seed)
         return (0..<count * width).map { _ in
             switch Int.random(in: 0..<10, using: &random) {
@@ -80,7 +80,9 @@ struct TreeEnsembleWalkTests {
     }
 
     /// Node by node through the spec, with no flattening.
-    static func naive(_ spec: CoreMLSpec.TreeEnsemble, _ x: [Double], rows: Int, dimensions: Int) -> [Double] {
+    static func naive(
+        _ spec: CoreMLSpec.TreeEnsemble, _ x: [Double], rows: Int, dimensions: Int, width: Int = Self.width
+    ) -> [Double] {
         var byId: [UInt64: [UInt64: CoreMLSpec.TreeEnsemble.Node]] = [:]
         for node in spec.nodes { byId[node.treeId, default: [:]][node.nodeId] = node }
         var out = [Double](repeating: 0, count: rows * dimensions)
@@ -109,9 +111,9 @@ struct TreeEnsembleWalkTests {
     }
 
     /// The forest's sums for `rows` rows, from the base prediction.
-    static func evaluate(_ forest: TreeEnsembleForest, _ spec: CoreMLSpec.TreeEnsemble, _ x: [Double], rows: Int)
-        -> [Double]
-    {
+    static func evaluate(
+        _ forest: TreeEnsembleForest, _ spec: CoreMLSpec.TreeEnsemble, _ x: [Double], rows: Int, width: Int = Self.width
+    ) -> [Double] {
         let dimensions = Int(spec.dimensions)
         var out = (0..<rows * dimensions).map { spec.basePrediction[$0 % dimensions] }
         x.withUnsafeBufferPointer { x in
@@ -137,6 +139,36 @@ struct TreeEnsembleWalkTests {
         let expected = Self.naive(spec, x, rows: rows, dimensions: dimensions)
         let wrong = (0..<got.count).filter { got[$0].bitPattern != expected[$0].bitPattern }
         #expect(wrong.isEmpty, "\(wrong.count) sums differ, first at \(wrong.first ?? 0)")
+    }
+
+    @Test(
+        "depth 5 to 7 complete trees, narrow and wide rows: vector walk = scalar walk = naive walk, bit for bit",
+        arguments: [(5, 10), (6, 10), (7, 10), (6, 45)])
+    /// Levels 4 and 5 and 32 or 64 leaves are register lookups in the vector walk, level 6 a
+    /// gather; 45 features are more than its on-stack feature-major block holds.
+    func deeperCompleteTrees(depth: Int, width: Int) throws {
+        for behavior in Int32(0)...3 {
+            let spec = Self.ensemble(
+                trees: 12, depth: depth, behavior: behavior, dimensions: 1, earlyLeaves: depth != 6, width: width,
+                seed: UInt64(depth * 10) + UInt64(behavior))
+            let forest = try TreeEnsembleForest(spec, dimensions: 1, Self.interface(), file: "test")
+            let complete = try #require(forest.complete)
+            if depth == 6 { #expect(complete.depths.allSatisfy { $0 == 6 }) }
+            let rows = 128
+            let x = Self.rows(rows, width: width, seed: UInt64(depth))
+            let got = Self.evaluate(forest, spec, x, rows: rows, width: width)
+            let expected = Self.naive(spec, x, rows: rows, dimensions: 1, width: width)
+            var scalar = [Double](repeating: spec.basePrediction[0], count: rows)
+            x.withUnsafeBufferPointer { x in
+                scalar.withUnsafeMutableBufferPointer { out in
+                    complete.scalar(x.baseAddress!, rows: rows, width: width, dimensions: 1, out: out.baseAddress!)
+                }
+            }
+            let wrong = (0..<rows).filter { got[$0].bitPattern != expected[$0].bitPattern }
+            let unlikeScalar = (0..<rows).filter { got[$0].bitPattern != scalar[$0].bitPattern }
+            #expect(wrong.isEmpty, "behaviour \(behavior): \(wrong.count) sums differ from the naive walk's")
+            #expect(unlikeScalar.isEmpty, "behaviour \(behavior): \(unlikeScalar.count) differ from the scalar walk's")
+        }
     }
 
     @Test("shallow trees of depth 0 to 4 (the register-lookup levels) give the naive walk's sums")

@@ -19,7 +19,8 @@ int tessera_cpu_has_avx512_trees(void);
 /// `value OP threshold`: 0 `<=`, 1 `<`, 2 `>=`, 3 `>`. The three arrays must be readable 16
 /// elements past their last tree (the first levels are looked up 16 nodes at a time).
 /// Results equal the scalar walk's bit for bit (the same comparisons and additions, in the
-/// same order per row). Call only when tessera_cpu_has_avx512_trees() is true.
+/// same order per row). The rows are copied feature-major first (on the stack up to 4,096
+/// values, else on the heap). Call only when tessera_cpu_has_avx512_trees() is true.
 void tessera_complete_trees_f64_avx512(
     const double *x, long rows, long width, const int32_t *nodes, const double *thresholds, const double *leaves,
     const int32_t *nodeStart, const int32_t *leafStart, const int32_t *depths, long trees, int behavior,
