@@ -85,7 +85,8 @@ extension ExecutionPlan {
         let outside = values
         let cost = ParallelCost(nanosecondsPerItem: Double(rowsPerChunk * rowSize) * 0.6)
         parallelFor(count: chunks, cost: cost) { range in
-            let buffers = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(64, slotBytes + scratchBytes), alignment: 64)
+            let buffers = UnsafeMutableRawPointer.allocate(
+                byteCount: Swift.max(64, slotBytes + scratchBytes), alignment: 64)
             defer { buffers.deallocate() }
             let scratch = buffers + slotBytes
             for chunk in range {
@@ -134,7 +135,8 @@ extension ExecutionPlan {
                     }
                     ReductionKernels.reduce(
                         member.op, input: source.pointer, layout: source.layout, type: source.type,
-                        axes: member.axes, output: buffers + slot[member.entry]!, outputType: entries[member.entry].type)
+                        axes: member.axes, output: buffers + slot[member.entry]!, outputType: entries[member.entry].type
+                    )
                 }
                 run(
                     group.root, into: out.pointer + start * rowSize * entry.type.byteCount, iteration: chunkShape,

@@ -111,12 +111,14 @@ struct PlanningState {
     }
 
     /// The fusion root that `i` (a reduction over `axes` or a softmax along `axes[0]`) can stream
-    /// chunk by chunk: `i`'s input when it is a fusion root that only `i` reads and the caller
-    /// did not ask for, and `axes` are the trailing axes from 1 or later.
+    /// chunk by chunk: `i`'s input when it is a fusion root that only `i` reads, the caller did
+    /// not ask for and ``RowFusion`` did not make a row-fused step, and `axes` are the trailing
+    /// axes from 1 or later.
     func streamableProducer(of i: Int, axes: [Int]) -> Int? {
         let p = inputs[i][0]
         let rank = entries[p].shape.count
-        guard groups[p] != nil, rowGroups[p] == nil, !requested.contains(p), consumers[p] == [i], let first = axes.first, first >= 1,
+        guard groups[p] != nil, rowGroups[p] == nil, !requested.contains(p), consumers[p] == [i],
+            let first = axes.first, first >= 1,
             axes == Array(first..<rank)
         else { return nil }
         return p
