@@ -31,8 +31,9 @@ struct InPlaceReuseTests {
         let kept = Node(.unary(.exp), inputs: [product])
         let (keptPlan, keptStats) = planAndCheck([kept, product])
         #expect(keptPlan.inPlaceSteps == 0 && keptStats.inPlaceSteps == 0, "\(keptPlan)")
-        // A result broadcast to a bigger shape.
-        let row = Node(.reduce(.sum, axes: [1]), inputs: [Node(.matmul, inputs: [a, b])])
+        // A result broadcast to a bigger shape (column sums: a row sum would join the program
+        // in a row-fused step).
+        let row = Node(.reduce(.sum, axes: [0]), inputs: [Node(.matmul, inputs: [a, b])])
         let wider = Node(.binary(.add), inputs: [row, constant(seededValues(12, seed: 62), [3, 4])])
         let (widerPlan, _) = planAndCheck([wider])
         #expect(widerPlan.steps == [.kernel, .kernel, .fused] && widerPlan.inPlaceSteps == 0, "\(widerPlan)")

@@ -16,6 +16,16 @@ struct OpenBLASLibraryTests {
         }
     }
 
+    @Test("AVX-512 picks SkylakeX unless it runs in halves (AMD family 25); AVX2 and FMA pick Haswell")
+    func coreTypeByCPU() {
+        let avx512: Set<String> = ["avx2", "fma", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"]
+        #expect(OpenBLASLibrary.coreType(flags: avx512, vendor: "GenuineIntel", family: 6) == "SkylakeX")
+        #expect(OpenBLASLibrary.coreType(flags: avx512, vendor: "AuthenticAMD", family: 25) == "Haswell")
+        #expect(OpenBLASLibrary.coreType(flags: avx512, vendor: "AuthenticAMD", family: 26) == "SkylakeX")
+        #expect(OpenBLASLibrary.coreType(flags: ["avx2", "fma"], vendor: "GenuineIntel", family: 6) == "Haswell")
+        #expect(OpenBLASLibrary.coreType(flags: ["sse3", "avx"], vendor: "AuthenticAMD", family: 23) == nil)
+    }
+
     @Test("a product split across threads equals one BLAS call")
     func partitionedProduct() {
         let (m, n, k) = (130, 257, 96)

@@ -8,7 +8,7 @@
 package struct PlanDescription: Sendable, Equatable, CustomStringConvertible {
     /// The kind of one step (``ExecutionPlan/Step`` without its operands).
     package enum StepKind: String, Sendable, Equatable {
-        case view, fused, kernel, fusedReduce, fusedSoftmax, reduceConcat, convEpilogue
+        case view, fused, kernel, fusedReduce, fusedSoftmax, reduceConcat, convEpilogue, rowFused
     }
 
     /// The steps in the order they run.
@@ -44,6 +44,7 @@ extension ExecutionPlan {
                 case .fusedSoftmax: .fusedSoftmax
                 case .reduceConcat: .reduceConcat
                 case .convEpilogue: .convEpilogue
+                case .rowFused: .rowFused
                 }
             },
             kernelOps: steps.compactMap { step in

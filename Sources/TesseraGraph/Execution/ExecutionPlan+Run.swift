@@ -62,6 +62,8 @@ extension ExecutionPlan {
                     leaves: leaves.map { values[$0]! })
             case .reduceConcat(_, let parts):
                 value = runReduceConcat(entry, parts: parts.map { values[$0]! })
+            case .rowFused(_, let group):
+                value = runRowGroup(group, values: values)
             case .convEpilogue(_, let epilogue):
                 let clamp = epilogue.clamp(values)
                 let conv = entries[epilogue.conv]

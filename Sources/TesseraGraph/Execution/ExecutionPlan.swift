@@ -32,11 +32,15 @@ final class ExecutionPlan: @unchecked Sendable {
         /// absent): the convolution kernel writes `entry`, the program's result, adding the
         /// residual and applying the clamp as it finishes each part of the output.
         case convEpilogue(entry: Int, ConvolutionEpilogue)
+        /// A fused program and the per-row reductions it reads, computed a chunk of rows at a
+        /// time in one parallel loop (``RowFusion``): `entry` is the program's root.
+        case rowFused(entry: Int, RowGroup)
 
         var entry: Int {
             switch self {
             case .view(let entry), .fused(let entry, _, _), .kernel(let entry), .fusedReduce(let entry, _, _, _),
-                .fusedSoftmax(let entry, _, _, _), .reduceConcat(let entry, _), .convEpilogue(let entry, _):
+                .fusedSoftmax(let entry, _, _, _), .reduceConcat(let entry, _), .convEpilogue(let entry, _),
+                .rowFused(let entry, _):
                 return entry
             }
         }
@@ -96,6 +100,7 @@ final class ExecutionPlan: @unchecked Sendable {
         CommonSubexpressionElimination.run(&state)
         ElementwiseFusion.run(&state)
         ReductionStreaming.run(&state)
+        RowFusion.run(&state)
         SoftmaxAbsorption.run(&state)
         ConcatReduction.run(&state)
         ConvolutionEpilogueFusion.run(&state)

@@ -291,12 +291,13 @@ extension _MLShapedArrayCoreBacked {
     /// - Precondition: `layout`'s strides are non-negative and every element it reaches lies
     ///   inside the `byteCount` bytes at `pointer`.
     package init(_sharing pointer: UnsafeRawPointer, byteCount: Int, owner: AnyObject, layout: StridedLayout) {
-        let op = "\(Self._typeName).init(_sharing:byteCount:owner:layout:)"
-        kernelPrecondition(layout.strides.allSatisfy { $0 >= 0 }, "[\(op)] negative stride in \(layout)")
+        // The name is only built when a check fails: building it costs a type-name demangling.
+        func op() -> String { "\(Self._typeName).init(_sharing:byteCount:owner:layout:)" }
+        kernelPrecondition(layout.strides.allSatisfy { $0 >= 0 }, "[\(op())] negative stride in \(layout)")
         if let range = layout.elementRange {
             kernelPrecondition(
                 range.lowerBound >= 0 && (range.upperBound + 1) * MemoryLayout<Scalar>.stride <= byteCount,
-                "[\(op)] layout \(layout) reaches outside \(byteCount) bytes")
+                "[\(op())] layout \(layout) reaches outside \(byteCount) bytes")
         }
         self.init(
             _core: _ShapedArrayCore(
@@ -308,13 +309,13 @@ extension _MLShapedArrayCoreBacked {
     ///
     /// - Precondition: as for ``init(_sharing:byteCount:owner:layout:)``.
     package init(_adopting buffer: AlignedBuffer, layout: StridedLayout) {
-        let op = "\(Self._typeName).init(_adopting:layout:)"
-        kernelPrecondition(layout.strides.allSatisfy { $0 >= 0 }, "[\(op)] negative stride in \(layout)")
+        func op() -> String { "\(Self._typeName).init(_adopting:layout:)" }
+        kernelPrecondition(layout.strides.allSatisfy { $0 >= 0 }, "[\(op())] negative stride in \(layout)")
         let capacity = buffer.byteCount / MemoryLayout<Scalar>.stride
         if let range = layout.elementRange {
             kernelPrecondition(
                 range.lowerBound >= 0 && range.upperBound < capacity,
-                "[\(op)] layout \(layout) reaches elements \(range) outside a buffer of \(capacity) \(Scalar.self)")
+                "[\(op())] layout \(layout) reaches elements \(range) outside a buffer of \(capacity) \(Scalar.self)")
         }
         buffer.pointer.bindMemory(to: Scalar.self, capacity: capacity)
         self.init(_core: _ShapedArrayCore(storage: TensorStorage(buffer: buffer), layout: layout))

@@ -9,7 +9,8 @@
 enum ConcatReduction {
     static func run(_ state: inout PlanningState) {
         let entries = state.entries
-        for i in entries.indices where state.isLive(i) && state.reduceProducer[i] == nil {
+        for i in entries.indices where state.isLive(i) && state.reduceProducer[i] == nil && !state.absorbed.contains(i)
+        {
             guard case .reduce(_, let axes) = entries[i].op else { continue }
             let input = state.inputs[i][0]
             let rank = entries[input].shape.count

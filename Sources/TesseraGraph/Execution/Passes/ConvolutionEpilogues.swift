@@ -33,7 +33,7 @@ enum ConvolutionEpilogueFusion {
         let entries = state.entries
         var programsReading = [Int](repeating: 0, count: entries.count)
         for group in state.groups.values { for leaf in group.leaves { programsReading[leaf] += 1 } }
-        for (root, group) in state.groups where !state.absorbed.contains(root) {
+        for (root, group) in state.groups where !state.absorbed.contains(root) && state.rowGroups[root] == nil {
             for reading in readings(of: group.program) {
                 let conv = group.leaves[reading.conv]
                 let residual = reading.residual.map { group.leaves[$0] }

@@ -37,13 +37,16 @@ struct PlanningState {
     var groups: [Int: FusedGroup] = [:]
 
     /// Entries that run inside another entry's step and so get no step of their own. Written by
-    /// ``ReductionStreaming``, ``SoftmaxAbsorption``, ``ConcatReduction`` and
+    /// ``ReductionStreaming``, ``RowFusion``, ``SoftmaxAbsorption``, ``ConcatReduction`` and
     /// ``ConvolutionEpilogueFusion``.
     var absorbed = Set<Int>()
     /// For a reduction, the fusion root streamed into it. Written by ``ReductionStreaming``.
     var reduceProducer: [Int: Int] = [:]
     /// For a softmax, the fusion root streamed into it. Written by ``SoftmaxAbsorption``.
     var softmaxProducer: [Int: Int] = [:]
+    /// For a fusion root, the per-row reductions and programs computed with it a chunk of rows
+    /// at a time. Written by ``RowFusion``.
+    var rowGroups: [Int: ExecutionPlan.RowGroup] = [:]
     /// For a reduction, the concatenated parts it reduces in place. Written by ``ConcatReduction``.
     var concatParts: [Int: [Int]] = [:]
     /// For a fusion root, the convolution that computes it. Written by
@@ -98,6 +101,8 @@ struct PlanningState {
         case .fused(_, _, let leaves), .fusedReduce(_, _, let leaves, _), .fusedSoftmax(_, _, let leaves, _),
             .reduceConcat(_, let leaves):
             return leaves
+        case .rowFused(_, let group):
+            return group.reads
         case .convEpilogue(_, let epilogue):
             return inputs[epilogue.conv] + [epilogue.residual, epilogue.lower, epilogue.upper].compactMap { $0 }
         case .view(let entry), .kernel(let entry):
@@ -106,12 +111,14 @@ struct PlanningState {
     }
 
     /// The fusion root that `i` (a reduction over `axes` or a softmax along `axes[0]`) can stream
-    /// chunk by chunk: `i`'s input when it is a fusion root that only `i` reads and the caller
-    /// did not ask for, and `axes` are the trailing axes from 1 or later.
+    /// chunk by chunk: `i`'s input when it is a fusion root that only `i` reads, the caller did
+    /// not ask for and ``RowFusion`` did not make a row-fused step, and `axes` are the trailing
+    /// axes from 1 or later.
     func streamableProducer(of i: Int, axes: [Int]) -> Int? {
         let p = inputs[i][0]
         let rank = entries[p].shape.count
-        guard groups[p] != nil, !requested.contains(p), consumers[p] == [i], let first = axes.first, first >= 1,
+        guard groups[p] != nil, rowGroups[p] == nil, !requested.contains(p), consumers[p] == [i],
+            let first = axes.first, first >= 1,
             axes == Array(first..<rank)
         else { return nil }
         return p

@@ -1,7 +1,7 @@
 /// Emits the plan's steps in topological order.
 ///
 /// Every live entry that is not a constant gets one step unless an earlier pass absorbed it
-/// or it is computed inside a fused program: a convolution epilogue, a streamed reduction or
+/// or it is computed inside a fused program: a row-fused group, a convolution epilogue, a streamed reduction or
 /// softmax, a reduction over concatenated parts, a fused program (for a fusion root), a view,
 /// or a kernel. Writes `steps`.
 enum StepSchedule {
@@ -9,7 +9,9 @@ enum StepSchedule {
         let entries = state.entries
         for i in entries.indices where state.isLive(i) && entries[i].op != .constant {
             let step: ExecutionPlan.Step
-            if let epilogue = state.convEpilogues[i] {
+            if let group = state.rowGroups[i] {
+                step = .rowFused(entry: i, group)
+            } else if let epilogue = state.convEpilogues[i] {
                 step = .convEpilogue(entry: i, epilogue)
             } else if let p = state.reduceProducer[i], let group = state.groups[p] {
                 step = .fusedReduce(entry: i, program: group.program, leaves: group.leaves, producer: p)

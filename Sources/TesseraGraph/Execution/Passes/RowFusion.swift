@@ -1,0 +1,93 @@
+import TesseraKernels
+
+/// Computes a fused program and the per-row reductions it reads in one pass over its rows.
+///
+/// A fusion root of rank ≥ 2 (shape `S`, rows along axis 0) whose program reads reductions over
+/// every axis but the first of a tensor of shape `S` — a layer norm's `mean(x)` and
+/// `mean((x - mean(x))²)`, or a softmax written out by hand — becomes one
+/// ``ExecutionPlan/Step/rowFused(entry:_:)`` step when nothing but the group reads those
+/// reductions: a chunk of rows at a time, each reduction (with the program streamed into it,
+/// when ``ReductionStreaming`` gave it one) writes its per-row results to a small buffer, then
+/// the root's program runs over the same rows while they are still in the core's cache. One
+/// parallel loop replaces one per reduction, and the input is read from cache, not memory,
+/// after the first pass over a chunk.
+///
+/// Runs after ``ReductionStreaming`` (a member reduction keeps the producer streamed into it).
+/// Writes `rowGroups` and marks the members and their producers `absorbed`.
+enum RowFusion {
+    static func run(_ state: inout PlanningState) {
+        let entries = state.entries
+        // Which programs read each entry as a leaf (a member must be read by its group alone).
+        var programReaders = [[Int]](repeating: [], count: entries.count)
+        for (root, group) in state.groups {
+            for leaf in Set(group.leaves) { programReaders[leaf].append(root) }
+        }
+        // Consumers first: a group claims its members before a program inside it is looked at.
+        for root in state.groups.keys.sorted(by: >) where !state.absorbed.contains(root) {
+            let shape = entries[root].shape
+            guard shape.count >= 2, shape[0] > 0, shape.dropFirst().reduce(1, *) >= 2,
+                let members = members(of: root, state, programReaders: programReaders)
+            else { continue }
+            state.rowGroups[root] = ExecutionPlan.RowGroup(
+                members: members.map { m in
+                    guard case .reduce(let op, let axes) = entries[m].op else {
+                        kernelFailure("[row fusion] \(entries[m].op) is not a reduction")
+                    }
+                    let producer = state.reduceProducer[m].map { p in
+                        ExecutionPlan.RowGroup.Program(
+                            entry: p, program: state.groups[p]!.program, leaves: state.groups[p]!.leaves)
+                    }
+                    return ExecutionPlan.RowGroup.Member(
+                        entry: m, op: op, axes: axes, input: state.inputs[m][0], producer: producer)
+                },
+                root: .init(entry: root, program: state.groups[root]!.program, leaves: state.groups[root]!.leaves))
+            for m in members {
+                state.absorbed.insert(m)
+                if let p = state.reduceProducer.removeValue(forKey: m) { state.absorbed.insert(p) }
+            }
+        }
+    }
+
+    /// The reductions `root`'s group computes per chunk of rows, in topological order; `nil`
+    /// when there is none.
+    private static func members(of root: Int, _ state: PlanningState, programReaders: [[Int]]) -> [Int]? {
+        let entries = state.entries
+        let shape = entries[root].shape
+        let trailingAxes = Array(1..<shape.count)
+        func isMemberReduction(_ p: Int) -> Bool {
+            guard state.isLive(p), case .reduce(let op, let axes) = entries[p].op, op != .argmax, op != .argmin,
+                axes == trailingAxes, entries[state.inputs[p][0]].shape == shape
+            else { return false }
+            return true
+        }
+        // The candidates: the root's leaves that qualify, then theirs, and so on.
+        var candidates = Set<Int>()
+        var worklist = state.groups[root]!.leaves
+        while let p = worklist.popLast() {
+            guard !candidates.contains(p), state.isLive(p), !state.requested.contains(p), !state.absorbed.contains(p)
+            else { continue }
+            guard isMemberReduction(p) else { continue }
+            candidates.insert(p)
+            if let q = state.reduceProducer[p] { worklist += state.groups[q]!.leaves }
+        }
+        // Drop every candidate that something outside the group reads, until none does.
+        var changed = true
+        while changed {
+            changed = false
+            // The programs the group runs: the root's and the producers streamed into members.
+            var programs: Set<Int> = [root]
+            for c in candidates { if let q = state.reduceProducer[c] { programs.insert(q) } }
+            for c in candidates {
+                let readByPrograms = programReaders[c].allSatisfy(programs.contains)
+                // Every entry reading `c` must be inside one of those programs.
+                let readByEntries = state.consumers[c].allSatisfy(state.fusible)
+                if !readByPrograms || !readByEntries {
+                    candidates.remove(c)
+                    changed = true
+                }
+            }
+        }
+        guard !candidates.isEmpty else { return nil }
+        return candidates.sorted()
+    }
+}
