@@ -869,6 +869,17 @@ def torch_cases(full_dir):
                   mlprogram=True)
 
 
+def regression_cases():
+    """Cases for bugs the harvested coremltools tests found; last, so the random draws of the
+    cases above stay as they are."""
+    # `where` over three operands of three ranks whose single-element condition is the same
+    # for every element (the select picks one operand whole), the output declared DOUBLE.
+    for name, picked in (("where_broadcastable_three_ranks_true", 1.0), ("where_broadcastable_three_ranks_false", 0.0)):
+        single(name, None, lambda nb: nb.add_where_broadcastable("w", ["c", "x", "z"], "y"),
+               lambda k, p, q: np.where(k != 0, p, q),
+               layer_inputs={"c": np.full((1, 1, 1), picked, np.float32), "x": rand(1), "z": rand(5, 1)}, exact=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full-mobilenet", metavar="DIR", help="also write the full MobileNetV2 (outside git) to DIR")
@@ -884,6 +895,7 @@ def main():
         flexible_cases(save, builder, rand)
     torch_cases(args.full_mobilenet)
     if not args.only_torch:
+        regression_cases()
         with open(os.path.join(ROOT, "cases.json"), "w") as f:
             json.dump(CASES, f, indent=1)
         print(f"{len(CASES)} cases in {ROOT}")
