@@ -7,8 +7,10 @@ saves, per comparison:
 
     <out>/<source>/<n>/model.mlmodel, input_<i>.npy, expected_<i>.npy, case.json
     (case.json: test id, input and output names, the comparison — `allclose` with atol/rtol,
-    `rel_error` with delta, `snr` with SNR/PSNR, `shape` or `moments` — and the network's
-    layer types, nested networks of loop / branch layers included)
+    `rel_error` with delta, `snr` with SNR/PSNR, `shape` or `moments` — the network's
+    layer types, nested networks of loop / branch layers included, and `topk`: the `topK`
+    layers from a model input to an indices output, whose tied indices the runner compares
+    as interchangeable)
 
 - `mil`: the MIL op tests with the NeuralNetwork backend (`("neuralnetwork", "fp32")`, opset
   iOS14; the `iOS14` test files, `PYMIL_TEST_TARGETS=neuralnetwork`): `compare_backend` is
@@ -53,6 +55,19 @@ def layer_types(network):
     return types
 
 
+def topk_layers(network, inputs, outputs):
+    """The top-level `topK` layers that read a model input and write an indices output:
+    `{input, axis, indices}`, so the runner can accept indices of tied values in another order
+    (Core ML leaves the order of ties unspecified; NumPy's `argsort` is not stable)."""
+    found = []
+    for layer in network.layers:
+        if layer.WhichOneof("layer") != "topK" or len(layer.output) < 2:
+            continue
+        if layer.input[0] in inputs and layer.output[1] in outputs:
+            found.append(dict(input=layer.input[0], axis=int(layer.topK.axis), indices=layer.output[1]))
+    return found
+
+
 def network_of(spec):
     kind = spec.WhichOneof("Type")
     if kind in ("neuralNetwork", "neuralNetworkClassifier", "neuralNetworkRegressor"):
@@ -88,9 +103,13 @@ def save_case(spec, inputs, expected, comparison):
         np.save(os.path.join(directory, f"expected_{i}.npy"),
                 np.array(expected[name], dtype=np.float32, order="C"))
     test = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0].split("site-packages/")[-1]
+    extra = {}
+    topk = topk_layers(network, names, outputs)
+    if topk:
+        extra["topk"] = topk
     with open(os.path.join(directory, "case.json"), "w") as f:
         json.dump(dict(test=test, inputs=names, outputs=outputs, layers=sorted(layer_types(network)),
-                       **comparison), f)
+                       **comparison, **extra), f)
 
 
 def record_mil(mlmodel, input_key_values, expected_outputs, dtype="fp32", atol=1e-04, rtol=1e-05,
