@@ -172,9 +172,12 @@ struct NeuralNetworkHarvestTests {
                     guard let reference = Int(exactly: e), (0..<n).contains(reference) else {
                         return "[\(position)] reference index \(e) out of range"
                     }
-                    let (picked, wanted) = (values[(o * n + index) * inner + i], values[(o * n + reference) * inner + i])
+                    let (picked, wanted) = (
+                        values[(o * n + index) * inner + i], values[(o * n + reference) * inner + i]
+                    )
                     if picked != wanted && !(picked.isNaN && wanted.isNaN) {
-                        return "[\(position)] index \(index) picks \(picked), the reference's \(reference) picks \(wanted)"
+                        return
+                            "[\(position)] index \(index) picks \(picked), the reference's \(reference) picks \(wanted)"
                     }
                 }
             }
