@@ -869,15 +869,40 @@ def torch_cases(full_dir):
                   mlprogram=True)
 
 
-def regression_cases():
-    """Cases for bugs the harvested coremltools tests found; last, so the random draws of the
-    cases above stay as they are."""
+def late_cases():
+    """Cases added after the others (layers lowered later, bugs the harvested coremltools tests
+    found); last, so the random draws of the cases above stay as they are."""
     # `where` over three operands of three ranks whose single-element condition is the same
     # for every element (the select picks one operand whole), the output declared DOUBLE.
     for name, picked in (("where_broadcastable_three_ranks_true", 1.0), ("where_broadcastable_three_ranks_false", 0.0)):
         single(name, None, lambda nb: nb.add_where_broadcastable("w", ["c", "x", "z"], "y"),
                lambda k, p, q: np.where(k != 0, p, q),
                layer_inputs={"c": np.full((1, 1, 1), picked, np.float32), "x": rand(1), "z": rand(5, 1)}, exact=True)
+    # 3-D deconvolution (convolution3d with isDeconvolution) against torch's ConvTranspose3d:
+    # custom padding crops the full result; an outputShape larger than it (torch's
+    # output_padding) leaves the extra positions at the bias.
+    for name, groups, stride, dilation, padding, output_padding in [
+            ("deconv3d_custom_groups2", 2, (2, 1, 2), (1, 2, 1), (1, 0, 1), (0, 0, 0)),
+            ("deconv3d_output_shape", 1, (2, 2, 1), (1, 1, 1), (0, 1, 0), (1, 1, 0))]:
+        c_in, c_out, kernel = 4, 6, (3, 2, 3)
+        x = rand(1, c_in, 3, 4, 5)
+        module = torch.nn.ConvTranspose3d(c_in, c_out, kernel, stride=stride, padding=padding, dilation=dilation,
+                                          groups=groups, output_padding=output_padding)
+        with torch.no_grad():
+            module.weight.copy_(t(rand(c_in, c_out // groups, *kernel)))
+            module.bias.copy_(t(rand(c_out)))
+            y = module(t(x)).numpy()
+        nb = builder([("x", x.shape)], [("y", None)], exact=True)
+        # The builder takes [C_out / groups, C_in, kD, kH, kW] (and stores it transposed).
+        nb.add_convolution3d("d", c_in, c_out, *kernel, module.weight.detach().numpy().transpose(1, 0, 2, 3, 4),
+                             module.bias.detach().numpy(), True, groups=groups, stride_depth=stride[0],
+                             stride_height=stride[1], stride_width=stride[2], dilation_depth=dilation[0],
+                             dilation_height=dilation[1], dilation_width=dilation[2], is_deconv=True,
+                             output_shape=list(y.shape[2:]) if any(output_padding) else None,
+                             padding_mode="custom", padding_front=padding[0], padding_back=padding[0],
+                             padding_top=padding[1], padding_bottom=padding[1], padding_left=padding[2],
+                             padding_right=padding[2], input_name="x", output_name="y")
+        save(name, nb.spec, {"x": x}, {"y": y}, rtol=1e-4, atol=1e-5)
 
 
 def main():
@@ -895,7 +920,7 @@ def main():
         flexible_cases(save, builder, rand)
     torch_cases(args.full_mobilenet)
     if not args.only_torch:
-        regression_cases()
+        late_cases()
         with open(os.path.join(ROOT, "cases.json"), "w") as f:
             json.dump(CASES, f, indent=1)
         print(f"{len(CASES)} cases in {ROOT}")
