@@ -52,7 +52,7 @@ def save(name, spec, inputs, outputs, rtol=1e-5, atol=1e-5, error=None, labels=N
     for key, value in outputs.items():
         np.save(os.path.join(folder, "expected_" + key + ".npy"), np.ascontiguousarray(value, dtype=np.float32))
     nn = getattr(spec, spec.WhichOneof("Type"))
-    layers = sorted({layer.WhichOneof("layer") for layer in nn.layers})
+    layers = sorted({layer.WhichOneof("layer") for layer in nn.layers} - {None})
     entry = dict(name=name, inputs=list(inputs), outputs=list(outputs), rtol=rtol, atol=atol, layers=layers)
     if error:
         entry["error"] = error
@@ -738,10 +738,8 @@ def model_cases():
     nb.add_custom("my_custom", ["x"], ["y"]).custom.className = "MyLayer"
     error_case("invalid_custom_layer", nb.spec, "custom layer")
     nb = builder([("x", (3, 4, 5))], [("y", None)], exact=True)
-    nb.add_reduce_sum("r", "x", "c", axes=[0, 1, 2], keepdims=False)
-    branch = nb.add_branch("choose", "c")
-    NeuralNetworkBuilder(nn_spec=branch.branch.ifBranch, disable_rank5_shape_mapping=True).add_copy("copy", "x", "y")
-    error_case("invalid_unsupported_layer", nb.spec, "'branch'")
+    nb.spec.neuralNetwork.layers.add(name="untyped", input=["x"], output=["y"])
+    error_case("invalid_unsupported_layer", nb.spec, "layer 'untyped' (type 'layer field 0') sets no layer type")
     nb = builder([("x", (3, 4, 5))], [("y", None)])
     nb.add_inner_product("ip", rand(2, 60), None, 60, 2, False, "x", "y")
     del nb.spec.neuralNetwork.layers[0].innerProduct.weights.floatValue[-1]
@@ -758,9 +756,9 @@ def model_cases():
     nb.add_activation("relu", "RELU", "missing_blob", "y")
     error_case("invalid_undefined_blob", nb.spec, "missing_blob")
     nb = builder([("x", (3, 4, 5))], [("y", None)], exact=True)
-    nb.add_loop("loop", max_iterations=3)
+    nb.add_loop_break("stray_break")
     nb.add_copy("c", "x", "y")
-    error_case("invalid_control_flow_layer", nb.spec, "'loop'")
+    error_case("invalid_control_flow_layer", nb.spec, "layer 'stray_break' (type 'loopBreak') is not inside a loop")
 
 
 # ---------------------------------------------------------------- torch models
@@ -903,6 +901,86 @@ def late_cases():
                              padding_top=padding[1], padding_bottom=padding[1], padding_left=padding[2],
                              padding_right=padding[2], input_name="x", output_name="y")
         save(name, nb.spec, {"x": x}, {"y": y}, rtol=1e-4, atol=1e-5)
+    control_flow_cases()
+
+
+def control_flow_cases():
+    """`branch`, `loop`, `loopBreak`, `loopContinue` and `copy` writing blobs of the enclosing
+    network, with NumPy references."""
+    def nested(spec):
+        return NeuralNetworkBuilder(nn_spec=spec, disable_rank5_shape_mapping=True)
+
+    # branch: y = x * 2 if c else x - 1 (each branch copies into y); z = x + 1 before, and the
+    # if branch overwrites it.
+    x = rand(2, 3)
+    for name, picked in (("branch_if", 1.0), ("branch_else", 0.0)):
+        nb = builder([("c", (1,)), ("x", (2, 3))], [("y", None), ("z", None)], exact=True)
+        nb.add_activation("z0", "LINEAR", "x", "z", params=[1.0, 1.0])
+        branch = nb.add_branch("choose", "c")
+        then = nested(branch.branch.ifBranch)
+        then.add_elementwise("double", ["x"], "x2", mode="MULTIPLY", alpha=2.0)
+        then.add_copy("y_if", "x2", "y")
+        then.add_activation("z_if", "LINEAR", "x", "z_new", params=[0.0, 7.0])
+        then.add_copy("z_copy", "z_new", "z")
+        otherwise = nested(branch.branch.elseBranch)
+        otherwise.add_elementwise("minus", ["x"], "x1", mode="ADD", alpha=-1.0)
+        otherwise.add_copy("y_else", "x1", "y")
+        c = np.array([picked], np.float32)
+        y, z = (x * 2, np.full_like(x, 7.0)) if picked else (x - 1, x + 1)
+        save(name, nb.spec, {"c": c, "x": x}, {"y": y, "z": z})
+
+    # A for loop: s = x, then s = s * 0.5 + x, 4 times (maxLoopIterations, no condition).
+    nb = builder([("x", (3,))], [("s", None)], exact=True)
+    nb.add_copy("init", "x", "s")
+    loop = nb.add_loop("repeat", max_iterations=4)
+    body = nested(loop.loop.bodyNetwork)
+    body.add_elementwise("half", ["s"], "h", mode="MULTIPLY", alpha=0.5)
+    body.add_elementwise("plus", ["h", "x"], "next", mode="ADD")
+    body.add_copy("update", "next", "s")
+    xs = rand(3)
+    s = xs.copy()
+    for _ in range(4):
+        s = s * 0.5 + xs
+    save("loop_for", nb.spec, {"x": xs}, {"s": s})
+
+    # A while loop with an iteration limit as input: i counts up while i < bound (condition
+    # network) and the limit allows; the body skips adding odd i to acc (loopContinue) and
+    # stops once acc exceeds 10 (loopBreak).
+    def while_case(name, bound, limit):
+        nb = builder([("bound", (1,)), ("limit", (1,))], [("i", None), ("acc", None)], exact=True)
+        nb.add_load_constant_nd("i0", "i", np.zeros(1), shape=(1,))
+        nb.add_load_constant_nd("acc0", "acc", np.zeros(1), shape=(1,))
+        loop = nb.add_loop("count", input_name="limit")
+        loop.loop.conditionVar = "go"
+        condition = nested(loop.loop.conditionNetwork)
+        condition.add_less_than("cmp", ["i", "bound"], "go")
+        body = nested(loop.loop.bodyNetwork)
+        body.add_activation("inc", "LINEAR", "i", "i1", params=[1.0, 1.0])
+        body.add_copy("i_update", "i1", "i")
+        body.add_load_constant_nd("two_c", "two", np.array([2.0]), shape=(1,))
+        body.add_mod_broadcastable("parity", ["i", "two"], "odd")
+        skip = body.add_branch("skip_odd", "odd")
+        nested(skip.branch.ifBranch).add_loop_continue("next")
+        body.add_add_broadcastable("add", ["acc", "i"], "acc1")
+        body.add_copy("acc_update", "acc1", "acc")
+        body.add_greater_than("big", ["acc"], "done", alpha=10.0)
+        stop = body.add_branch("stop", "done")
+        nested(stop.branch.ifBranch).add_loop_break("leave")
+        i, acc, n = 0.0, 0.0, 0
+        while i < bound and n < limit:
+            n += 1
+            i += 1
+            if i % 2:
+                continue
+            acc += i
+            if acc > 10:
+                break
+        save(name, nb.spec, {"bound": np.array([bound], np.float32), "limit": np.array([limit], np.float32)},
+             {"i": np.array([i], np.float32), "acc": np.array([acc], np.float32)})
+
+    while_case("loop_while_break", 20.0, 100.0)
+    while_case("loop_while_limit", 20.0, 5.0)
+    while_case("loop_while_condition", 3.0, 100.0)
 
 
 def main():
