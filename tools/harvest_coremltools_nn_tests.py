@@ -25,7 +25,10 @@ Usage (a venv with coremltools 9, pytest, scipy, torch):
     nice -n 19 python tools/harvest_coremltools_nn_tests.py mil OUT_DIR [pytest args...]
     nice -n 19 python tools/harvest_coremltools_nn_tests.py nn OUT_DIR [pytest args...]
 
-Arguments that are only options (`-k expr`) select within the default files. `HARVEST_SAMPLE=n` keeps every n-th parametrization of each test function. The output is not
+Arguments that are only options (`-k expr`) select within the default files. `HARVEST_SAMPLE=n` keeps every n-th parametrization of each test function;
+`HARVEST_MAX_CASES=n` records at most n cases per test function (the first n), and
+`HARVEST_MAX_MB=m` skips cases whose arrays exceed m MB. The sampled `nn` run of
+Docs/NeuralNetwork.md is `HARVEST_MAX_CASES=40 HARVEST_MAX_MB=20 ... nn OUT -k "not _gpu"`. The output is not
 committed; `NeuralNetworkHarvestTests` (`TESSERA_NN_HARVEST_DIR=OUT_DIR`) runs it and writes
 `outcomes.csv`, and `tools/summarize_nn_harvest.py` turns that into the tables of
 `Docs/NeuralNetwork.md`.
@@ -40,6 +43,7 @@ import numpy as np
 
 OUT = None
 COUNTER = itertools.count()
+CASES_PER_TEST = {}
 
 
 def layer_types(network):
@@ -87,6 +91,15 @@ def save_case(spec, inputs, expected, comparison):
         return
     if not all(isinstance(v, np.ndarray) or np.isscalar(v) for v in inputs.values()):
         return
+    test_function = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0].split("[")[0]
+    limit = int(os.environ.get("HARVEST_MAX_CASES", "0"))
+    if limit and CASES_PER_TEST.get(test_function, 0) >= limit:
+        return
+    megabytes = float(os.environ.get("HARVEST_MAX_MB", "0"))
+    arrays = [np.asarray(v) for v in list(inputs.values()) + list(expected.values())]
+    if megabytes and sum(a.size * 4 for a in arrays) > megabytes * 1e6:
+        return
+    CASES_PER_TEST[test_function] = CASES_PER_TEST.get(test_function, 0) + 1
     directory = os.path.join(OUT, f"{next(COUNTER):05d}")
     os.makedirs(directory)
     coremltools.utils.save_spec(spec, os.path.join(directory, "model.mlmodel"))
