@@ -901,6 +901,18 @@ def late_cases():
                              padding_top=padding[1], padding_bottom=padding[1], padding_left=padding[2],
                              padding_right=padding[2], input_name="x", output_name="y")
         save(name, nb.spec, {"x": x}, {"y": y}, rtol=1e-4, atol=1e-5)
+    # concatND with interleave: out[i * 3 + k] = input_k[i] along axis 1.
+    a, b, c = rand(2, 3, 4), rand(2, 3, 4), rand(2, 3, 4)
+    nb = builder([("a", a.shape), ("b", b.shape), ("c", c.shape)], [("y", None)], exact=True)
+    nb.add_concat_nd("cat", ["a", "b", "c"], "y", axis=1, interleave=True)
+    save("concat_nd_interleave", nb.spec, {"a": a, "b": b, "c": c},
+         {"y": np.stack([a, b, c], axis=2).reshape(2, 9, 4)})
+    # oneHot with axis unset (0, the proto default): the one-hot axis comes first.
+    labels = np.array([[1, 0, 3], [2, 5, 1]], np.float32)
+    nb = builder([("x", labels.shape)], [("y", None)], exact=True)
+    nb.add_one_hot("o", ["x"], "y", one_hot_vector_size=4, axis=0, on_value=1.0, off_value=0.0)
+    save("one_hot_axis_default", nb.spec, {"x": labels},
+         {"y": (np.arange(4).reshape(4, 1, 1) == labels[None]).astype(np.float32)})
     control_flow_cases()
 
 
