@@ -990,6 +990,20 @@ def control_flow_cases():
         save(name, nb.spec, {"bound": np.array([bound], np.float32), "limit": np.array([limit], np.float32)},
              {"i": np.array([i], np.float32), "acc": np.array([acc], np.float32)})
 
+    # loopBreak straight in the body, between two copies into s: the loop runs once and s keeps
+    # the value of the first copy (s + 1), not the second's.
+    nb = builder([("x", (3,))], [("s", None)], exact=True)
+    nb.add_copy("init", "x", "s")
+    loop = nb.add_loop("once", max_iterations=10)
+    body = nested(loop.loop.bodyNetwork)
+    body.add_activation("inc", "LINEAR", "s", "t", params=[1.0, 1.0])
+    body.add_copy("first", "t", "s")
+    body.add_elementwise("twice", ["s"], "u", mode="MULTIPLY", alpha=2.0)
+    body.add_loop_break("leave")
+    body.add_copy("second", "u", "s")
+    xs = rand(3)
+    save("loop_break_in_body", nb.spec, {"x": xs}, {"s": xs + 1})
+
     while_case("loop_while_break", 20.0, 100.0)
     while_case("loop_while_limit", 20.0, 5.0)
     while_case("loop_while_condition", 3.0, 100.0)
