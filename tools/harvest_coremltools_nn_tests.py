@@ -7,8 +7,10 @@ saves, per comparison:
 
     <out>/<source>/<n>/model.mlmodel, input_<i>.npy, expected_<i>.npy, case.json
     (case.json: test id, input and output names, the comparison — `allclose` with atol/rtol,
-    `rel_error` with delta, `snr` with SNR/PSNR, `shape` or `moments` — and the network's
-    layer types, nested networks of loop / branch layers included)
+    `rel_error` with delta, `snr` with SNR/PSNR, `shape` or `moments` — the network's
+    layer types, nested networks of loop / branch layers included, and `topk`: the `topK`
+    layers from a model input to an indices output, whose tied indices the runner compares
+    as interchangeable)
 
 - `mil`: the MIL op tests with the NeuralNetwork backend (`("neuralnetwork", "fp32")`, opset
   iOS14; the `iOS14` test files, `PYMIL_TEST_TARGETS=neuralnetwork`): `compare_backend` is
@@ -23,7 +25,10 @@ Usage (a venv with coremltools 9, pytest, scipy, torch):
     nice -n 19 python tools/harvest_coremltools_nn_tests.py mil OUT_DIR [pytest args...]
     nice -n 19 python tools/harvest_coremltools_nn_tests.py nn OUT_DIR [pytest args...]
 
-Arguments that are only options (`-k expr`) select within the default files. `HARVEST_SAMPLE=n` keeps every n-th parametrization of each test function. The output is not
+Arguments that are only options (`-k expr`) select within the default files. `HARVEST_SAMPLE=n` keeps every n-th parametrization of each test function;
+`HARVEST_MAX_CASES=n` records at most n cases per test function (the first n), and
+`HARVEST_MAX_MB=m` skips cases whose arrays exceed m MB. The sampled `nn` run of
+Docs/NeuralNetwork.md is `HARVEST_MAX_CASES=40 HARVEST_MAX_MB=20 ... nn OUT -k "not _gpu"`. The output is not
 committed; `NeuralNetworkHarvestTests` (`TESSERA_NN_HARVEST_DIR=OUT_DIR`) runs it and writes
 `outcomes.csv`, and `tools/summarize_nn_harvest.py` turns that into the tables of
 `Docs/NeuralNetwork.md`.
@@ -38,6 +43,7 @@ import numpy as np
 
 OUT = None
 COUNTER = itertools.count()
+CASES_PER_TEST = {}
 
 
 def layer_types(network):
@@ -51,6 +57,19 @@ def layer_types(network):
             if hasattr(params, field) and params.HasField(field):
                 types |= layer_types(getattr(params, field))
     return types
+
+
+def topk_layers(network, inputs, outputs):
+    """The top-level `topK` layers that read a model input and write an indices output:
+    `{input, axis, indices}`, so the runner can accept indices of tied values in another order
+    (Core ML leaves the order of ties unspecified; NumPy's `argsort` is not stable)."""
+    found = []
+    for layer in network.layers:
+        if layer.WhichOneof("layer") != "topK" or len(layer.output) < 2:
+            continue
+        if layer.input[0] in inputs and layer.output[1] in outputs:
+            found.append(dict(input=layer.input[0], axis=int(layer.topK.axis), indices=layer.output[1]))
+    return found
 
 
 def network_of(spec):
@@ -72,6 +91,16 @@ def save_case(spec, inputs, expected, comparison):
         return
     if not all(isinstance(v, np.ndarray) or np.isscalar(v) for v in inputs.values()):
         return
+    test_function = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0].split("[")[0]
+    limit = int(os.environ.get("HARVEST_MAX_CASES", "0"))
+    if limit and CASES_PER_TEST.get(test_function, 0) >= limit:
+        import pytest
+        pytest.skip("HARVEST_MAX_CASES reached")  # the rest of a stress test would only be dropped
+    megabytes = float(os.environ.get("HARVEST_MAX_MB", "0"))
+    arrays = [np.asarray(v) for v in list(inputs.values()) + list(expected.values())]
+    if megabytes and sum(a.size * 4 for a in arrays) > megabytes * 1e6:
+        return
+    CASES_PER_TEST[test_function] = CASES_PER_TEST.get(test_function, 0) + 1
     directory = os.path.join(OUT, f"{next(COUNTER):05d}")
     os.makedirs(directory)
     coremltools.utils.save_spec(spec, os.path.join(directory, "model.mlmodel"))
@@ -88,9 +117,13 @@ def save_case(spec, inputs, expected, comparison):
         np.save(os.path.join(directory, f"expected_{i}.npy"),
                 np.array(expected[name], dtype=np.float32, order="C"))
     test = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0].split("site-packages/")[-1]
+    extra = {}
+    topk = topk_layers(network, names, outputs)
+    if topk:
+        extra["topk"] = topk
     with open(os.path.join(directory, "case.json"), "w") as f:
         json.dump(dict(test=test, inputs=names, outputs=outputs, layers=sorted(layer_types(network)),
-                       **comparison), f)
+                       **comparison, **extra), f)
 
 
 def record_mil(mlmodel, input_key_values, expected_outputs, dtype="fp32", atol=1e-04, rtol=1e-05,

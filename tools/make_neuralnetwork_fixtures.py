@@ -52,7 +52,7 @@ def save(name, spec, inputs, outputs, rtol=1e-5, atol=1e-5, error=None, labels=N
     for key, value in outputs.items():
         np.save(os.path.join(folder, "expected_" + key + ".npy"), np.ascontiguousarray(value, dtype=np.float32))
     nn = getattr(spec, spec.WhichOneof("Type"))
-    layers = sorted({layer.WhichOneof("layer") for layer in nn.layers})
+    layers = sorted({layer.WhichOneof("layer") for layer in nn.layers} - {None})
     entry = dict(name=name, inputs=list(inputs), outputs=list(outputs), rtol=rtol, atol=atol, layers=layers)
     if error:
         entry["error"] = error
@@ -738,10 +738,8 @@ def model_cases():
     nb.add_custom("my_custom", ["x"], ["y"]).custom.className = "MyLayer"
     error_case("invalid_custom_layer", nb.spec, "custom layer")
     nb = builder([("x", (3, 4, 5))], [("y", None)], exact=True)
-    nb.add_reduce_sum("r", "x", "c", axes=[0, 1, 2], keepdims=False)
-    branch = nb.add_branch("choose", "c")
-    NeuralNetworkBuilder(nn_spec=branch.branch.ifBranch, disable_rank5_shape_mapping=True).add_copy("copy", "x", "y")
-    error_case("invalid_unsupported_layer", nb.spec, "'branch'")
+    nb.spec.neuralNetwork.layers.add(name="untyped", input=["x"], output=["y"])
+    error_case("invalid_unsupported_layer", nb.spec, "layer 'untyped' (type 'layer field 0') sets no layer type")
     nb = builder([("x", (3, 4, 5))], [("y", None)])
     nb.add_inner_product("ip", rand(2, 60), None, 60, 2, False, "x", "y")
     del nb.spec.neuralNetwork.layers[0].innerProduct.weights.floatValue[-1]
@@ -758,9 +756,9 @@ def model_cases():
     nb.add_activation("relu", "RELU", "missing_blob", "y")
     error_case("invalid_undefined_blob", nb.spec, "missing_blob")
     nb = builder([("x", (3, 4, 5))], [("y", None)], exact=True)
-    nb.add_loop("loop", max_iterations=3)
+    nb.add_loop_break("stray_break")
     nb.add_copy("c", "x", "y")
-    error_case("invalid_control_flow_layer", nb.spec, "'loop'")
+    error_case("invalid_control_flow_layer", nb.spec, "layer 'stray_break' (type 'loopBreak') is not inside a loop")
 
 
 # ---------------------------------------------------------------- torch models
@@ -869,6 +867,148 @@ def torch_cases(full_dir):
                   mlprogram=True)
 
 
+def late_cases():
+    """Cases added after the others (layers lowered later, bugs the harvested coremltools tests
+    found); last, so the random draws of the cases above stay as they are."""
+    # `where` over three operands of three ranks whose single-element condition is the same
+    # for every element (the select picks one operand whole), the output declared DOUBLE.
+    for name, picked in (("where_broadcastable_three_ranks_true", 1.0), ("where_broadcastable_three_ranks_false", 0.0)):
+        single(name, None, lambda nb: nb.add_where_broadcastable("w", ["c", "x", "z"], "y"),
+               lambda k, p, q: np.where(k != 0, p, q),
+               layer_inputs={"c": np.full((1, 1, 1), picked, np.float32), "x": rand(1), "z": rand(5, 1)}, exact=True)
+    # 3-D deconvolution (convolution3d with isDeconvolution) against torch's ConvTranspose3d:
+    # custom padding crops the full result; an outputShape larger than it (torch's
+    # output_padding) leaves the extra positions at the bias.
+    for name, groups, stride, dilation, padding, output_padding in [
+            ("deconv3d_custom_groups2", 2, (2, 1, 2), (1, 2, 1), (1, 0, 1), (0, 0, 0)),
+            ("deconv3d_output_shape", 1, (2, 2, 1), (1, 1, 1), (0, 1, 0), (1, 1, 0))]:
+        c_in, c_out, kernel = 4, 6, (3, 2, 3)
+        x = rand(1, c_in, 3, 4, 5)
+        module = torch.nn.ConvTranspose3d(c_in, c_out, kernel, stride=stride, padding=padding, dilation=dilation,
+                                          groups=groups, output_padding=output_padding)
+        with torch.no_grad():
+            module.weight.copy_(t(rand(c_in, c_out // groups, *kernel)))
+            module.bias.copy_(t(rand(c_out)))
+            y = module(t(x)).numpy()
+        nb = builder([("x", x.shape)], [("y", None)], exact=True)
+        # The builder takes [C_out / groups, C_in, kD, kH, kW] (and stores it transposed).
+        nb.add_convolution3d("d", c_in, c_out, *kernel, module.weight.detach().numpy().transpose(1, 0, 2, 3, 4),
+                             module.bias.detach().numpy(), True, groups=groups, stride_depth=stride[0],
+                             stride_height=stride[1], stride_width=stride[2], dilation_depth=dilation[0],
+                             dilation_height=dilation[1], dilation_width=dilation[2], is_deconv=True,
+                             output_shape=list(y.shape[2:]) if any(output_padding) else None,
+                             padding_mode="custom", padding_front=padding[0], padding_back=padding[0],
+                             padding_top=padding[1], padding_bottom=padding[1], padding_left=padding[2],
+                             padding_right=padding[2], input_name="x", output_name="y")
+        save(name, nb.spec, {"x": x}, {"y": y}, rtol=1e-4, atol=1e-5)
+    # concatND with interleave: out[i * 3 + k] = input_k[i] along axis 1.
+    a, b, c = rand(2, 3, 4), rand(2, 3, 4), rand(2, 3, 4)
+    nb = builder([("a", a.shape), ("b", b.shape), ("c", c.shape)], [("y", None)], exact=True)
+    nb.add_concat_nd("cat", ["a", "b", "c"], "y", axis=1, interleave=True)
+    save("concat_nd_interleave", nb.spec, {"a": a, "b": b, "c": c},
+         {"y": np.stack([a, b, c], axis=2).reshape(2, 9, 4)})
+    # oneHot with axis unset (0, the proto default): the one-hot axis comes first.
+    labels = np.array([[1, 0, 3], [2, 5, 1]], np.float32)
+    nb = builder([("x", labels.shape)], [("y", None)], exact=True)
+    nb.add_one_hot("o", ["x"], "y", one_hot_vector_size=4, axis=0, on_value=1.0, off_value=0.0)
+    save("one_hot_axis_default", nb.spec, {"x": labels},
+         {"y": (np.arange(4).reshape(4, 1, 1) == labels[None]).astype(np.float32)})
+    control_flow_cases()
+
+
+def control_flow_cases():
+    """`branch`, `loop`, `loopBreak`, `loopContinue` and `copy` writing blobs of the enclosing
+    network, with NumPy references."""
+    def nested(spec):
+        return NeuralNetworkBuilder(nn_spec=spec, disable_rank5_shape_mapping=True)
+
+    # branch: y = x * 2 if c else x - 1 (each branch copies into y); z = x + 1 before, and the
+    # if branch overwrites it.
+    x = rand(2, 3)
+    for name, picked in (("branch_if", 1.0), ("branch_else", 0.0)):
+        nb = builder([("c", (1,)), ("x", (2, 3))], [("y", None), ("z", None)], exact=True)
+        nb.add_activation("z0", "LINEAR", "x", "z", params=[1.0, 1.0])
+        branch = nb.add_branch("choose", "c")
+        then = nested(branch.branch.ifBranch)
+        then.add_elementwise("double", ["x"], "x2", mode="MULTIPLY", alpha=2.0)
+        then.add_copy("y_if", "x2", "y")
+        then.add_activation("z_if", "LINEAR", "x", "z_new", params=[0.0, 7.0])
+        then.add_copy("z_copy", "z_new", "z")
+        otherwise = nested(branch.branch.elseBranch)
+        otherwise.add_elementwise("minus", ["x"], "x1", mode="ADD", alpha=-1.0)
+        otherwise.add_copy("y_else", "x1", "y")
+        c = np.array([picked], np.float32)
+        y, z = (x * 2, np.full_like(x, 7.0)) if picked else (x - 1, x + 1)
+        save(name, nb.spec, {"c": c, "x": x}, {"y": y, "z": z})
+
+    # A for loop: s = x, then s = s * 0.5 + x, 4 times (maxLoopIterations, no condition).
+    nb = builder([("x", (3,))], [("s", None)], exact=True)
+    nb.add_copy("init", "x", "s")
+    loop = nb.add_loop("repeat", max_iterations=4)
+    body = nested(loop.loop.bodyNetwork)
+    body.add_elementwise("half", ["s"], "h", mode="MULTIPLY", alpha=0.5)
+    body.add_elementwise("plus", ["h", "x"], "next", mode="ADD")
+    body.add_copy("update", "next", "s")
+    xs = rand(3)
+    s = xs.copy()
+    for _ in range(4):
+        s = s * 0.5 + xs
+    save("loop_for", nb.spec, {"x": xs}, {"s": s})
+
+    # A while loop with an iteration limit as input: i counts up while i < bound (condition
+    # network) and the limit allows; the body skips adding odd i to acc (loopContinue) and
+    # stops once acc exceeds 10 (loopBreak).
+    def while_case(name, bound, limit):
+        nb = builder([("bound", (1,)), ("limit", (1,))], [("i", None), ("acc", None)], exact=True)
+        nb.add_load_constant_nd("i0", "i", np.zeros(1), shape=(1,))
+        nb.add_load_constant_nd("acc0", "acc", np.zeros(1), shape=(1,))
+        loop = nb.add_loop("count", input_name="limit")
+        loop.loop.conditionVar = "go"
+        condition = nested(loop.loop.conditionNetwork)
+        condition.add_less_than("cmp", ["i", "bound"], "go")
+        body = nested(loop.loop.bodyNetwork)
+        body.add_activation("inc", "LINEAR", "i", "i1", params=[1.0, 1.0])
+        body.add_copy("i_update", "i1", "i")
+        body.add_load_constant_nd("two_c", "two", np.array([2.0]), shape=(1,))
+        body.add_mod_broadcastable("parity", ["i", "two"], "odd")
+        skip = body.add_branch("skip_odd", "odd")
+        nested(skip.branch.ifBranch).add_loop_continue("next")
+        body.add_add_broadcastable("add", ["acc", "i"], "acc1")
+        body.add_copy("acc_update", "acc1", "acc")
+        body.add_greater_than("big", ["acc"], "done", alpha=10.0)
+        stop = body.add_branch("stop", "done")
+        nested(stop.branch.ifBranch).add_loop_break("leave")
+        i, acc, n = 0.0, 0.0, 0
+        while i < bound and n < limit:
+            n += 1
+            i += 1
+            if i % 2:
+                continue
+            acc += i
+            if acc > 10:
+                break
+        save(name, nb.spec, {"bound": np.array([bound], np.float32), "limit": np.array([limit], np.float32)},
+             {"i": np.array([i], np.float32), "acc": np.array([acc], np.float32)})
+
+    # loopBreak straight in the body, between two copies into s: the loop runs once and s keeps
+    # the value of the first copy (s + 1), not the second's.
+    nb = builder([("x", (3,))], [("s", None)], exact=True)
+    nb.add_copy("init", "x", "s")
+    loop = nb.add_loop("once", max_iterations=10)
+    body = nested(loop.loop.bodyNetwork)
+    body.add_activation("inc", "LINEAR", "s", "t", params=[1.0, 1.0])
+    body.add_copy("first", "t", "s")
+    body.add_elementwise("twice", ["s"], "u", mode="MULTIPLY", alpha=2.0)
+    body.add_loop_break("leave")
+    body.add_copy("second", "u", "s")
+    xs = rand(3)
+    save("loop_break_in_body", nb.spec, {"x": xs}, {"s": xs + 1})
+
+    while_case("loop_while_break", 20.0, 100.0)
+    while_case("loop_while_limit", 20.0, 5.0)
+    while_case("loop_while_condition", 3.0, 100.0)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--full-mobilenet", metavar="DIR", help="also write the full MobileNetV2 (outside git) to DIR")
@@ -884,6 +1024,7 @@ def main():
         flexible_cases(save, builder, rand)
     torch_cases(args.full_mobilenet)
     if not args.only_torch:
+        late_cases()
         with open(os.path.join(ROOT, "cases.json"), "w") as f:
             json.dump(CASES, f, indent=1)
         print(f"{len(CASES)} cases in {ROOT}")

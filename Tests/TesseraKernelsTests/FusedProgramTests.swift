@@ -187,6 +187,58 @@ struct FusedProgramTests {
         #expect(out == expected)
     }
 
+    /// A condition that is the same over a block (a broadcast scalar) makes `select` pick an
+    /// operand whole: the pick must still reach the output and survive later reuse of the
+    /// operand's scratch slot (it once returned the operand's block unwritten to the output).
+    @Test("select with a condition uniform in the block", arguments: [Float(1), 0])
+    func selectUniformCondition(condition: Float) {
+        let count = 37
+        let programs = [
+            // out = c ? x : y, written straight into the output.
+            FusedProgram(
+                computeType: .float32, instructions: [.input(0), .input(1), .input(2), .select(condition: 0, 1, 2)],
+                outputs: [3]),
+            // s = c ? x * 2 : y; out = (s + 1) + s * 3: `x * 2`'s slot is free after the select.
+            FusedProgram(
+                computeType: .float32,
+                instructions: [
+                    .input(0), .input(1), .input(2), .constant(2), .binary(.mul, 1, 3), .select(condition: 0, 4, 2),
+                    .constant(1), .binary(.add, 5, 6), .constant(3), .binary(.mul, 5, 8), .binary(.add, 7, 9),
+                ],
+                outputs: [10]),
+        ]
+        let x = (0..<count).map { Float($0) }
+        let y = (0..<count).map { Float(100 - $0) }
+        for program in programs {
+            let expected = referenceEvaluate(
+                program, inputs: [[Float](repeating: condition, count: count), x, y], count: count)
+            var out = [Float](repeating: .nan, count: count)
+            [condition].withUnsafeBytes { pc in
+                x.withUnsafeBytes { px in
+                    y.withUnsafeBytes { py in
+                        out.withUnsafeMutableBytes { po in
+                            program.run(
+                                shape: [count],
+                                inputs: [
+                                    FusedInput(
+                                        pointer: pc.baseAddress!,
+                                        layout: StridedLayout(contiguous: [1]).broadcast(to: [count]), type: .float32),
+                                    FusedInput(
+                                        pointer: px.baseAddress!, layout: StridedLayout(contiguous: [count]),
+                                        type: .float32),
+                                    FusedInput(
+                                        pointer: py.baseAddress!, layout: StridedLayout(contiguous: [count]),
+                                        type: .float32),
+                                ],
+                                outputs: [FusedOutput(pointer: po.baseAddress!, type: .float32)])
+                        }
+                    }
+                }
+            }
+            #expect(out == expected[0], "\(program)")
+        }
+    }
+
     @Test("integer programs wrap and store to narrower types")
     func integerProgram() {
         let a: [Int16] = (0..<100).map { Int16($0 * 300 - 15000) }

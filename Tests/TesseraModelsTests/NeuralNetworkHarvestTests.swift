@@ -12,7 +12,9 @@ import _TesseraTestSupport
 /// Opt-in: `TESSERA_NN_HARVEST_DIR=/tmp/nn-harvest swift test --filter NeuralNetworkHarvest`.
 /// Writes `outcomes.csv` (one line per case: folder, outcome, layer types, detail) for
 /// `tools/summarize_nn_harvest.py`, prints the counts per layer type, and records an issue for
-/// every case that loads but predicts wrong values or throws.
+/// every case that loads but predicts wrong values or throws. The indices of a `topK` layer
+/// from a model input are compared tie-aware (``tiedIndicesProblem``): Core ML leaves the order
+/// of tied values unspecified.
 @Suite("NeuralNetwork harvested coremltools tests")
 struct NeuralNetworkHarvestTests {
     /// One harvested case's `case.json`: the comparison the coremltools test makes.
@@ -30,6 +32,15 @@ struct NeuralNetworkHarvestTests {
         var snr: Double?
         var psnr: Double?
         var moments: Int?
+        /// The `topK` layers from a model input to an indices output (see ``tiedIndicesProblem``).
+        var topk: [TopK]?
+    }
+
+    /// A `topK` layer reading model input `input` along `axis` and writing output `indices`.
+    struct TopK: Decodable {
+        var input: String
+        var axis: Int
+        var indices: String
     }
 
     enum Outcome: String {
@@ -91,8 +102,10 @@ struct NeuralNetworkHarvestTests {
         }
         do {
             var features: [String: MLFeatureValue] = [:]
+            var inputArrays: [String: NumPyArray] = [:]
             for (index, name) in harvested.inputs.enumerated() {
                 let array = try NumPyArray(contentsOf: directory.appendingPathComponent("input_\(index).npy"))
+                inputArrays[name] = array
                 let shape = array.shape.isEmpty ? [1] : array.shape
                 features[name] =
                     array.dtype == "<i4"
@@ -113,7 +126,11 @@ struct NeuralNetworkHarvestTests {
                 guard got.count == expected.count else {
                     return (.wrong, "\(name): shape \(shape), expected \(expected.shape)")
                 }
-                if let problem = compare(got, expected.floats, harvested) {
+                if let topK = harvested.topk?.first(where: { $0.indices == name }), let x = inputArrays[topK.input] {
+                    if let problem = tiedIndicesProblem(got, expected.floats, shape: shape, input: x, axis: topK.axis) {
+                        return (.wrong, "\(name) \(shape): \(problem)")
+                    }
+                } else if let problem = compare(got, expected.floats, harvested) {
                     return (.wrong, "\(name) \(shape): \(problem)")
                 }
             }
@@ -121,6 +138,51 @@ struct NeuralNetworkHarvestTests {
         } catch {
             return (.runError, "\(error)")
         }
+    }
+
+    /// Harness rule for `topK` indices: Core ML does not specify the order of tied values
+    /// (`TopKLayerParams` says nothing about ties), Tessera orders them by index and NumPy's
+    /// reference `argsort` is not stable, so indices of equal values are interchangeable. The
+    /// indices pass when, in every slice along `axis`, they are distinct, in range, and pick
+    /// from the input `x` exactly the values the reference indices pick, position by position:
+    /// then they are a valid top (or bottom) K in the reference's order. `nil` when they pass.
+    func tiedIndicesProblem(_ got: [Float], _ expected: [Float], shape: [Int], input x: NumPyArray, axis: Int)
+        -> String?
+    {
+        let inputShape = x.shape.isEmpty ? [1] : x.shape
+        guard shape.count == inputShape.count, !shape.isEmpty else {
+            return "indices shape \(shape) against input shape \(inputShape)"
+        }
+        let a = axis < 0 ? axis + shape.count : axis
+        guard (0..<shape.count).contains(a) else { return "axis \(axis) out of range for \(shape)" }
+        let values = x.floats
+        let k = shape[a]
+        let n = inputShape[a]
+        let inner = shape[(a + 1)...].reduce(1, *)
+        let outer = shape[..<a].reduce(1, *)
+        for o in 0..<outer {
+            for i in 0..<inner {
+                var seen = Set<Int>()
+                for j in 0..<k {
+                    let position = (o * k + j) * inner + i
+                    let (g, e) = (got[position], expected[position])
+                    guard let index = Int(exactly: g), (0..<n).contains(index), seen.insert(index).inserted else {
+                        return "[\(position)] index \(g) is not a distinct index below \(n)"
+                    }
+                    guard let reference = Int(exactly: e), (0..<n).contains(reference) else {
+                        return "[\(position)] reference index \(e) out of range"
+                    }
+                    let (picked, wanted) = (
+                        values[(o * n + index) * inner + i], values[(o * n + reference) * inner + i]
+                    )
+                    if picked != wanted && !(picked.isNaN && wanted.isNaN) {
+                        return
+                            "[\(position)] index \(index) picks \(picked), the reference's \(reference) picks \(wanted)"
+                    }
+                }
+            }
+        }
+        return nil
     }
 
     /// Why `got` fails the case's comparison against `expected`, or `nil` when it passes.

@@ -35,8 +35,10 @@ struct NeuralNetworkSpecTests {
         let exact = try #require(try spec("torch_small_cnn").neuralNetwork)
         #expect(exact.arrayInputShapeMapping == .exact)
         #expect(exact.summaryLines.first?.hasPrefix("layers (11, exact array mapping): convolution 3") == true)
-        let loop = try #require(try spec("invalid_control_flow_layer").neuralNetwork)
-        #expect(loop.summaryLines.contains("not supported by Tessera: loop"))
+        let untyped = try #require(try spec("invalid_unsupported_layer").neuralNetwork)
+        #expect(untyped.summaryLines.contains("not supported by Tessera: layer field 0"))
+        let loopBreak = try #require(try spec("invalid_control_flow_layer").neuralNetwork)
+        #expect(!loopBreak.summaryLines.contains { $0.hasPrefix("not supported") })
     }
 
     @Test("sub-byte values unpack most significant bit first")

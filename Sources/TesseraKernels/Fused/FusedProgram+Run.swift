@@ -136,7 +136,15 @@ struct FusedRunner<C: FusedComputeScalar> {
             return .block(destination!)
         case .select(let c, let a, let b):
             if case .uniform(let condition) = values[c] {
-                return condition != C.converting(Int32(0)) ? values[a] : values[b]
+                // A condition uniform in the block picks one operand whole. A block operand is
+                // copied into the select's own destination: that may be the output (stored by
+                // no one else), and the operand's slot may be reused once the select has read it.
+                let chosen = condition != C.converting(Int32(0)) ? values[a] : values[b]
+                guard case .block(let p) = chosen, let destination, UnsafePointer(destination) != p else {
+                    return chosen
+                }
+                destination.update(from: p, count: n)
+                return .block(destination)
             }
             let operands = [values[c], values[a], values[b]].enumerated().map { (i, operand) -> UnsafePointer<C> in
                 switch operand {

@@ -127,6 +127,7 @@ extension CoreMLSpec.NeuralNetwork {
             lines.append("preprocessing of \(step.featureName.isEmpty ? "the input" : step.featureName): \(what)")
         }
         let unsupported = Set(layers.map(\.typeField)).subtracting(NeuralNetworkLayerRegistry.types.keys)
+            .subtracting(NeuralNetworkFunctionBuilder.controlFlowFields)
         if !unsupported.isEmpty {
             let names = unsupported.map { NeuralNetworkLayerTypes.names[$0] ?? "layer field \($0)" }.sorted()
             lines.append("not supported by Tessera: " + names.joined(separator: ", "))

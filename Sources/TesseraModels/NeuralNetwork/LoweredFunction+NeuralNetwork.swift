@@ -60,23 +60,32 @@ struct NeuralNetworkFunctionBuilder {
     let file: String
     private(set) var inputs: [(name: String, type: MILValueType)] = []
     private(set) var inputSlots: [Int] = []
-    private(set) var steps: [LoweredStep] = []
+    var steps: [LoweredStep] = []
     private(set) var slotCount = 0
     private(set) var constantTensors: [(slot: Int, tensor: MLTensor)] = []
-    /// The slot of every blob defined so far.
-    private var blobs: [String: Int] = [:]
+    /// The slot of every blob defined so far (in the network being lowered: a control-flow
+    /// layer's network starts from its enclosing scope's).
+    var blobs: [String: Int] = [:]
+    /// The slots each blob was given in the network being lowered, in order (a `copy` layer
+    /// may overwrite a blob); see ``LoweredBlock/outputDefinitions``.
+    var definitions: [String: [Int]] = [:]
+    /// How many `loop` bodies enclose the network being lowered (`loopBreak` and
+    /// `loopContinue` need one).
+    var loopDepth = 0
+    /// How many control-flow layers enclose the network being lowered.
+    var nestingDepth = 0
 
     init(network: CoreMLSpec.NeuralNetwork, file: String) {
         self.network = network
         self.file = file
     }
 
-    private mutating func newSlot() -> Int {
+    mutating func newSlot() -> Int {
         slotCount += 1
         return slotCount - 1
     }
 
-    private func error(_ kind: ModelFormatError.Kind, _ message: String) -> ModelFormatError {
+    func error(_ kind: ModelFormatError.Kind, _ message: String) -> ModelFormatError {
         ModelFormatError(kind, file: file, message)
     }
 
@@ -202,6 +211,12 @@ struct NeuralNetworkFunctionBuilder {
         }
     }
 
+    /// Binds blob `name` to `slot` in the network being lowered.
+    mutating func define(_ name: String, _ slot: Int) {
+        blobs[name] = slot
+        definitions[name, default: []].append(slot)
+    }
+
     /// Lowers one layer into a step.
     mutating func lower(_ layer: CoreMLSpec.NeuralNetworkLayer) throws {
         let label = "layer '\(layer.name)' (type '\(layer.typeName)')"
@@ -210,6 +225,9 @@ struct NeuralNetworkFunctionBuilder {
                 .unsupportedModelType,
                 "\(label) is a custom layer (class '\(layer.parameters.string(10))'); custom layers run code that "
                     + "ships with the app and are not supported by Tessera")
+        }
+        if NeuralNetworkFunctionBuilder.controlFlowFields.contains(layer.typeField) {
+            return try lowerControlFlow(layer, label: label)
         }
         guard let type = NeuralNetworkLayerRegistry.types[layer.typeField] else {
             let what = layer.typeField == 0 ? "sets no layer type" : "is a layer type Tessera does not support"
@@ -241,7 +259,7 @@ struct NeuralNetworkFunctionBuilder {
             operands.append(slot)
         }
         let results = layer.outputs.map { _ in newSlot() }
-        for (name, slot) in zip(layer.outputs, results) { blobs[name] = slot }
+        for (name, slot) in zip(layer.outputs, results) { define(name, slot) }
         steps.append(
             LoweredStep(
                 type: type.name, name: layer.name, operands: operands, results: results,

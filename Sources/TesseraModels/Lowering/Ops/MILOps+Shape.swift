@@ -85,13 +85,8 @@ extension MILOp {
                         let v = args[$0].converted(to: type)
                         return v.rank == 0 ? v.reshaped(to: [1]) : v
                     }
-                    let first = pieces[0]
                     guard interleave else { return [MLTensor(concatenating: pieces, alongAxis: axis)] }
-                    // Interleaved: stack along a new axis after `axis`, then merge the two.
-                    let a = try first.axis(axis, op: "concat")
-                    var shape = first.shape
-                    shape[a] *= pieces.count
-                    return [MLTensor(stacking: pieces, alongAxis: a + 1).reshapedIfNeeded(to: shape)]
+                    return [try MILOp.interleavedConcat(pieces, axis: axis)]
                 }
             })
         ops.append(
@@ -253,8 +248,10 @@ extension MILOp {
                 let isFloat = [.float16, .float32, .float64].contains(lowering.declaredType("start")?.dataType)
                 @Sendable func range(_ start: Double, _ end: Double, _ step: Double) throws -> MLTensor {
                     try require(step != 0, "step must not be 0")
-                    let count = Swift.max(0, Int(((end - start) / step).rounded(.up)))
-                    try require(count < 1 << 28, "the range has \(count) elements")
+                    let length = ((end - start) / step).rounded(.up)
+                    try require(
+                        length < Double(MILOp.maximumRangeCount), "the range has \(length) elements")
+                    let count = Swift.max(0, Int(length))
                     let values = (0..<count).map { start + Double($0) * step }
                     return isFloat
                         ? MLTensor(shape: [count], scalars: values.map { Float($0) }, scalarType: Float.self)
@@ -365,5 +362,25 @@ extension MILOp {
             resolved[i] = input.reduce(1, *) / known
         }
         return resolved
+    }
+}
+
+extension MILOp {
+    /// The most elements a range (MIL `range_1d`, NeuralNetwork `rangeDynamic`) may have.
+    static let maximumRangeCount = 1 << 28
+
+    /// `pieces` (one shape) concatenated along `axis` by interleaving: element `i` of piece
+    /// `k` goes to position `i · count + k` (MIL `concat(interleave: true)`, NeuralNetwork
+    /// `concatND` with `interleave`). Stacks along a new axis after `axis`, then merges the two.
+    static func interleavedConcat(_ pieces: [MLTensor], axis: Int) throws -> MLTensor {
+        let first = pieces[0]
+        let a = try first.axis(axis, op: "concat")
+        for piece in pieces where piece.shape != first.shape {
+            throw OperandError(
+                "interleaved concatenation needs inputs of one shape, got \(first.shape) and \(piece.shape)")
+        }
+        var shape = first.shape
+        shape[a] *= pieces.count
+        return MLTensor(stacking: pieces, alongAxis: a + 1).reshapedIfNeeded(to: shape)
     }
 }

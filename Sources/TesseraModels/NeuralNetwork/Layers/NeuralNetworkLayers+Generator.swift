@@ -70,8 +70,9 @@ extension NeuralNetworkLayerType {
                 let first = count >= 2 ? scalar(1) : start
                 let stride = count >= 3 ? scalar(2) : step
                 try require(stride != 0 && ((end - first) / stride).isFinite, "range step must be non-zero")
-                let n = Swift.max(0, Int(((end - first) / stride).rounded(.up)))
-                try require(n <= RuntimeInts.maximumCount * 1024, "range of \(n) values is too long")
+                let length = ((end - first) / stride).rounded(.up)
+                try require(length < Float(MILOp.maximumRangeCount), "range of \(length) values is too long")
+                let n = Swift.max(0, Int(length))
                 return [
                     MLTensor(shape: [n], scalars: (0..<n).map { first + Float($0) * stride }, scalarType: Float.self)
                 ]
@@ -82,10 +83,11 @@ extension NeuralNetworkLayerType {
     /// `start, start + step, …` below `end` (above it for a negative step).
     static func range(start: Float, end: Float, step: Float, _ layer: NeuralNetworkLayerLowering) throws -> [Float] {
         guard step != 0 else { throw layer.invalid("stepSizeValue must not be 0") }
-        let count = Int(((end - start) / step).rounded(.up))
-        guard count >= 0, count <= LoweredFunction.maximumElementCount else {
-            throw layer.invalid("range [\(start), \(end)) by \(step) has \(count) values")
+        let length = ((end - start) / step).rounded(.up)
+        guard length >= 0, length <= Float(LoweredFunction.maximumElementCount) else {
+            throw layer.invalid("range [\(start), \(end)) by \(step) has \(length) values")
         }
+        let count = Int(length)
         return (0..<count).map { start + Float($0) * step }
     }
 }

@@ -11,7 +11,7 @@ extension NeuralNetworkLayerType {
             // 0..<size gives a vector of offValue.
             try layer.requireCounts(inputs: 1...2)
             let size = Int(layer.params.uint(1) ?? 0)
-            let axis = layer.params.int(2) ?? -1
+            let axis = layer.params.int(2) ?? 0
             let (on, off) = (layer.params.float(3) ?? 0, layer.params.float(4) ?? 0)
             let sizeIsInput = layer.inputCount == 2
             return { args in

@@ -9,11 +9,12 @@ extension NeuralNetworkLayerType {
         NeuralNetworkLayerType(field: 980, cost: .dataMovement) { layer in
             // ConcatNDLayerParams: axis = 1, interleave = 2.
             try layer.requireCounts(inputs: 1...Int.max)
-            guard !layer.params.bool(2) else { throw layer.unsupported("interleaved concatenation") }
+            let interleave = layer.params.bool(2)
             let axis = layer.params.int(1) ?? 0
             let count = layer.inputCount
             return { args in
                 let values = (0..<count).map { args[$0].asFloat }
+                if interleave { return [try MILOp.interleavedConcat(values, axis: axis)] }
                 return [MLTensor(concatenating: values, alongAxis: try values[0].axis(axis, op: "concatND"))]
             }
         },
