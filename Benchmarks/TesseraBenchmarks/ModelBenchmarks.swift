@@ -21,7 +21,8 @@ let singlePredictionModels: [(id: String, name: String)] = [
 ///
 /// `TESSERA_BENCH_MODELS` (comma-separated ids, for example `m3,m6`) picks the single-prediction
 /// models; `TESSERA_BENCH_SINGLE_ONLY=1` skips M4 and M5 (for the one-thread run of
-/// `compare_models.py`).
+/// `compare_models.py`); `TESSERA_BENCH_RUNS` sets the timed predictions per model (20 by
+/// default, 8 for large models), for A/B runs on a busy machine.
 ///
 /// - Returns: The figures for `--models-json`: per model id (`median_ms`, `best_ms`, `load_ms`,
 ///   `max_abs_error`, `threads`), `m4` and `m4_on_m3` (per `batchN`: `batched_ms_per_input`,
@@ -33,6 +34,7 @@ func runModelBenchmarks(modelsDirectory: URL) -> [String: Any] {
     let environment = ProcessInfo.processInfo.environment
     let picked = environment["TESSERA_BENCH_MODELS"].map { Set($0.split(separator: ",").map(String.init)) }
     let singleOnly = environment["TESSERA_BENCH_SINGLE_ONLY"] == "1"
+    let runs = environment["TESSERA_BENCH_RUNS"].flatMap { Int($0) }.map { Swift.max(1, $0) }
     var figures: [String: Any] = ["threads": KernelThreads.coreBudget]
     for (id, name) in singlePredictionModels where picked?.contains(id) ?? true {
         let package = modelsDirectory.appendingPathComponent("\(id).mlpackage")
@@ -54,7 +56,7 @@ func runModelBenchmarks(modelsDirectory: URL) -> [String: Any] {
             let firstStart = DispatchTime.now().uptimeNanoseconds
             output = try model.prediction(from: provider)
             let large = Double(DispatchTime.now().uptimeNanoseconds - firstStart) > 50e6
-            let timing = measure(warmups: large ? 1 : 3, iterations: large ? 8 : 20) {
+            let timing = measure(warmups: large ? 1 : 3, iterations: runs ?? (large ? 8 : 20)) {
                 output = try? model.prediction(from: provider)
             }
             guard let result = output?.featureValue(for: outputName)?.multiArrayValue else {

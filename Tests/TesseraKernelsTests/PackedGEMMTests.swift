@@ -108,7 +108,7 @@ struct PackedGEMMTests {
         #expect(panel == [0, 2, 4, 0, 0, 0, 0, 0, 1, 3, 5, 0, 0, 0, 0, 0])
     }
 
-    @Test("weights in adopted memory are packed once and kept; owned and borrowed memory is not kept")
+    @Test("weights in adopted memory (or borrowed from it) are packed once and kept; owned memory is not kept")
     func preparedWeights() {
         let owned = TensorStorage.allocateUnpooled(byteCount: 48, zeroed: true)
         let floats = owned.pointer.assumingMemoryBound(to: Float.self)
@@ -122,7 +122,15 @@ struct PackedGEMMTests {
         #expect(PreparedWeights.packed(owned, offset: 0, rows: 3, depth: 4) == nil)
         let borrowed = TensorStorage(borrowing: owned.pointer, byteCount: 48, keepAlive: owned)
         #expect(PreparedWeights.packed(borrowed, offset: 0, rows: 3, depth: 4) == nil)
-        withExtendedLifetime(owned) {}
+        // A view of adopted memory (how a model's constant reaches the graph) shares the entry
+        // of the same elements, found through the adopted storage.
+        let view = TensorStorage(borrowing: adopted.pointer + 16, byteCount: 32, keepAlive: adopted)
+        let viewed = PreparedWeights.packed(view, offset: 0, rows: 2, depth: 4)
+        #expect(viewed != nil && viewed === PreparedWeights.packed(adopted, offset: 4, rows: 2, depth: 4))
+        #expect(viewed.map { Array(UnsafeBufferPointer(start: $0.panels, count: 2)) } == [4, 8])
+        let viewOfView = TensorStorage(borrowing: view.pointer, byteCount: 32, keepAlive: view)
+        #expect(PreparedWeights.packed(viewOfView, offset: 0, rows: 2, depth: 4) === viewed)
+        withExtendedLifetime((owned, adopted, view)) {}
     }
 
     private func run(

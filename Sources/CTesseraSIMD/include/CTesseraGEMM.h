@@ -46,4 +46,31 @@ int tessera_sgemm_has_avx512(void);
 void tessera_sgemm_packed_variant(int avx512, const float *packed, long m, long n, long k, const float *b, long ldb,
                                   float *c, long ldc, const tessera_gemm_epilogue *e);
 
+/// Columns per strip of a packed right operand: strip s holds columns [16s, 16s + 16) of the
+/// k × n matrix B, element (kk, j) at strip[kk * 16 + j], columns past n as zeros.
+#define TESSERA_GEMM_STRIP_COLUMNS 16
+
+/// The number of floats the packed form of a k × n right operand takes: n rounded up to
+/// TESSERA_GEMM_STRIP_COLUMNS, times k.
+long tessera_sgemm_packed_b_count(long k, long n);
+
+/// Packs the k × n right operand B into strips (see TESSERA_GEMM_STRIP_COLUMNS): B is b
+/// row-major (row stride ldb) when transposed is 0, or b is the n × k matrix Bᵀ row-major (a
+/// linear layer's [out, in] weight; row stride ldb) when transposed is non-zero. packed holds
+/// tessera_sgemm_packed_b_count(k, n) floats.
+void tessera_sgemm_pack_b(const float *b, long ldb, int transposed, long k, long n, float *packed);
+
+/// c[i * ldc + j] = epilogue(Σ_k a[i * lda + k] · B[k, j]) for i < m, j < n, with B packed by
+/// tessera_sgemm_pack_b and starting at a strip boundary, each sum accumulated with FMA in k order
+/// from zero. The epilogue's bias is per column here (bias[j]); its residual and clamp are as for
+/// tessera_sgemm_packed. AVX-512 (8 rows × 48 columns per tile) when
+/// tessera_sgemm_packed_b_is_vectorized(), a scalar loop with the same sums otherwise.
+/// Single-threaded; e may be NULL.
+void tessera_sgemm_packed_b(long m, long n, long k, const float *a, long lda, const float *packed, float *c, long ldc,
+                            const tessera_gemm_epilogue *e);
+
+/// Whether tessera_sgemm_packed_b runs its AVX-512 body (the CPU has AVX-512F and AVX2 + FMA, and
+/// TESSERA_NO_AVX512 is not set).
+int tessera_sgemm_packed_b_is_vectorized(void);
+
 #endif

@@ -19,9 +19,89 @@ package enum MatMulRule: OpRule {
         return (batch + [a[a.count - 2], b[b.count - 1]], inputs[0].type)
     }
 
+    /// With a fused epilogue (``ConvolutionEpilogueFusion``; float32 only), the call's residual
+    /// is a bias of `n` values added to every row or a result-shaped tensor, and its clamp the
+    /// activation: `clamp(a · b + residual)`.
     package static func run(_ op: GraphOp, _ call: KernelCall) {
         let (a, b) = (call.inputs[0], call.inputs[1])
+        let n = call.shape.last ?? 1
+        let rows = n == 0 ? 0 : call.shape.reduce(1, *) / n
+        let residual = call.residual
+        // A residual of n values is a bias per column; any other is result-shaped.
+        let columnBias = residual.flatMap { $0.layout.count == n ? $0.floats : nil }
+        let hasEpilogue = residual != nil || !call.clamp.isIdentity
+        // A result-shaped residual is added (and the clamp applied) after the product.
+        let addsAfter = residual != nil && columnBias == nil
+        if runPrepared(a, b, output: call.floatOutput, columnBias: columnBias, clamp: addsAfter ? .none : call.clamp) {
+            if addsAfter {
+                call.clamp.finishRows(
+                    call.floatOutput, rows: rows, columns: n, adding: residual?.floats, addRowStride: n)
+            }
+            return
+        }
         GEMMKernels.matmul(
             a: a.pointer, aLayout: a.layout, b: b.pointer, bLayout: b.layout, type: a.type, output: call.output)
+        if hasEpilogue {
+            call.clamp.finishRows(
+                call.floatOutput, rows: rows, columns: n, adding: residual?.floats,
+                addRowStride: columnBias != nil ? 0 : n)
+        }
+    }
+
+    /// A float32 product by a constant matrix — a linear layer's weight, `[k, n]` row-major or
+    /// the transposed view of `[n, k]` in memory nobody writes (``PreparedWeights``) — on the
+    /// right-packed micro-kernel with the weight packed once, when that kernel is preferred
+    /// (``PackedGEMM/rightPackedIsPreferred``) and the left operand's rows are evenly spaced
+    /// with unit column stride (every batch dimension folds into its rows); `columnBias` and
+    /// `clamp` are applied in the kernel's registers. Returns whether it ran; otherwise ``GEMMKernels/matmul(a:aLayout:b:bLayout:type:output:)`` does the product.
+    static func runPrepared(
+        _ a: TensorValue, _ b: TensorValue, output: UnsafeMutablePointer<Float>,
+        columnBias: UnsafePointer<Float>? = nil,
+        clamp: ConvolutionClamp = .none
+    ) -> Bool {
+        guard PackedGEMM.rightPackedIsPreferred, a.type == .float32, b.type == .float32, b.layout.rank == 2,
+            a.layout.rank >= 2
+        else { return false }
+        let (k, n) = (b.layout.shape[0], b.layout.shape[1])
+        let (rowStride, columnStride) = (b.layout.strides[0], b.layout.strides[1])
+        let transposed: Bool
+        let stride: Int
+        if columnStride == 1 && rowStride >= n {
+            (transposed, stride) = (false, rowStride)
+        } else if rowStride == 1 && columnStride >= k {
+            (transposed, stride) = (true, columnStride)
+        } else {
+            return false
+        }
+        guard k > 0, n > 0, let (rows, lda) = evenRows(a.layout, depth: k),
+            let packed = PreparedWeights.packedRight(
+                b.storage, offset: b.layout.offset, depth: k, columns: n, rowStride: stride, transposed: transposed)
+        else { return false }
+        PackedGEMM.product(
+            rows: rows, a: a.floats, lda: lda, packed, c: output, ldc: n, columnBias: columnBias, clamp: clamp)
+        if clamp.hasNaNBound { clamp.finishRows(output, rows: rows, columns: n, adding: nil, addRowStride: 0) }
+        return true
+    }
+
+    /// The rows of a `[..., m, k]` layout as one matrix: their count and the distance between
+    /// them, when each row is unit-strided and all rows (across the batch) are evenly spaced.
+    static func evenRows(_ layout: StridedLayout, depth k: Int) -> (rows: Int, lda: Int)? {
+        let rank = layout.rank
+        guard layout.shape[rank - 1] == k, k == 1 || layout.strides[rank - 1] == 1 else { return nil }
+        var rows = 1
+        var lda = 0
+        var expected: Int?
+        for axis in stride(from: rank - 2, through: 0, by: -1) where layout.shape[axis] != 1 {
+            let axisStride = layout.strides[axis]
+            if let expected {
+                guard axisStride == expected else { return nil }
+            } else {
+                guard axisStride >= k else { return nil }
+                lda = axisStride
+            }
+            rows *= layout.shape[axis]
+            expected = axisStride * layout.shape[axis]
+        }
+        return (rows, Swift.max(lda, k))
     }
 }

@@ -94,10 +94,11 @@ package struct KernelCall {
     package let shape: [Int]
     /// The result's scalar type.
     package let type: KernelScalarType
-    /// For a convolution with a fused epilogue: a row-major tensor of the result's shape
-    /// added before the clamp; `nil` otherwise.
+    /// For a convolution or `matmul` with a fused epilogue: a row-major tensor of the result's
+    /// shape (for a `matmul`, also a bias of one value per column) added before the clamp; `nil`
+    /// otherwise.
     package let residual: TensorValue?
-    /// For a convolution with a fused epilogue: the activation's bounds.
+    /// For a convolution or `matmul` with a fused epilogue: the activation's bounds.
     package let clamp: ConvolutionClamp
 
     /// A call with the given operands and output.

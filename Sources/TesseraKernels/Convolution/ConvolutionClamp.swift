@@ -39,7 +39,7 @@ package struct ConvolutionClamp: Sendable, Hashable, CustomStringConvertible {
     package var description: String { "clamp[\(lower), \(upper)]" }
 
     /// Whether a bound is NaN, which makes every output that bound (see ``fillNaN(_:count:)``).
-    var hasNaNBound: Bool { lower.isNaN || upper.isNaN }
+    package var hasNaNBound: Bool { lower.isNaN || upper.isNaN }
 
     /// The bounds for the C kernels, which need bounds that are not NaN: a NaN bound is applied
     /// afterwards by ``fillNaN(_:count:)``.
@@ -69,6 +69,35 @@ package struct ConvolutionClamp: Sendable, Hashable, CustomStringConvertible {
             v = lo > v ? lo : v
             v = hi < v ? hi : v
             p[i] = v
+        }
+    }
+
+    /// `c[i, j] = clamp(c[i, j] + add[i · addRowStride + j])` over `rows` rows of `columns`
+    /// contiguous floats (without the addition when `add` is `nil`): a product's epilogue when
+    /// its kernel did not apply it — `addRowStride` 0 adds one bias per column, `columns` an
+    /// output-shaped residual. The same bits as the element-wise `add`, `max` and `min`, the
+    /// product's value on the left; a NaN bound makes every value that bound.
+    ///
+    /// ```swift
+    /// ConvolutionClamp.relu.finishRows(y, rows: 128, columns: 1024, adding: bias, addRowStride: 0)
+    /// ```
+    ///
+    /// - Precondition: `c` holds `rows · columns` floats and does not overlap `add`. Runs
+    ///   multithreaded: do not call it from a `parallelFor` body.
+    package func finishRows(
+        _ c: UnsafeMutablePointer<Float>, rows: Int, columns: Int, adding add: UnsafePointer<Float>?,
+        addRowStride: Int
+    ) {
+        if rows == 0 || columns == 0 || (add == nil && isIdentity) { return }
+        if hasNaNBound {
+            fillNaN(c, count: rows * columns)
+            return
+        }
+        let cost = ParallelCost.perItem(nanoseconds: Double(columns) * 0.3)
+        parallelFor(count: rows, cost: cost) { range in
+            for i in range {
+                apply(to: c + i * columns, count: columns, bias: nil, residual: add.map { $0 + i * addRowStride })
+            }
         }
     }
 }

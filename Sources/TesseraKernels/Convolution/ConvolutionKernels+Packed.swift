@@ -5,10 +5,9 @@ import Foundation
 /// that may change), the activations read in place (pointwise) or from the im2col buffer, and
 /// the epilogue applied to each tile in registers.
 extension ConvolutionKernels {
-    /// Whether the environment variable `TESSERA_PACKED_GEMM` is set: only then do convolutions
-    /// take the packed micro-kernel. It is opt-in because it has not won end to end yet (M1 and
-    /// M2 were slower than on OpenBLAS in the one same-run A/B, see `Docs/Performance.md`).
-    static let packedGEMMEnabled = ProcessInfo.processInfo.environment["TESSERA_PACKED_GEMM"] != nil
+    /// Whether convolutions may take the packed micro-kernel: unless the environment variable
+    /// `TESSERA_PACKED_GEMM` is `0` (for A/B runs against OpenBLAS, see `Docs/Performance.md`).
+    static let packedGEMMEnabled = ProcessInfo.processInfo.environment["TESSERA_PACKED_GEMM"] != "0"
 
     /// Whether a convolution of this geometry takes the packed micro-kernel: a CPU where it is
     /// preferred (``PackedGEMM/isPreferred``: AVX-512), one group, and the pointwise or im2col

@@ -6,40 +6,68 @@ import Synchronization
 ///
 /// Only memory nobody writes qualifies: storage adopted from the caller
 /// (``TensorStorage/Owner/adopted(release:)``: a model's mapped `weight.bin` constants, an
-/// `MLTensor(bytesNoCopy:)`, whose bytes must not change while a tensor uses them). Tessera's own
-/// buffers may be written in place once uniquely referenced, a caller's wrapped memory is
-/// written by the caller, and borrowed memory may be a view of either (a shaped array over a
+/// `MLTensor(bytesNoCopy:)`, whose bytes must not change while a tensor uses them), and storage
+/// borrowed from such storage (``TensorStorage/Owner/borrowed(keepAlive:)`` whose keep-alive
+/// object is a qualifying ``TensorStorage``: a model's constants reach the graph as tensors
+/// over the mapped weight's shaped array, which borrow its storage). Tessera's own buffers may
+/// be written in place once uniquely referenced, a caller's wrapped memory is written by the
+/// caller, and other borrowed memory may be a view of either (a shaped array over a
 /// multi-array's data pointer), so their operands are packed for each call instead
 /// (``packed(_:offset:rows:depth:)`` returns `nil`).
 ///
-/// An entry is found by the storage's identity, the weight's element offset and its shape,
-/// and holds the storage weakly: a storage freed and another allocated at the same address
-/// never sees the old entry, and entries of freed storage are dropped as new ones are added.
+/// An entry is found by the adopted (root) storage's identity, the weight's element offset from
+/// its start and its shape, and holds that storage weakly: a storage freed and another allocated
+/// at the same address never sees the old entry, and entries of freed storage are dropped as new
+/// ones are added.
 ///
 /// ```swift
 /// if let packed = PreparedWeights.packed(weight.storage, offset: weight.layout.offset, rows: o, depth: c) { … }
 /// ```
 package enum PreparedWeights {
+    /// Which packed form an entry holds.
+    private enum Form: Hashable {
+        /// ``PackedGEMMOperand``: a `rows × depth` row-major left operand.
+        case left
+        /// ``PackedGEMMRightOperand`` of a `depth × columns` right operand stored row-major with
+        /// this row stride, or (`transposed`) as its `columns × depth` transpose with this row
+        /// stride.
+        case right(transposed: Bool, rowStride: Int)
+    }
+
     private struct Key: Hashable {
         let storage: ObjectIdentifier
+        /// Bytes from the root storage's start to the weight's first element.
         let offset: Int
         let rows: Int
         let depth: Int
+        let form: Form
     }
 
     private struct Entry {
         weak var storage: TensorStorage?
-        let packed: PackedGEMMOperand
+        let packed: any AnyObject & Sendable
     }
 
     private static let entries = Mutex<[Key: Entry]>([:])
 
     /// Whether weights in `storage` may be packed once and kept: nobody writes its memory.
-    package static func isCacheable(_ storage: TensorStorage) -> Bool {
-        switch storage.owner {
-        case .adopted: true
-        case .buffer, .allocated, .wrapped, .borrowed: false
+    package static func isCacheable(_ storage: TensorStorage) -> Bool { adoptedRoot(of: storage) != nil }
+
+    /// The adopted storage whose memory `storage` is, directly or through borrowed views of it;
+    /// `nil` for any other storage.
+    static func adoptedRoot(of storage: TensorStorage) -> TensorStorage? {
+        var current = storage
+        // Views of views are rare; a few levels are enough and keep this bounded.
+        for _ in 0..<8 {
+            switch current.owner {
+            case .adopted: return current
+            case .borrowed(let keepAlive):
+                guard let next = keepAlive as? TensorStorage else { return nil }
+                current = next
+            case .buffer, .allocated, .wrapped: return nil
+            }
         }
+        return nil
     }
 
     /// The packed form of the row-major `rows × depth` float32 matrix that starts `offset`
@@ -48,22 +76,61 @@ package enum PreparedWeights {
     ///
     /// - Precondition: The storage holds `offset + rows · depth` floats.
     package static func packed(_ storage: TensorStorage, offset: Int, rows: Int, depth: Int) -> PackedGEMMOperand? {
-        guard isCacheable(storage) else { return nil }
         kernelPrecondition(
             (offset + rows * depth) * MemoryLayout<Float>.stride <= storage.byteCount,
             "[gemm] weight \(rows)×\(depth) at offset \(offset) overruns its storage (\(storage.byteCount) bytes)")
-        let key = Key(storage: ObjectIdentifier(storage), offset: offset, rows: rows, depth: depth)
-        if let found = entries.withLock({ table -> PackedGEMMOperand? in
-            guard let entry = table[key], entry.storage === storage else { return nil }
+        let found = cached(storage, offset: offset, rows: rows, depth: depth, form: .left) { weights in
+            PackedGEMMOperand(packing: weights, lda: depth, rows: rows, depth: depth)
+        }
+        return found as? PackedGEMMOperand
+    }
+
+    /// The packed form of the `depth × columns` float32 right operand `B` that starts `offset`
+    /// elements into `storage` — stored row-major with row stride `rowStride`, or, when
+    /// `transposed`, as `Bᵀ` (`columns × depth`, a linear layer's `[out, in]` weight) row-major
+    /// with row stride `rowStride` — packed on first use; `nil` when the storage does not
+    /// qualify (``isCacheable(_:)``).
+    ///
+    /// - Precondition: The storage holds every element the operand reaches; `rowStride` is at
+    ///   least the stored rows' length.
+    package static func packedRight(
+        _ storage: TensorStorage, offset: Int, depth: Int, columns: Int, rowStride: Int, transposed: Bool
+    ) -> PackedGEMMRightOperand? {
+        let (storedRows, storedColumns) = transposed ? (columns, depth) : (depth, columns)
+        kernelPrecondition(
+            rowStride >= storedColumns
+                && (storedRows == 0 || storedColumns == 0
+                    || (offset + (storedRows - 1) * rowStride + storedColumns) * MemoryLayout<Float>.stride
+                        <= storage.byteCount),
+            "[gemm] weight \(depth)×\(columns) (row stride \(rowStride)) at offset \(offset) overruns its storage "
+                + "(\(storage.byteCount) bytes)")
+        let form = Form.right(transposed: transposed, rowStride: rowStride)
+        let found = cached(storage, offset: offset, rows: columns, depth: depth, form: form) { weights in
+            PackedGEMMRightOperand(
+                packing: weights, rowStride: rowStride, transposed: transposed, depth: depth, columns: columns)
+        }
+        return found as? PackedGEMMRightOperand
+    }
+
+    /// The entry for these elements of `storage`'s adopted root, made by `pack` on first use.
+    private static func cached(
+        _ storage: TensorStorage, offset: Int, rows: Int, depth: Int, form: Form,
+        pack: (UnsafePointer<Float>) -> any AnyObject & Sendable
+    ) -> (any AnyObject & Sendable)? {
+        guard let root = adoptedRoot(of: storage) else { return nil }
+        let weights = storage.pointer.assumingMemoryBound(to: Float.self) + offset
+        let rootOffset = UnsafeRawPointer(weights) - UnsafeRawPointer(root.pointer)
+        let key = Key(storage: ObjectIdentifier(root), offset: rootOffset, rows: rows, depth: depth, form: form)
+        if let found = entries.withLock({ table -> (any AnyObject & Sendable)? in
+            guard let entry = table[key], entry.storage === root else { return nil }
             return entry.packed
         }) {
             return found
         }
-        let weights = storage.pointer.assumingMemoryBound(to: Float.self) + offset
-        let packed = PackedGEMMOperand(packing: weights, lda: depth, rows: rows, depth: depth)
+        let packed = pack(UnsafePointer(weights))
         entries.withLock { table in
             table = table.filter { $0.value.storage != nil }
-            table[key] = Entry(storage: storage, packed: packed)
+            table[key] = Entry(storage: root, packed: packed)
         }
         return packed
     }

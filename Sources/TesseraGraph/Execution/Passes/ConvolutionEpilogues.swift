@@ -1,14 +1,16 @@
 import TesseraKernels
 
-/// Lets a convolution finish the fused program that adds to or clamps its result.
+/// Lets a convolution or a matrix product finish the fused program that adds to or clamps its
+/// result.
 ///
 /// A fusion root whose program computes exactly `min(max(conv + residual, lower), upper)` in
 /// float32 (the residual, and either bound, may be absent, but not all three) becomes one
-/// ``ExecutionPlan/Step/convEpilogue(entry:_:)`` step when the convolution is float32, has the
-/// root's shape, is read by that program alone (no other program, no kernel, not the caller),
-/// the bounds are single-element float32 entries and the residual has the convolution's shape:
-/// the convolution kernel adds the residual and applies the clamp as it finishes each part of
-/// its output. Writes `convEpilogues` and marks the convolution `absorbed`.
+/// ``ExecutionPlan/Step/convEpilogue(entry:_:)`` step when the convolution (or `matmul`) is
+/// float32, has the root's shape, is read by that program alone (no other program, no kernel,
+/// not the caller), the bounds are single-element float32 entries and the residual has the
+/// product's shape — or, for a `matmul`, is a bias of one value per column (`[n]`: a linear
+/// layer's bias, ``isColumnBias(_:of:)``): the kernel adds the residual and applies the clamp as
+/// it finishes each part of its output. Writes `convEpilogues` and marks the product `absorbed`.
 ///
 /// The match does not depend on operand order: `add`, `max` and `min` commute, so
 /// `max(0, conv)` fuses like `max(conv, 0)` and `r + conv` like `conv + r`. The kernel computes
@@ -39,7 +41,13 @@ enum ConvolutionEpilogueFusion {
                 let residual = reading.residual.map { group.leaves[$0] }
                 let lower = reading.lower.map { group.leaves[$0] }
                 let upper = reading.upper.map { group.leaves[$0] }
-                guard case .conv2d = entries[conv].op, programsReading[conv] == 1,
+                let isMatmul: Bool
+                switch entries[conv].op {
+                case .conv2d: isMatmul = false
+                case .matmul: isMatmul = true
+                default: continue
+                }
+                guard programsReading[conv] == 1,
                     state.consumers[conv].allSatisfy(state.fusible), !state.requested.contains(conv),
                     entries[conv].type == .float32, entries[root].type == .float32,
                     entries[conv].shape == entries[root].shape
@@ -51,6 +59,7 @@ enum ConvolutionEpilogueFusion {
                 if let residual {
                     guard residual != conv, entries[residual].type == .float32,
                         entries[residual].shape == entries[conv].shape
+                            || (isMatmul && isColumnBias(entries[residual].shape, of: entries[conv].shape))
                     else { continue }
                 }
                 state.convEpilogues[root] = ExecutionPlan.ConvolutionEpilogue(
@@ -60,6 +69,13 @@ enum ConvolutionEpilogueFusion {
                 break
             }
         }
+    }
+
+    /// Whether a leaf of `shape` broadcast against a product's result of `result` shape adds
+    /// one value per column: `[n]`, or `[1, …, 1, n]` of at most the result's rank.
+    static func isColumnBias(_ shape: [Int], of result: [Int]) -> Bool {
+        guard let n = result.last, let last = shape.last, last == n, shape.count <= result.count else { return false }
+        return shape.dropLast().allSatisfy { $0 == 1 }
     }
 
     /// Every way to read `program` as `min(max(t, lower), upper)` with `t` a leaf or the sum of
