@@ -88,7 +88,7 @@ struct MILConstant: Sendable {
     /// - Throws: ``OperandError`` for string constants, which have no tensor form.
     func tensor() throws -> MLTensor {
         switch elements {
-        case .floats(let v): return MLTensor(shape: shape, scalars: v, scalarType: Float.self)
+        case .floats(let v): return MLTensor.modelConstant(shape: shape, scalars: v)
         case .mappedFloats(let t): return t
         case .ints(let v): return MLTensor(shape: shape, scalars: v, scalarType: Int32.self)
         case .bools(let v): return MLTensor(shape: shape, scalars: v, scalarType: Bool.self)

@@ -110,7 +110,7 @@ struct NeuralNetworkLayerLowering {
     mutating func constant(_ values: [Float], shape: [Int]) -> Int {
         precondition(
             values.count == shape.reduce(1, *), "[NeuralNetworkLayerLowering] \(values.count) values for \(shape)")
-        constants.append(MLTensor(shape: shape, scalars: values, scalarType: Float.self))
+        constants.append(MLTensor.modelConstant(shape: shape, scalars: values))
         return inputCount + constants.count - 1
     }
 }
