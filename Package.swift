@@ -134,7 +134,7 @@ let package = Package(
         // built without libFuzzer it replays inputs (findings) once each.
         .executableTarget(
             name: "TesseraFuzz",
-            dependencies: ["TesseraModels", "TesseraProtobuf"],
+            dependencies: ["TesseraImaging", "TesseraModels", "TesseraMultiArray", "TesseraProtobuf"],
             path: "Fuzz/TesseraFuzz",
             swiftSettings: strictConcurrency
         ),

@@ -1,5 +1,6 @@
 import Foundation
 import TesseraModels
+import TesseraMultiArray
 import TesseraProtobuf
 
 /// One parser of outside data, driven by arbitrary bytes. Every error a parser throws is an
@@ -14,7 +15,7 @@ struct FuzzTarget: Sendable {
     /// The seed inputs, from the test fixtures under `fixtures` (the repository's `Tests/Fixtures`).
     let seeds: @Sendable (_ fixtures: URL) throws -> [Data]
 
-    static let all: [FuzzTarget] = [protobuf, manifest, spec, weights, package, compiled, npy]
+    static let all: [FuzzTarget] = [protobuf, manifest, spec, weights, package, compiled, npy, png, jpeg]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
 
@@ -30,8 +31,34 @@ struct FuzzTarget: Sendable {
             .appendingPathComponent(file)
     }
 
+    /// The `model.mlmodel` seeds: the ML programs' specs, then the NeuralNetwork and classic
+    /// models' files (``modelFileSeeds(_:)``).
     static func specSeeds(_ fixtures: URL) throws -> [Data] {
         try seedPackages.map { try Data(contentsOf: packageFile(fixtures, $0, "model.mlmodel")) }
+            + modelFileSeeds(fixtures)
+    }
+
+    /// The NeuralNetwork fixtures' `model.mlmodel` files (`neuralnetwork/*/`, and the image
+    /// models in `images/`) and the classic models (`classic/*.mlmodel`, scikit-learn, libsvm,
+    /// XGBoost and hand-written specs, the deliberately bad ones included), each at most 16 KiB.
+    static func modelFileSeeds(_ fixtures: URL) -> [Data] {
+        let manager = FileManager.default
+        var urls: [URL] = []
+        let networks = fixtures.appendingPathComponent("neuralnetwork")
+        for name in ((try? manager.contentsOfDirectory(atPath: networks.path)) ?? []).sorted() {
+            urls.append(networks.appendingPathComponent(name).appendingPathComponent("model.mlmodel"))
+        }
+        for directory in ["images", "classic"] {
+            let folder = fixtures.appendingPathComponent(directory)
+            for name in ((try? manager.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+            where name.hasSuffix(".mlmodel") {
+                urls.append(folder.appendingPathComponent(name))
+            }
+        }
+        return urls.compactMap { url in
+            guard let data = try? Data(contentsOf: url), data.count <= 16 << 10 else { return nil }
+            return data
+        }
     }
 
     static func weightSeeds(_ fixtures: URL) -> [Data] {
@@ -91,25 +118,59 @@ struct FuzzTarget: Sendable {
             for blob in blobs.prefix(64) { _ = try? file.floatValues(of: blob) }
         }, seeds: { weightSeeds($0) })
 
-    /// A whole ML-program package loaded by `MLModel` (decoding, weight references, lowering and
-    /// the load-time build on the declared shapes). The input is `[UInt32 LE n][n bytes of
+    /// A whole package loaded by `MLModel` (decoding, weight references, lowering and the
+    /// load-time build on the declared shapes; an ML program, a NeuralNetwork or a classic
+    /// model), then one prediction on small made-up inputs (``smallInputs(for:)``), which is what
+    /// reaches a classic model's evaluation. The input is `[UInt32 LE n][n bytes of
     /// model.mlmodel][weight.bin]`.
     static let package = FuzzTarget(
-        name: "package", summary: "an .mlpackage: model.mlmodel + weight.bin, loaded by MLModel",
+        name: "package", summary: "an .mlpackage: model.mlmodel + weight.bin, loaded by MLModel, one prediction",
         run: { data in
             let (specBytes, weightBytes) = split(data)
             let scratch = Scratch.shared
             try? specBytes.write(to: scratch.modelFile)
             try? weightBytes.write(to: scratch.weightFile)
-            _ = try? MLModel(contentsOf: scratch.package)
+            guard let model = try? MLModel(contentsOf: scratch.package),
+                let inputs = smallInputs(for: model.modelDescription)
+            else { return }
+            _ = try? model.prediction(from: MLDictionaryFeatureProvider(features: inputs))
         },
         seeds: { fixtures in
             try seedPackages.map { package in
                 let spec = try Data(contentsOf: packageFile(fixtures, package, "model.mlmodel"))
                 let weights = (try? Data(contentsOf: packageFile(fixtures, package, "weights/weight.bin"))) ?? Data()
                 return join(spec, weights)
-            }
+            } + modelFileSeeds(fixtures).map { join($0, Data()) }
         })
+
+    /// A value for every input of a model: multi-arrays of the default shape filled with 0.5
+    /// (at most 4,096 elements), 1, 0.5, "a", a one-entry dictionary; `nil` when an input is of
+    /// another kind (image, sequence) or larger, so the prediction is skipped.
+    static func smallInputs(for description: MLModelDescription) -> [String: MLFeatureValue]? {
+        var inputs: [String: MLFeatureValue] = [:]
+        for (name, input) in description.inputDescriptionsByName {
+            switch input.type {
+            case .int64: inputs[name] = MLFeatureValue(int64: 1)
+            case .double: inputs[name] = MLFeatureValue(double: 0.5)
+            case .string: inputs[name] = MLFeatureValue(string: "a")
+            case .dictionary:
+                let key: AnyHashable = input.dictionaryConstraint?.keyType == .int64 ? AnyHashable(Int64(1)) : "a"
+                guard let value = try? MLFeatureValue(dictionary: [key: NSNumber(value: 0.5)]) else { return nil }
+                inputs[name] = value
+            case .multiArray:
+                guard let constraint = input.multiArrayConstraint else { return nil }
+                let shape = constraint.shape.map(\.intValue)
+                guard shape.allSatisfy({ $0 > 0 && $0 <= 4096 }),
+                    shape.reduce(1, { $0.multipliedReportingOverflow(by: $1).partialValue }) <= 4096,
+                    let array = try? MLMultiArray(shape: constraint.shape, dataType: constraint.dataType)
+                else { return nil }
+                for index in 0..<array.count { array[index] = NSNumber(value: 0.5) }
+                inputs[name] = MLFeatureValue(multiArray: array)
+            default: return nil
+            }
+        }
+        return inputs
+    }
 
     /// A model compiled by Tessera (`model.tessera`), loaded by `MLModel`. The harness rewrites the
     /// size and both checksums first, so mutations reach the sections behind them.

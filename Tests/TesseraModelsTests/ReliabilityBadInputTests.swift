@@ -87,6 +87,32 @@ struct ReliabilityBadInputTests {
         }
     }
 
+    /// `neuralnetwork/activation_relu` (coremltools' NeuralNetworkBuilder, input `x` of shape
+    /// `[3, 4, 5]`): the NeuralNetwork engine checks inputs as the ML program one does.
+    @Test("a NeuralNetwork model refuses inputs of the wrong shape or type as .featureType, then predicts")
+    func neuralNetworkBadInputs() throws {
+        let model = try MLModel(contentsOf: Fixtures.url("neuralnetwork/activation_relu/model.mlmodel"))
+        let x = try Fixtures.npy("neuralnetwork/activation_relu/x.npy")
+        let expected = try Fixtures.npy("neuralnetwork/activation_relu/expected_y.npy")
+        let wrongShape = MLMultiArray(MLShapedArray<Float>(repeating: 1, shape: [3, 4, 6]))
+        let bad: [MLFeatureValue] = [
+            MLFeatureValue(multiArray: wrongShape), MLFeatureValue(string: "x"), MLFeatureValue(double: 1),
+        ]
+        for value in bad {
+            expectModelError(.featureType, containing: ["\"x\""]) {
+                _ = try model.prediction(from: MLDictionaryFeatureProvider(features: ["x": value]))
+            }
+        }
+        expectModelError(.featureType, containing: ["\"x\""]) {
+            _ = try model.prediction(from: MLDictionaryFeatureProvider(features: [:]))
+        }
+        let good = MLDictionaryFeatureProvider(features: [
+            "x": MLFeatureValue(multiArray: MLMultiArray(MLShapedArray<Float>(scalars: x.floats, shape: x.shape)))
+        ])
+        let output = try #require(try model.prediction(from: good).featureValue(for: "y")?.multiArrayValue)
+        #expect(MLShapedArray<Float>(converting: output).scalars == expected.floats)
+    }
+
     @Test("a multi-array shape whose element or byte count overflows throws .invalidShape")
     func overflowingMultiArrayShape() {
         for shape in [[1 << 32, 1 << 32], [Int.max / 2, 3], [Int.max / 4 + 1]] {

@@ -1,11 +1,21 @@
 /// How one run of a program reaches each input: decided once per run from the layouts.
+///
+/// The payloads are plain integers: a strided input's strides are in
+/// ``FusedPlan/inputStrides``. An array in a payload beside `Int`-only cases would carry the
+/// case in its pointer's spare bits, where LeakSanitizer does not recognise the pointer, and every
+/// plan kept in a graph's plan cache would be reported as a leak.
 enum FusedInputAccess {
     /// Every element reads the same position (all strides 0 after collapsing).
     case uniform(position: Int)
     /// Element `i` of the iteration space is at `position + i`.
     case linear(position: Int)
-    /// Elements follow the collapsed `strides` from `position`.
-    case strided(position: Int, strides: [Int])
+    /// Elements follow the collapsed strides (``FusedPlan/inputStrides``) from `position`.
+    case strided(position: Int)
+
+    /// Whether the input is read through its strides.
+    var isStrided: Bool {
+        if case .strided = self { true } else { false }
+    }
 }
 
 /// Where an instruction's block lives during a run.
@@ -23,6 +33,8 @@ struct FusedPlan {
     var shape: [Int]
     var count: Int
     var access: [FusedInputAccess]
+    /// Each input's collapsed strides (empty unless its access is `.strided`).
+    var inputStrides: [[Int]]
     /// Inputs read in place: contiguous with the iteration and already of the compute type.
     var inPlace: [Bool]
     var destinations: [FusedDestination]
@@ -59,6 +71,7 @@ struct FusedPlan {
         count = collapsed.count
         let iterationStrides = collapsed.strides[inputs.count]
         access = []
+        inputStrides = []
         inPlace = []
         for (k, input) in inputs.enumerated() {
             let strides = collapsed.strides[k]
@@ -69,9 +82,10 @@ struct FusedPlan {
                 access.append(.linear(position: input.layout.offset))
                 inPlace.append(input.type == computeScalarType)
             } else {
-                access.append(.strided(position: input.layout.offset, strides: strides))
+                access.append(.strided(position: input.layout.offset))
                 inPlace.append(false)
             }
+            inputStrides.append(access[k].isStrided ? strides : [])
         }
 
         let instructions = program.instructions
@@ -152,8 +166,8 @@ struct FusedPlan {
         // block, so it stays in a register instead of being filled in.
         let inner = shape[shape.count - 1]
         if shape.count > 1, (256...4096).contains(inner),
-            access.contains(where: {
-                if case .strided(_, let strides) = $0 { return strides.last == 0 } else { return false }
+            access.indices.contains(where: {
+                access[$0].isStrided && inputStrides[$0].last == 0
             })
         {
             blockSize = inner

@@ -180,7 +180,8 @@ struct FusedRunner<C: FusedComputeScalar> {
                 input.pointer + (position + start) * input.type.byteCount, from: input.type,
                 into: destination, to: computeType, count: n)
             return .block(destination)
-        case .strided(let position, let strides):
+        case .strided(let position):
+            let strides = plan.inputStrides[k]
             return switch input.type {
             case .float32: gather(input.pointer, Float.self, position, strides, start, n, destination)
             case .float16: gather(input.pointer, Float16.self, position, strides, start, n, destination)
