@@ -7,8 +7,9 @@ extension MLTensor {
     /// layer may pack them once for the model's lifetime (as it does for a package's mapped
     /// `weight.bin`), where a tensor in Tessera's own reusable buffers is packed per prediction.
     ///
-    /// Used for the weights a model file stores inline (NeuralNetwork `WeightParams`, an ML
-    /// program's immediate values), decoded at load.
+    /// Used for the float32 constants a model makes at load: NeuralNetwork `WeightParams`
+    /// (float16 and quantized ones decoded), an ML program's immediate values, its float16
+    /// weights widened and its `constexpr_*` weights decompressed.
     ///
     /// - Precondition: `scalars.count` is the product of `shape`.
     static func modelConstant(shape: [Int], scalars: [Float]) -> MLTensor {
