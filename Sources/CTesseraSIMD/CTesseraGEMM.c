@@ -167,10 +167,140 @@ static void tessera_gemm_copy_b(const float *b, long ldb, long kc, long width, f
     else if ((nv) == 2) tessera_gemm_tile_avx512_2(__VA_ARGS__);          \
     else tessera_gemm_tile_avx512_1(__VA_ARGS__);
 
+// Bytes of b per chunk of columns in the one-depth-block order below: the chunk stays in L2 while
+// every panel of a runs along it.
+#define TESSERA_GEMM_CHUNK_BYTES (128 << 10)
+
+// The last W ≤ 4 columns of a product, rows in the lanes: for each pair of panels, one 8-row ymm
+// accumulator per panel and column, a[kk·8 .. kk·8 + 8) · b[kk, column] added with FMA in k order
+// from zero — each sum the same chain, so the same bits, as the 48-column tile's — then the
+// epilogue per lane and the rows stored one by one. A 16-lane tile spends a whole vector FMA per
+// row on each such column (a 7 × 7 plane's 49th column costs a third of its first 48); here a
+// column costs one 8-lane FMA per panel. e's pointers are relative to row 0 and the first of
+// the W columns.
+TESSERA_GEMM512_ATTR __attribute__((always_inline)) static inline void tessera_gemm_narrow_avx512(
+    const int W, const float *restrict packed, long m, long k, const float *restrict b, long ldb, float *restrict c,
+    long ldc, const tessera_gemm_epilogue *e) {
+    const __m256 lo = _mm256_set1_ps(e ? e->lo : -__builtin_inff());
+    const __m256 hi = _mm256_set1_ps(e ? e->hi : __builtin_inff());
+    for (long i = 0; i < m; i += 16) {
+        const int panels = m - i > 8 ? 2 : 1;
+        const float *a0 = packed + i * k;
+        const float *a1 = a0 + 8 * k;
+        __m256 acc[2][4];
+        for (int w = 0; w < W; w++) acc[0][w] = acc[1][w] = _mm256_setzero_ps();
+        if (panels == 2) {
+            for (long kk = 0; kk < k; kk++) {
+                __m256 x0 = _mm256_loadu_ps(a0 + kk * 8), x1 = _mm256_loadu_ps(a1 + kk * 8);
+                for (int w = 0; w < W; w++) {
+                    __m256 bw = _mm256_set1_ps(b[kk * ldb + w]);
+                    acc[0][w] = _mm256_fmadd_ps(x0, bw, acc[0][w]);
+                    acc[1][w] = _mm256_fmadd_ps(x1, bw, acc[1][w]);
+                }
+            }
+        } else {
+            for (long kk = 0; kk < k; kk++) {
+                __m256 x0 = _mm256_loadu_ps(a0 + kk * 8);
+                for (int w = 0; w < W; w++) acc[0][w] = _mm256_fmadd_ps(x0, _mm256_set1_ps(b[kk * ldb + w]), acc[0][w]);
+            }
+        }
+        for (int p = 0; p < panels; p++) {
+            long first = i + 8 * p;
+            long rows = m - first < 8 ? m - first : 8;
+            float lanes[8];
+            for (long r = 0; r < 8; r++) lanes[r] = e && e->bias && r < rows ? e->bias[first + r] : 0.0f;
+            const __m256 bias = _mm256_loadu_ps(lanes);
+            for (int w = 0; w < W; w++) {
+                __m256 x = acc[p][w];
+                if (e) {
+                    if (e->bias) x = _mm256_add_ps(x, bias);
+                    if (e->residual) {
+                        for (long r = 0; r < 8; r++) lanes[r] = r < rows ? e->residual[(first + r) * e->ldr + w] : 0.0f;
+                        x = _mm256_add_ps(x, _mm256_loadu_ps(lanes));
+                    }
+                    x = _mm256_min_ps(hi, _mm256_max_ps(lo, x));
+                }
+                _mm256_storeu_ps(lanes, x);
+                for (long r = 0; r < rows; r++) c[(first + r) * ldc + w] = lanes[r];
+            }
+        }
+    }
+}
+
+TESSERA_GEMM512_ATTR static void tessera_gemm_narrow_avx512_any(long width, const float *packed, long m, long k,
+                                                               const float *b, long ldb, float *c, long ldc,
+                                                               const tessera_gemm_epilogue *e) {
+    switch (width) {
+    case 1: tessera_gemm_narrow_avx512(1, packed, m, k, b, ldb, c, ldc, e); break;
+    case 2: tessera_gemm_narrow_avx512(2, packed, m, k, b, ldb, c, ldc, e); break;
+    case 3: tessera_gemm_narrow_avx512(3, packed, m, k, b, ldb, c, ldc, e); break;
+    default: tessera_gemm_narrow_avx512(4, packed, m, k, b, ldb, c, ldc, e); break;
+    }
+}
+
+// Column tails this narrow or narrower take tessera_gemm_narrow_avx512.
+#define TESSERA_GEMM_NARROW_COLUMNS 4
+
+// Depth within one block (k ≤ TESSERA_GEMM_DEPTH_BLOCK): columns in chunks of about
+// TESSERA_GEMM_CHUNK_BYTES of b, then panels of 8 rows, then tiles of 48 columns along the chunk,
+// so each panel writes its 8 rows of c sequentially. (Columns outer and every panel inner writes m
+// rows a page or more apart at once: on an expanding pointwise convolution — 96 × 12544 × 16, say —
+// that many store streams cost ~30 % of the product with cold caches.) Each sum is the same FMA
+// chain in k order from zero as the other order's.
+TESSERA_GEMM512_ATTR static void tessera_sgemm_packed_avx512_chunked(const float *packed, long m, long n, long k,
+                                                                    const float *b, long ldb, float *c, long ldc,
+                                                                    const tessera_gemm_epilogue *e) {
+    long chunk = TESSERA_GEMM_CHUNK_BYTES / (long)sizeof(float) / (k > 0 ? k : 1) / 48 * 48;
+    if (chunk < 48) chunk = 48;
+    for (long jc = 0; jc < n; jc += chunk) {
+        long end = n - jc < chunk ? n : jc + chunk;
+        for (long i = 0; i < m; i += 8) {
+            long rows = m - i < 8 ? m - i : 8;
+            const float *ap = packed + i * k;
+            for (long j = jc; j < end; j += 48) {
+                long width = end - j < 48 ? end - j : 48;
+                int nv = (int)((width + 15) / 16);
+                __mmask16 last = TESSERA_GEMM512_MASK(width - 16 * (nv - 1));
+                tessera_gemm_epilogue shifted;
+                const tessera_gemm_epilogue *te = NULL;
+                if (e) {
+                    shifted = tessera_gemm_shifted(e, i, j);
+                    te = &shifted;
+                }
+                TESSERA_GEMM512_TILE(nv, ap, b + j, ldb, k, c + i * ldc + j, ldc, rows, last, 0, te);
+            }
+        }
+    }
+}
+
+// Deeper products: columns in blocks of 48 outer, depth in blocks of TESSERA_GEMM_DEPTH_BLOCK, every
+// panel inner (see TESSERA_GEMM_DRIVER).
+TESSERA_GEMM512_ATTR static void tessera_sgemm_packed_avx512_blocked(const float *packed, long m, long n, long k,
+                                                                    const float *b, long ldb, float *c, long ldc,
+                                                                    const tessera_gemm_epilogue *e) {
+    TESSERA_GEMM_DRIVER(48, 16, 8, __mmask16, TESSERA_GEMM512_MASK, TESSERA_GEMM512_TILE)
+}
+
 TESSERA_GEMM512_ATTR static void tessera_sgemm_packed_avx512(const float *packed, long m, long n, long k,
                                                             const float *b, long ldb, float *c, long ldc,
                                                             const tessera_gemm_epilogue *e) {
-    TESSERA_GEMM_DRIVER(48, 16, 8, __mmask16, TESSERA_GEMM512_MASK, TESSERA_GEMM512_TILE)
+    // A tail of TESSERA_GEMM_NARROW_COLUMNS or fewer past the last full tile goes to the narrow body.
+    long tail = n % 48 <= TESSERA_GEMM_NARROW_COLUMNS ? n % 48 : 0;
+    long wide = n - tail;
+    if (wide > 0 && k <= TESSERA_GEMM_DEPTH_BLOCK) {
+        tessera_sgemm_packed_avx512_chunked(packed, m, wide, k, b, ldb, c, ldc, e);
+    } else if (wide > 0) {
+        tessera_sgemm_packed_avx512_blocked(packed, m, wide, k, b, ldb, c, ldc, e);
+    }
+    if (tail > 0) {
+        tessera_gemm_epilogue shifted;
+        const tessera_gemm_epilogue *te = NULL;
+        if (e) {
+            shifted = tessera_gemm_shifted(e, 0, wide);
+            te = &shifted;
+        }
+        tessera_gemm_narrow_avx512_any(tail, packed, m, k, b + wide, ldb, c + wide, ldc, te);
+    }
 }
 
 // AVX2: half a panel (4 rows, `half` 0 or 1) × (8·NV) columns, NV ≤ 3; the last vector's lanes

@@ -565,6 +565,138 @@ TESSERA_V8_ATTR void tessera_v8_store_n(float *p, __m256 v, long n) {
     }
 }
 
+// 3×3, dilation 1, stride 1 or 2 (the same in both directions): input rows outer. Each input row
+// of a block of columns is loaded once — three vectors, one per kernel column — and added to every
+// output row it reaches, which keeps its sum in one of a ring of accumulators (three for stride 1,
+// two for stride 2) from its first kernel row to its last, then is clamped and stored. An output
+// row meets its kernel rows in order as the input rows go by, so each sum is still bias, then
+// acc + w·x per tap inside the image in (i, j) order: the bits of the body above, with a third
+// (stride 1) or half (stride 2) of its loads and the nine weights in registers.
+#define TESSERA_DW3_TAPS(P, MASKED, acc, w0, w1, w2)                                              \
+    if (MASKED) {                                                                                 \
+        acc = P##_mask_add(acc, lanes[0], P##_mul(w0, v0));                                       \
+        acc = P##_mask_add(acc, lanes[1], P##_mul(w1, v1));                                       \
+        acc = P##_mask_add(acc, lanes[2], P##_mul(w2, v2));                                       \
+    } else {                                                                                      \
+        acc = P##_add(acc, P##_mul(w0, v0));                                                      \
+        acc = P##_add(acc, P##_mul(w1, v1));                                                      \
+        acc = P##_add(acc, P##_mul(w2, v2));                                                      \
+    }
+
+// Loads input row r's three vectors (one per kernel column) for the block at x0.
+#define TESSERA_DW3_LOAD(P, S, MASKED, r)                                                         \
+    const float *src = in + (r) * g->w + x0 * (S) - g->pl;                                        \
+    P##_t v0, v1, v2;                                                                             \
+    if ((S) == 1 && !(MASKED)) {                                                                  \
+        v0 = P##_loadu(src), v1 = P##_loadu(src + 1), v2 = P##_loadu(src + 2);                  \
+    } else if ((S) == 1) {                                                                        \
+        v0 = P##_maskz_load(src, lanes[0]), v1 = P##_maskz_load(src + 1, lanes[1]);               \
+        v2 = P##_maskz_load(src + 2, lanes[2]);                                                   \
+    } else if (!(MASKED)) {                                                                       \
+        v0 = P##_load2(src), v1 = P##_load2(src + 1), v2 = P##_load2(src + 2);                   \
+    } else {                                                                                      \
+        v0 = P##_maskz_load2(src, loads[0], loads[1]);                                            \
+        v1 = P##_maskz_load2(src + 1, loads[2], loads[3]);                                        \
+        v2 = P##_maskz_load2(src + 2, loads[4], loads[5]);                                        \
+    }
+
+#define TESSERA_DW3_STORE(P, acc, y) \
+    P##_store_n(out + (y) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc)), n);
+
+// Stride 1, input row r: it is kernel row 0 of output row r + pt (whose sum starts here), row 1
+// of r + pt - 1 and row 2 of r + pt - 2 (whose sum ends here).
+#define TESSERA_DW3S1_STEP(P, MASKED, aNew, aMid, aOld)                                           \
+    {                                                                                             \
+        long yNew = r + g->pt;                                                                    \
+        aNew = vbias;                                                                             \
+        if (r >= 0 && r < g->h) {                                                                 \
+            TESSERA_DW3_LOAD(P, 1, MASKED, r)                                                     \
+            if (yNew - 2 >= 0 && yNew - 2 < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aOld, w20, w21, w22) } \
+            if (yNew - 1 >= 0 && yNew - 1 < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aMid, w10, w11, w12) } \
+            if (yNew >= 0 && yNew < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aNew, w00, w01, w02) }    \
+        }                                                                                         \
+        if (yNew - 2 >= 0 && yNew - 2 < g->oh) { TESSERA_DW3_STORE(P, aOld, yNew - 2) }           \
+        r++;                                                                                      \
+    }
+
+#define TESSERA_DW3S1_ROWS(P, MASKED)                                                             \
+    {                                                                                             \
+        P##_t a = vbias, b = vbias, c = vbias;                                                    \
+        long r = -g->pt, rEnd = g->oh - g->pt + 2;                                                \
+        while (r < rEnd) {                                                                        \
+            TESSERA_DW3S1_STEP(P, MASKED, a, c, b)                                                \
+            if (r >= rEnd) break;                                                                 \
+            TESSERA_DW3S1_STEP(P, MASKED, b, a, c)                                                \
+            if (r >= rEnd) break;                                                                 \
+            TESSERA_DW3S1_STEP(P, MASKED, c, b, a)                                                \
+        }                                                                                         \
+    }
+
+// Stride 2: input row r with r + pt even is kernel row 0 of output row (r + pt) / 2 (its sum
+// starts) and row 2 of the one before (its sum ends); with r + pt odd, row 1 of (r + pt - 1) / 2.
+#define TESSERA_DW3S2_EVEN(P, MASKED, aNew, aOld)                                                 \
+    {                                                                                             \
+        long yNew = (r + g->pt) / 2;                                                              \
+        aNew = vbias;                                                                             \
+        if (r >= 0 && r < g->h) {                                                                 \
+            TESSERA_DW3_LOAD(P, 2, MASKED, r)                                                     \
+            if (yNew - 1 >= 0 && yNew - 1 < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aOld, w20, w21, w22) } \
+            if (yNew < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aNew, w00, w01, w02) }                \
+        }                                                                                         \
+        if (yNew - 1 >= 0 && yNew - 1 < g->oh) { TESSERA_DW3_STORE(P, aOld, yNew - 1) }           \
+        r++;                                                                                      \
+    }
+#define TESSERA_DW3S2_ODD(P, MASKED, aCur)                                                        \
+    {                                                                                             \
+        long yCur = (r + g->pt - 1) / 2;                                                          \
+        if (r >= 0 && r < g->h && yCur < g->oh) {                                                 \
+            TESSERA_DW3_LOAD(P, 2, MASKED, r)                                                     \
+            TESSERA_DW3_TAPS(P, MASKED, aCur, w10, w11, w12)                                      \
+        }                                                                                         \
+        r++;                                                                                      \
+    }
+
+#define TESSERA_DW3S2_ROWS(P, MASKED)                                                             \
+    {                                                                                             \
+        P##_t a = vbias, b = vbias;                                                               \
+        long r = -g->pt, rEnd = 2 * g->oh - g->pt + 1;                                            \
+        while (r < rEnd) {                                                                        \
+            TESSERA_DW3S2_EVEN(P, MASKED, a, b)                                                   \
+            TESSERA_DW3S2_ODD(P, MASKED, a)                                                       \
+            if (r >= rEnd) break;                                                                 \
+            TESSERA_DW3S2_EVEN(P, MASKED, b, a)                                                   \
+            TESSERA_DW3S2_ODD(P, MASKED, b)                                                       \
+        }                                                                                         \
+    }
+
+#define TESSERA_DW3_ROWS_BODY(P, VL, S)                                                           \
+    const long kw = 3;                                                                            \
+    const P##_t vlo = P##_set1(lo), vhi = P##_set1(hi), vbias = P##_set1(bias);                   \
+    const P##_t w00 = P##_set1(k[0]), w01 = P##_set1(k[1]), w02 = P##_set1(k[2]);                 \
+    const P##_t w10 = P##_set1(k[3]), w11 = P##_set1(k[4]), w12 = P##_set1(k[5]);                 \
+    const P##_t w20 = P##_set1(k[6]), w21 = P##_set1(k[7]), w22 = P##_set1(k[8]);                 \
+    P##_mask_t lanes[3], loads[6];                                                                \
+    for (long x0 = 0; x0 < g->ow; x0 += (VL)) {                                                   \
+        long n = g->ow - x0 < (VL) ? g->ow - x0 : (VL);                                           \
+        int full = n == (VL);                                                                     \
+        for (long j = 0; j < kw; j++) {                                                           \
+            long a = valid[2 * j] - x0, b = valid[2 * j + 1] - x0;                                \
+            if (a < 0) a = 0;                                                                     \
+            if (b > n) b = n;                                                                     \
+            full = full && a == 0 && b == (VL);                                                   \
+            lanes[j] = P##_lanes(a, b);                                                           \
+            long first = x0 * (S) + j - g->pl;                                                    \
+            long ea = -first > 0 ? -first : 0, eb = g->w - first;                                 \
+            if ((S) == 2 && eb < 2 * (VL) - 1) full = 0;                                          \
+            loads[2 * j] = P##_lanes(ea, eb);                                                     \
+            loads[2 * j + 1] = P##_lanes(ea - (VL), eb - (VL));                                   \
+        }                                                                                         \
+        if ((S) == 1 && full) TESSERA_DW3S1_ROWS(P, 0)                                            \
+        else if ((S) == 1) TESSERA_DW3S1_ROWS(P, 1)                                               \
+        else if (full) TESSERA_DW3S2_ROWS(P, 0)                                                   \
+        else TESSERA_DW3S2_ROWS(P, 1)                                                             \
+    }
+
 #define TESSERA_DW_PLANE_ARGS                                                                              \
     const float *restrict in, const float *restrict k, float bias, float *restrict out,                   \
         const tessera_depthwise_geometry *restrict g,                                                     \
@@ -576,8 +708,18 @@ TESSERA_V8_ATTR void tessera_v8_store_n(float *p, __m256 v, long n) {
         TESSERA_DW_PLANE_BODY(P, VL, KH, KW, S)         \
     }
 
+#define TESSERA_DW3_DEFINE(NAME, ATTR, P, VL, S) \
+    ATTR static void NAME(TESSERA_DW_PLANE_ARGS) {  \
+        _Pragma("clang fp contract(off)")           \
+        TESSERA_DW3_ROWS_BODY(P, VL, S)             \
+    }
+
 #define TESSERA_DW_512 __attribute__((target("avx512f,avx2,fma"), min_vector_width(512)))
 #define TESSERA_DW_256 __attribute__((target("avx2,fma")))
+TESSERA_DW3_DEFINE(tessera_dw3rows_s1_avx512, TESSERA_DW_512, tessera_v16, 16, 1)
+TESSERA_DW3_DEFINE(tessera_dw3rows_s2_avx512, TESSERA_DW_512, tessera_v16, 16, 2)
+TESSERA_DW3_DEFINE(tessera_dw3rows_s1_avx2, TESSERA_DW_256, tessera_v8, 8, 1)
+TESSERA_DW3_DEFINE(tessera_dw3rows_s2_avx2, TESSERA_DW_256, tessera_v8, 8, 2)
 TESSERA_DW_DEFINE(tessera_dw3x3s1_avx512, TESSERA_DW_512, tessera_v16, 16, 3, 3, 1)
 TESSERA_DW_DEFINE(tessera_dw3x3s2_avx512, TESSERA_DW_512, tessera_v16, 16, 3, 3, 2)
 TESSERA_DW_DEFINE(tessera_dws1_avx512, TESSERA_DW_512, tessera_v16, 16, g->kh, g->kw, 1)
@@ -604,7 +746,15 @@ static void tessera_dw_general(TESSERA_DW_PLANE_ARGS) {
 void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
                                  const tessera_depthwise_geometry *g, const long *valid, float lo, float hi) {
     int is3x3 = g->kh == 3 && g->kw == 3;
-    if (g->sw > 2) {
+    int rows3x3 = is3x3 && g->dh == 1 && g->dw == 1 && g->sh == g->sw && g->sw <= 2;
+    if (rows3x3) {
+        int avx512 = tessera_cpu_has_avx512f();
+        if (g->sw == 1) {
+            (avx512 ? tessera_dw3rows_s1_avx512 : tessera_dw3rows_s1_avx2)(in, k, bias, out, g, valid, lo, hi);
+        } else {
+            (avx512 ? tessera_dw3rows_s2_avx512 : tessera_dw3rows_s2_avx2)(in, k, bias, out, g, valid, lo, hi);
+        }
+    } else if (g->sw > 2) {
         tessera_dw_general(in, k, bias, out, g, valid, lo, hi);
     } else if (tessera_cpu_has_avx512f()) {
         if (g->sw == 1) {
@@ -616,6 +766,28 @@ void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, fl
         (is3x3 ? tessera_dw3x3s1_avx2 : tessera_dws1_avx2)(in, k, bias, out, g, valid, lo, hi);
     } else {
         (is3x3 ? tessera_dw3x3s2_avx2 : tessera_dws2_avx2)(in, k, bias, out, g, valid, lo, hi);
+    }
+}
+
+// Every other float: 16 (8) at a time from two loads while the second load's last element,
+// src[2i + 31] (src[2i + 15]), is before src[2n - 1]; then one by one.
+TESSERA_DW_512 static void tessera_copy_stride2_f32_avx512(float *restrict dst, const float *restrict src, long n) {
+    long i = 0;
+    for (; i + 16 < n; i += 16) _mm512_storeu_ps(dst + i, tessera_v16_evens(_mm512_loadu_ps(src + 2 * i), _mm512_loadu_ps(src + 2 * i + 16)));
+    for (; i < n; i++) dst[i] = src[2 * i];
+}
+
+TESSERA_DW_256 static void tessera_copy_stride2_f32_avx2(float *restrict dst, const float *restrict src, long n) {
+    long i = 0;
+    for (; i + 8 < n; i += 8) _mm256_storeu_ps(dst + i, tessera_v8_evens(_mm256_loadu_ps(src + 2 * i), _mm256_loadu_ps(src + 2 * i + 8)));
+    for (; i < n; i++) dst[i] = src[2 * i];
+}
+
+void tessera_copy_stride2_f32(float *dst, const float *src, long n) {
+    if (tessera_cpu_has_avx512f()) {
+        tessera_copy_stride2_f32_avx512(dst, src, n);
+    } else {
+        tessera_copy_stride2_f32_avx2(dst, src, n);
     }
 }
 
@@ -684,6 +856,9 @@ void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, fl
 void tessera_conv_epilogue_f32(float *p, const float *residual, long n, int add_bias, float bias, float lo,
                                float hi) {
     (void)p; (void)residual; (void)n; (void)add_bias; (void)bias; (void)lo; (void)hi;
+}
+void tessera_copy_stride2_f32(float *dst, const float *src, long n) {
+    for (long i = 0; i < n; i++) dst[i] = src[2 * i];
 }
 float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift) {
     (void)src; (void)dst; (void)n; (void)shift;

@@ -83,6 +83,16 @@ struct DepthwiseCase: Sendable, CustomStringConvertible {
             input: [1, 3, 9, 35], parameters: Conv2DParameters(strides: (2, 2), padding: (0, 1, 0, 1), groups: 3)),
         DepthwiseCase(
             input: [1, 3, 8, 21], parameters: Conv2DParameters(strides: (1, 2), padding: (2, 0, 1, 2), groups: 3)),
+        // The input-rows-outer 3×3 kernels (stride 1 or 2 both ways, dilation 1): uneven top and
+        // bottom padding, padding taller than the image, a single row.
+        DepthwiseCase(
+            input: [1, 3, 7, 19], parameters: Conv2DParameters(padding: (2, 0, 0, 2), groups: 3)),
+        DepthwiseCase(
+            input: [1, 3, 2, 18], parameters: Conv2DParameters(padding: (2, 2, 1, 1), groups: 3)),
+        DepthwiseCase(
+            input: [1, 3, 8, 35], parameters: Conv2DParameters(strides: (2, 2), padding: (2, 1, 2, 0), groups: 3)),
+        DepthwiseCase(
+            input: [1, 3, 1, 40], parameters: Conv2DParameters(strides: (2, 2), padding: (2, 2, 1, 1), groups: 3)),
         // Channel multiplier, no bias.
         DepthwiseCase(
             input: [2, 3, 11, 20], multiplier: 2,

@@ -26,10 +26,13 @@ private func reference(
 @Suite("Packed GEMM micro-kernel")
 struct PackedGEMMTests {
     /// (m, n, k): full tiles, a row tail (m not a multiple of 8 or 4), column tails of 1 to 47
-    /// past a tile of 48 (AVX-512) or 24 (AVX2), k of 1 and long sums.
+    /// past a tile of 48 (AVX-512) or 24 (AVX2) — AVX-512's narrow tails of 1 to 4 columns among
+    /// them, with one and two panels — k of 1 and long sums; AVX-512's chunks of columns (k ≤ 512:
+    /// 163 → 144 columns for k = 200, so 200 columns are two chunks, the second ending in a tile of
+    /// 8) and its depth blocks (k > 512, with a narrow tail of 2).
     static let shapes: [(m: Int, n: Int, k: Int)] = [
         (8, 48, 16), (1, 1, 1), (3, 5, 7), (13, 49, 24), (16, 96, 1), (24, 17, 33), (70, 100, 9), (9, 33, 300),
-        (5, 64, 2), (40, 113, 64),
+        (5, 64, 2), (40, 113, 64), (17, 200, 200), (10, 50, 600),
     ]
 
     /// The bodies this CPU runs: AVX2 always, AVX-512 when present.
@@ -70,6 +73,41 @@ struct PackedGEMMTests {
                     let untouched = (0..<m).allSatisfy { i in (n..<ldc).allSatisfy { c[i * ldc + $0] == 42 } }
                     #expect(untouched, "\(shape), body \(variant): wrote past the last column")
                 }
+            }
+        }
+    }
+
+    @Test("a narrow tail of 1 to 4 columns gives the bits the 48-column tile gives those columns")
+    func narrowTail() throws {
+        try #require(PackedGEMM.isAvailable)
+        for (index, (m, k)) in [(13, 24), (70, 9), (24, 600)].enumerated() {
+            var rng = SeededRandom(seed: UInt64(300 + index))
+            let ldb = 64
+            let a = rng.floats(m * k)
+            let b = rng.floats(k * ldb)
+            let bias = rng.floats(m)
+            let residual = rng.floats(m * ldb)
+            let packed = PackedGEMMOperand(packing: a, lda: k, rows: m, depth: k)
+            for tail in 1...4 {
+                // 48 + tail columns end in a narrow tail; 64 columns compute the same ones in tiles.
+                var narrow = [Float](repeating: 0, count: m * ldb)
+                var wide = [Float](repeating: 0, count: m * ldb)
+                for (n, out) in [(48 + tail, 0), (64, 1)] {
+                    var c = [Float](repeating: 0, count: m * ldb)
+                    bias.withUnsafeBufferPointer { biasPointer in
+                        residual.withUnsafeBufferPointer { residualPointer in
+                            var e = tessera_gemm_epilogue(
+                                bias: biasPointer.baseAddress, residual: residualPointer.baseAddress, ldr: ldb, lo: 0,
+                                hi: 0.75)
+                            tessera_sgemm_packed_variant(1, packed.panels, m, n, k, b, ldb, &c, ldb, &e)
+                        }
+                    }
+                    if out == 0 { narrow = c } else { wide = c }
+                }
+                let same = (0..<m).allSatisfy { i in
+                    (0..<(48 + tail)).allSatisfy { narrow[i * ldb + $0].bitPattern == wide[i * ldb + $0].bitPattern }
+                }
+                #expect(same, "m \(m), k \(k), tail \(tail)")
             }
         }
     }
@@ -159,8 +197,10 @@ struct PackedConvolutionPartitionTests {
     func im2colTasks() {
         // MobileNetV2's first layer: 27 taps, 12 544 positions → 8 tiles of 1 568.
         #expect(ConvolutionKernels.im2colTaskColumns(patch: 27, positions: 12544, columnBufferBytes: 8 << 20) == 1568)
-        // ResNet-50's last 3×3 (4 608 taps, 7×7): 48 columns at most, evened to two tiles of 32.
-        #expect(ConvolutionKernels.im2colTaskColumns(patch: 4608, positions: 49, columnBufferBytes: 8 << 20) == 32)
+        // ResNet-50's last 3×3 (4 608 taps, 7×7): 48 columns and a narrow tail of 1, one task.
+        #expect(ConvolutionKernels.im2colTaskColumns(patch: 4608, positions: 49, columnBufferBytes: 8 << 20) == 49)
+        // 8 columns past a task of 48 are two tasks, evened to 32 each.
+        #expect(ConvolutionKernels.im2colTaskColumns(patch: 4608, positions: 56, columnBufferBytes: 8 << 20) == 32)
         #expect(ConvolutionKernels.im2colTaskRows(outputChannels: 512, tiles: 2, budget: 2) == 256)
         #expect(ConvolutionKernels.im2colTaskRows(outputChannels: 512, tiles: 8, budget: 2) == 512)
         #expect(ConvolutionKernels.im2colTaskRows(outputChannels: 512, tiles: 2, budget: 1) == 512)

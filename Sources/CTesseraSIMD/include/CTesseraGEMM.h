@@ -30,8 +30,9 @@ void tessera_sgemm_pack(const float *a, long lda, long m, long k, float *packed)
 /// c[i * ldc + j] = epilogue(Σ_k A[i, k] · b[k * ldb + j]) for i < m, j < n, with A the packed
 /// operand starting at a panel boundary (packed + (first row) * k for a first row that is a
 /// multiple of TESSERA_GEMM_PANEL_ROWS) and each sum accumulated with FMA in k order.
-/// AVX-512 (16 columns per vector, 8 rows × 48 columns per tile) or AVX2 + FMA (8 columns per
-/// vector, 4 rows × 24 columns), chosen once with cpuid; columns past n are never read or
+/// AVX-512 (16 columns per vector, 8 rows × 48 columns per tile; a tail of at most 4 columns past
+/// the last full tile with the rows in the lanes instead, the same sums) or AVX2 + FMA (8 columns
+/// per vector, 4 rows × 24 columns), chosen once with cpuid; columns past n are never read or
 /// written. Single-threaded; call only when tessera_cpu_has_avx2_fma() is true. e may be NULL
 /// (no epilogue).
 void tessera_sgemm_packed(const float *packed, long m, long n, long k, const float *b, long ldb, float *c, long ldc,

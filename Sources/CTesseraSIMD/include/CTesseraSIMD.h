@@ -71,10 +71,16 @@ typedef struct {
 /// whose input column is inside the image. Each output element is bias, then acc = acc + w·x
 /// for each tap inside the image in (i, j) order (no FMA), then min(max(acc, lo), hi) with
 /// NaN propagating from acc (lo and hi must not be NaN; pass ±infinity for no bound): the
-/// same bits with AVX-512, AVX2 or the scalar fallback (strides above 2). Call only when
-/// tessera_cpu_has_avx2_fma() is true.
+/// same bits with AVX-512, AVX2 or the scalar fallback (strides above 2). 3 × 3 kernels with
+/// dilation 1 and stride 1 or 2 (the same both ways) run input rows outer, each row loaded once
+/// per block of columns for every output row it reaches; the others output rows outer. Call only
+/// when tessera_cpu_has_avx2_fma() is true.
 void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
                                  const tessera_depthwise_geometry *g, const long *valid, float lo, float hi);
+
+/// dst[i] = src[2 * i] for i < n: the stride-2 rows of im2col. Reads src[0 ..< 2n - 1] only.
+/// AVX-512 or AVX2; call only when tessera_cpu_has_avx2_fma() is true.
+void tessera_copy_stride2_f32(float *dst, const float *src, long n);
 
 /// p[i] = min(max((p[i] + bias) + residual[i], lo), hi) for i < n, without the bias when
 /// add_bias is 0 and without the residual when it is NULL (it must not overlap p); the clamp as

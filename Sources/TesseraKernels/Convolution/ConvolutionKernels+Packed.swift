@@ -44,12 +44,17 @@ extension ConvolutionKernels {
     /// Columns of output per im2col task: the task's column buffer (`patch × columns` floats)
     /// about 192 KiB, so it is still in L2 when the micro-kernel reads it (at least 48 columns,
     /// `columnBufferBytes` permitting), then evened out over the tiles it makes in multiples of 16,
-    /// and at most half the plane when that is 96 columns or more (both cores get work).
+    /// and at most half the plane when that is 96 columns or more (both cores get work). A plane
+    /// at most 4 columns wider than one such task is one task: the micro-kernel's full tiles and
+    /// its narrow tail (a 7 × 7 plane as 48 + 1 columns, not 32 + 17).
     static func im2colTaskColumns(patch: Int, positions: Int, columnBufferBytes: Int) -> Int {
         let perColumn = patch * MemoryLayout<Float>.stride
         var columns = Swift.max(48, (192 << 10) / perColumn / 48 * 48)
         let half = ((positions + 1) / 2 + 15) / 16 * 16
         if half >= 96 { columns = Swift.min(columns, half) }
+        if positions > columns && positions - columns <= 4 && positions * perColumn <= columnBufferBytes {
+            return positions
+        }
         columns = Swift.max(1, Swift.min(columns, columnBufferBytes / perColumn, positions))
         let tiles = (positions + columns - 1) / columns
         let even = ((positions + tiles - 1) / tiles + 15) / 16 * 16

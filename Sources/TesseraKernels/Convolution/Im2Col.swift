@@ -1,3 +1,5 @@
+import CTesseraSIMD
+
 /// Unrolls convolution patches into the column matrix the im2col GEMM multiplies.
 ///
 /// Row `r = (c·kH + i)·kW + j` of the matrix holds, for each output position `p` of the
@@ -9,7 +11,8 @@ enum Im2Col {
     /// `positions` of one image and group whose `C/g` input planes start at `input`.
     ///
     /// Rows are independent, so they are built in parallel; along a row, each output row's
-    /// segment is a zero prefix, a copy (a `memcpy` when the stride is 1) and a zero suffix.
+    /// segment is a zero prefix, a copy (a `memcpy` when the stride is 1, two vector loads per
+    /// vector of every other float when it is 2) and a zero suffix.
     static func fill(
         _ columns: UnsafeMutablePointer<Float>, from input: UnsafePointer<Float>, geometry g: ConvGeometry,
         positions: Range<Int>
@@ -54,6 +57,8 @@ enum Im2Col {
                 let copied = out + (valid.lowerBound - x0)
                 if p.strideWidth == 1 {
                     copied.update(from: source + valid.lowerBound + columnOffset, count: valid.count)
+                } else if p.strideWidth == 2 && SIMDMath.hasAVX2FMA {
+                    tessera_copy_stride2_f32(copied, source + valid.lowerBound * 2 + columnOffset, valid.count)
                 } else {
                     let stride = p.strideWidth
                     var x = valid.lowerBound
