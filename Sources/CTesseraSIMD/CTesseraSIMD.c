@@ -769,6 +769,49 @@ void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, fl
     }
 }
 
+// Max pooling, one plane: 16 output columns per vector, every window tap inside the image in
+// (i, j) order replacing the lanes it beats (greater, or NaN) — the scalar rule, lane by lane.
+TESSERA_DW_512 static void tessera_maxpool_plane_avx512(const float *restrict in, float *restrict out,
+                                                        const tessera_depthwise_geometry *restrict g,
+                                                        const long *valid) {
+    __mmask16 lanes[16], lower[16], upper[16];
+    const long kw = g->kw;
+    for (long x0 = 0; x0 < g->ow; x0 += 16) {
+        long n = g->ow - x0 < 16 ? g->ow - x0 : 16;
+        for (long j = 0; j < kw; j++) {
+            long a = valid[2 * j] - x0, b = valid[2 * j + 1] - x0;
+            lanes[j] = tessera_v16_lanes(a < 0 ? 0 : a, b > n ? n : b);
+            long first = x0 * g->sw + j * g->dw - g->pl;
+            long ea = -first > 0 ? -first : 0, eb = g->w - first;
+            lower[j] = tessera_v16_lanes(ea, eb);
+            upper[j] = tessera_v16_lanes(ea - 16, eb - 16);
+        }
+        for (long y = 0; y < g->oh; y++) {
+            long top = y * g->sh - g->pt;
+            __m512 best = _mm512_set1_ps(-__builtin_inff());
+            for (long i = 0; i < g->kh; i++) {
+                long row = top + i * g->dh;
+                if (row < 0 || row >= g->h) continue;
+                const float *src = in + row * g->w + x0 * g->sw - g->pl;
+                for (long j = 0; j < kw; j++) {
+                    if (!lanes[j]) continue;
+                    __m512 v = g->sw == 1 ? _mm512_maskz_loadu_ps(lanes[j], src + j * g->dw)
+                                          : tessera_v16_maskz_load2(src + j * g->dw, lower[j], upper[j]);
+                    __mmask16 wins = _mm512_cmp_ps_mask(v, best, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+                    best = _mm512_mask_mov_ps(best, wins & lanes[j], v);
+                }
+            }
+            tessera_v16_store_n(out + y * g->ow + x0, best, n);
+        }
+    }
+}
+
+int tessera_maxpool_plane_f32(const float *in, float *out, const tessera_depthwise_geometry *g, const long *valid) {
+    if (!tessera_cpu_has_avx512f() || g->kw > 16 || g->sw > 2 || g->dw != 1) return 0;
+    tessera_maxpool_plane_avx512(in, out, g, valid);
+    return 1;
+}
+
 // Every other float: 16 (8) at a time from two loads while the second load's last element,
 // src[2i + 31] (src[2i + 15]), is before src[2n - 1]; then one by one.
 TESSERA_DW_512 static void tessera_copy_stride2_f32_avx512(float *restrict dst, const float *restrict src, long n) {
@@ -859,6 +902,10 @@ void tessera_conv_epilogue_f32(float *p, const float *residual, long n, int add_
 }
 void tessera_copy_stride2_f32(float *dst, const float *src, long n) {
     for (long i = 0; i < n; i++) dst[i] = src[2 * i];
+}
+int tessera_maxpool_plane_f32(const float *in, float *out, const tessera_depthwise_geometry *g, const long *valid) {
+    (void)in; (void)out; (void)g; (void)valid;
+    return 0;
 }
 float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift) {
     (void)src; (void)dst; (void)n; (void)shift;

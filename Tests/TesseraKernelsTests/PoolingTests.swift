@@ -20,6 +20,13 @@ struct PoolCase: Sendable, CustomStringConvertible {
         PoolCase(
             name: "asymmetric 2×3, padding (1, 0, 0, 1)", input: [1, 2, 7, 6],
             parameters: Pool2DParameters(kernel: (2, 3), strides: (2, 1), padding: (1, 0, 0, 1))),
+        // Wider than one and two 16-column vectors (the AVX-512 plane kernel's full and masked blocks).
+        PoolCase(
+            name: "3×3 stride 2 pad 1, 37 wide", input: [1, 3, 20, 37],
+            parameters: Pool2DParameters(kernel: (3, 3), strides: (2, 2), padding: (1, 1, 1, 1))),
+        PoolCase(
+            name: "2×2 stride 1, 35 wide", input: [1, 2, 6, 35],
+            parameters: Pool2DParameters(kernel: (2, 2), strides: (1, 1))),
         PoolCase(
             name: "ceil mode", input: [1, 2, 7, 5],
             parameters: Pool2DParameters(kernel: (2, 2), strides: (2, 2), ceilMode: true)),
@@ -66,6 +73,25 @@ struct PoolingTests {
     func averagePool(_ c: PoolCase, countIncludePad: Bool) {
         let (got, expected) = runPool(c, max: false, countIncludePad: countIncludePad)
         #expect(firstMismatch(got.map(Double.init), expected, rtol: 1e-6, atol: 1e-6) == nil)
+    }
+
+    @Test("max pooling of a wide plane propagates NaN where a window holds one")
+    func maxNaNWide() {
+        let (h, w) = (9, 40)
+        var x = (0..<(h * w)).map { Float(($0 * 37) % 101) }
+        x[3 * w + 17] = .nan
+        let p = Pool2DParameters(kernel: (3, 3), strides: (2, 2), padding: (1, 1, 1, 1))
+        let shape = p.outputShape(inputShape: [1, 1, h, w])
+        var out = [Float](repeating: 0, count: shape.reduce(1, *))
+        PoolingKernels.maxPool2d(input: x, inputShape: [1, 1, h, w], output: &out, parameters: p)
+        for y in 0..<shape[2] {
+            for xo in 0..<shape[3] {
+                let rows = (2 * y - 1)...(2 * y + 1)
+                let columns = (2 * xo - 1)...(2 * xo + 1)
+                let holdsNaN = rows.contains(3) && columns.contains(17)
+                #expect(out[y * shape[3] + xo].isNaN == holdsNaN, "output (\(y), \(xo))")
+            }
+        }
     }
 
     @Test("max pooling propagates NaN")

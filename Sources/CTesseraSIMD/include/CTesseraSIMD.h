@@ -78,6 +78,15 @@ typedef struct {
 void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
                                  const tessera_depthwise_geometry *g, const long *valid, float lo, float hi);
 
+/// One output plane of a max pooling (the geometry's kernel is the window; strides, padding and
+/// dilations as for a depthwise plane; valid per window column as there): each output folds
+/// the window's values inside the image in (i, j) order from -infinity, a value replacing the
+/// running one when greater or NaN (a NaN in the window gives a NaN; of equal values the first
+/// stays; a window wholly in the padding gives -infinity). Returns 0 without
+/// writing when it does not run this geometry (no AVX-512, a window wider than 16, a column
+/// stride above 2 or a column dilation), 1 otherwise.
+int tessera_maxpool_plane_f32(const float *in, float *out, const tessera_depthwise_geometry *g, const long *valid);
+
 /// dst[i] = src[2 * i] for i < n: the stride-2 rows of im2col. Reads src[0 ..< 2n - 1] only.
 /// AVX-512 or AVX2; call only when tessera_cpu_has_avx2_fma() is true.
 void tessera_copy_stride2_f32(float *dst, const float *src, long n);
