@@ -74,8 +74,10 @@ struct MeasuredProfile {
                 groups[key(step)]!.steps += 1
             }
             let perPrediction = Swift.max(1, predictionMilliseconds.count)
-            return groups.values.map { Group(name: $0.name, steps: $0.steps / perPrediction, nanoseconds: $0.nanoseconds) }
-                .sorted { ($0.nanoseconds, $1.name) > ($1.nanoseconds, $0.name) }
+            return groups.values.map {
+                Group(name: $0.name, steps: $0.steps / perPrediction, nanoseconds: $0.nanoseconds)
+            }
+            .sorted { ($0.nanoseconds, $1.name) > ($1.nanoseconds, $0.name) }
         }
         byOperation = grouped(\.operation)
         byPath = grouped(\.path)
@@ -87,6 +89,23 @@ struct MeasuredProfile {
 
     /// The timed predictions' total wall time, in nanoseconds.
     var predictionNanoseconds: Double { predictionMilliseconds.reduce(0, +) * 1e6 }
+
+    /// The `count` steps with the most time over all timed predictions (a step of the
+    /// prediction's plan summed over its runs; `nanoseconds` is that sum).
+    func slowestSteps(_ count: Int) -> [StepProfile.Step] {
+        var byStep: [Int: StepProfile.Step] = [:]
+        // The prediction's own plan is the one with the most steps; small plans a graph build
+        // ran (shape expressions) are left out.
+        let longest = planRuns.map(\.steps.count).max() ?? 0
+        for run in planRuns where run.steps.count == longest {
+            for step in run.steps {
+                var total = byStep[step.index] ?? step
+                if byStep[step.index] != nil { total.nanoseconds += step.nanoseconds }
+                byStep[step.index] = total
+            }
+        }
+        return Array(byStep.values.sorted { $0.nanoseconds > $1.nanoseconds }.prefix(count))
+    }
 
     /// The tables `tessera plan --measure` prints.
     func report() -> String {
@@ -115,7 +134,17 @@ struct MeasuredProfile {
             }
         }
         lines.append("")
-        lines.append("(ms: wall time per prediction, the mean over the timed predictions; share: of the mean prediction)")
+        lines.append("slowest steps (mean ms per prediction)")
+        for step in slowestSteps(10) {
+            lines.append(
+                PlanCommand.pad("  #\(step.index) \(step.kind) \(step.operation) → \(step.shape)", 58)
+                    + PlanCommand.pad(
+                        String(format: "%.3f", Double(step.nanoseconds) / 1e6 / Double(runs)), 16, right: true)
+                    + "  " + step.path)
+        }
+        lines.append("")
+        lines.append(
+            "(ms: wall time per prediction, the mean over the timed predictions; share: of the mean prediction)")
         return lines.joined(separator: "\n")
     }
 }

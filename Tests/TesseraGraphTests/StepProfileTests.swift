@@ -35,7 +35,9 @@ struct StepProfileTests {
         let run = try #require(runs.first)
         #expect(run.steps.count == plan.steps.count)
         #expect(run.steps.map(\.index) == Array(0..<run.steps.count))
-        let kinds: Set = ["view", "fused", "kernel", "fusedReduce", "fusedSoftmax", "reduceConcat", "rowFused", "convEpilogue"]
+        let kinds: Set = [
+            "view", "fused", "kernel", "fusedReduce", "fusedSoftmax", "reduceConcat", "rowFused", "convEpilogue",
+        ]
         for step in run.steps {
             #expect(kinds.contains(step.kind), "unknown step kind \(step.kind)")
             #expect(!step.operation.isEmpty && !step.path.isEmpty)
@@ -52,7 +54,9 @@ struct StepProfileTests {
         #expect(convPaths.contains(conv.path.replacingOccurrences(of: " + fused epilogue", with: "")), "\(conv.path)")
         #expect(conv.shape == [1, 4, 8, 8])
         let product = try #require(run.steps.first { $0.operation == "matmul" })
-        #expect(["OpenBLAS sgemm", "loop GEMM (tiny batched)", "packed GEMM (weights prepared once)"].contains(product.path))
+        #expect(
+            ["OpenBLAS sgemm", "loop GEMM (tiny batched)", "packed GEMM (weights prepared once)"].contains(product.path)
+        )
         // The steps run one after another inside the loop's time.
         let sum = run.steps.reduce(UInt64(0)) { $0 + $1.nanoseconds }
         #expect(sum <= run.nanoseconds)

@@ -46,7 +46,9 @@ extension ExecutionPlan {
         case .matmul:
             guard inputs.count == 2, let a = inputs[0], let b = inputs[1] else { return "matmul" }
             if MatMulRule.takesPreparedPath(a, b) { return "packed GEMM (weights prepared once)" }
-            let (m, k, n) = (a.layout.shape[a.layout.rank - 2], a.layout.shape[a.layout.rank - 1], entry.shape.last ?? 1)
+            let (m, k, n) = (
+                a.layout.shape[a.layout.rank - 2], a.layout.shape[a.layout.rank - 1], entry.shape.last ?? 1
+            )
             let batch = m * n == 0 ? 0 : entry.shape.reduce(1, *) / (m * n)
             return GEMMKernels.pathName(batchCount: batch, m: m, n: n, k: k, type: a.type)
         case .softmax, .logSoftmax: return "softmax"

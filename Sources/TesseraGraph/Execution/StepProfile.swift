@@ -41,7 +41,7 @@ package final class StepProfile: Sendable {
     private let recorded = Mutex<[Run]>([])
 
     /// Open scopes in the process; the step loop looks for a profile only while it is above 0.
-    private static let openScopes = Atomic<Int>(0)
+    fileprivate static let openScopes = Atomic<Int>(0)
 
     /// The innermost profile of the current task, or `nil` outside every scope.
     @TaskLocal static var current: StepProfile?
@@ -62,20 +62,6 @@ package final class StepProfile: Sendable {
     @inline(__always)
     static var active: StepProfile? {
         openScopes.load(ordering: .relaxed) > 0 ? current : nil
-    }
-
-    /// Runs `body` with `self` as the current task's profile.
-    func scope<Result>(_ body: () throws -> Result) rethrows -> Result {
-        Self.openScopes.wrappingAdd(1, ordering: .relaxed)
-        defer { Self.openScopes.wrappingSubtract(1, ordering: .relaxed) }
-        return try Self.$current.withValue(self, operation: body)
-    }
-
-    /// Runs the asynchronous `body` with `self` as the current task's profile.
-    func scope<Result>(_ body: () async throws -> Result) async rethrows -> Result {
-        Self.openScopes.wrappingAdd(1, ordering: .relaxed)
-        defer { Self.openScopes.wrappingSubtract(1, ordering: .relaxed) }
-        return try await Self.$current.withValue(self, operation: body)
     }
 
     /// The nanoseconds from `start` to now on the continuous clock.
@@ -102,13 +88,17 @@ extension GraphExecutor {
     package static func withStepProfile<Result>(_ profile: StepProfile, _ body: () throws -> Result) rethrows
         -> Result
     {
-        try profile.scope(body)
+        StepProfile.openScopes.wrappingAdd(1, ordering: .relaxed)
+        defer { StepProfile.openScopes.wrappingSubtract(1, ordering: .relaxed) }
+        return try StepProfile.$current.withValue(profile, operation: body)
     }
 
     /// Runs the asynchronous `body` recording into `profile` (see the synchronous form).
     package static func withStepProfile<Result>(
         _ profile: StepProfile, _ body: () async throws -> Result
     ) async rethrows -> Result {
-        try await profile.scope(body)
+        StepProfile.openScopes.wrappingAdd(1, ordering: .relaxed)
+        defer { StepProfile.openScopes.wrappingSubtract(1, ordering: .relaxed) }
+        return try await StepProfile.$current.withValue(profile, operation: body)
     }
 }

@@ -11,7 +11,8 @@ extension ConvolutionKernels {
     package static func pathName(inputShape: [Int], weightShape: [Int], parameters: Conv2DParameters) -> String {
         let outputShape = parameters.outputShape(inputShape: inputShape, weightShape: weightShape)
         let geometry = ConvGeometry(input: inputShape, weight: weightShape, output: outputShape, parameters: parameters)
-        let kind = path(channels: geometry.c, kernelHeight: geometry.kh, kernelWidth: geometry.kw, parameters: parameters)
+        let kind = path(
+            channels: geometry.c, kernelHeight: geometry.kh, kernelWidth: geometry.kw, parameters: parameters)
         switch kind {
         case .depthwise where !usesPackedGEMM(geometry): return "depthwise conv"
         case .pointwise: return usesPackedGEMM(geometry) ? "packed pointwise conv" : "OpenBLAS pointwise conv (sgemm)"

@@ -7,7 +7,9 @@ extension GEMMKernels {
     package static func pathName(batchCount: Int, m: Int, n: Int, k: Int, type: KernelScalarType) -> String {
         switch type {
         case .float32, .float64:
-            if batchCount >= smallBatchMinimum && m * n * k <= smallMatrixMultiplyAdds { return "loop GEMM (tiny batched)" }
+            if batchCount >= smallBatchMinimum && m * n * k <= smallMatrixMultiplyAdds {
+                return "loop GEMM (tiny batched)"
+            }
             return type == .float32 ? "OpenBLAS sgemm" : "OpenBLAS dgemm"
         case .float16: return "float16 GEMM"
         default: return "integer loop GEMM"
