@@ -85,6 +85,7 @@ extension GraphExecutor {
     /// try GraphExecutor.withStepProfile(profile) { _ = try model.prediction(from: input) }
     /// for step in profile.runs[0].steps { print(step.operation, step.path, step.nanoseconds) }
     /// ```
+    @discardableResult
     package static func withStepProfile<Result>(_ profile: StepProfile, _ body: () throws -> Result) rethrows
         -> Result
     {
@@ -94,6 +95,7 @@ extension GraphExecutor {
     }
 
     /// Runs the asynchronous `body` recording into `profile` (see the synchronous form).
+    @discardableResult
     package static func withStepProfile<Result>(
         _ profile: StepProfile, _ body: () async throws -> Result
     ) async rethrows -> Result {
