@@ -78,8 +78,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "tessera",
-            // The digits demo prints OpenBLAS's core name from the kernel layer.
-            dependencies: ["Tessera", "TesseraKernels"],
+            // The digits demo prints OpenBLAS's core name from the kernel layer; the step profile
+            // of `plan --measure` comes from the graph executor.
+            dependencies: ["Tessera", "TesseraKernels", "TesseraGraph"],
             // The demo's digit classifier and its held-out samples (tools/make_demo_model.py), and
             // its shape classifier with sample pictures (tools/make_demo_image_model.py).
             resources: [

@@ -14,15 +14,16 @@ import TesseraTensor
 /// `MLTensor(shape:scalars:)`, what the lowering does today) for the package, adopted in
 /// place (`mappedFloat32Tensor`) for the compiled model.
 ///
-/// Then the model workloads' packages (`m1`, `m3`, `m4`): compile time, `MLModel` load of the
-/// package against the compiled model, and the first prediction of a freshly loaded model.
+/// Then the model workloads' packages (`m1`, `m2`, `m3`, `m4`, `m6`, `m7`): compile time,
+/// `MLModel` load of the package against the compiled model, and the first
+/// `try await model.prediction(from:)` of a freshly loaded model.
 ///
 /// - Returns: The figures for `--models-json`, per model: `compile_ms`, `package_ms` and
 ///   `compiled_ms` (the `MLModel` loads); for `compile_fp32`/`compile_fp16` also `compiled_mb`,
-///   `open_*_ms` and `weights_*_ms`; for `m1`/`m3`/`m4` also `first_prediction_ms`. A model
+///   `open_*_ms` and `weights_*_ms`; for the model workloads also `first_prediction_ms`. A model
 ///   whose package is missing has no entry.
 @discardableResult
-func runCompileBenchmarks(modelsDirectory: URL) -> [String: Any] {
+func runCompileBenchmarks(modelsDirectory: URL) async -> [String: Any] {
     print("\n## Compiled cache (warm page cache; median of repeated loads)")
     var figures: [String: Any] = [:]
     for name in ["compile_fp32", "compile_fp16"] {
@@ -36,7 +37,7 @@ func runCompileBenchmarks(modelsDirectory: URL) -> [String: Any] {
         }
         do {
             let compileStart = DispatchTime.now().uptimeNanoseconds
-            let temporary = try MLModel.compileModel(at: package)
+            let temporary = try await MLModel.compileModel(at: package)
             let compileSeconds = Double(DispatchTime.now().uptimeNanoseconds - compileStart) / 1e9
             defer { try? FileManager.default.removeItem(at: temporary.deletingLastPathComponent()) }
             let compiledBytes =
@@ -87,8 +88,12 @@ func runCompileBenchmarks(modelsDirectory: URL) -> [String: Any] {
             print("\(name): \(error)")
         }
     }
-    for name in ["m1", "m3", "m4"] {
-        if let entry = compareModelLoads(modelsDirectory.appendingPathComponent("\(name).mlpackage"), name: name) {
+    let picked = ProcessInfo.processInfo.environment["TESSERA_BENCH_MODELS"].map {
+        Set($0.split(separator: ",").map(String.init))
+    }
+    for name in ["m1", "m2", "m3", "m4", "m6", "m7"] where picked?.contains(name) ?? true {
+        let package = modelsDirectory.appendingPathComponent("\(name).mlpackage")
+        if let entry = await compareModelLoads(package, name: name, large: ["m2", "m6", "m7"].contains(name)) {
             figures[name] = entry
         }
     }
@@ -96,24 +101,26 @@ func runCompileBenchmarks(modelsDirectory: URL) -> [String: Any] {
 }
 
 /// `MLModel(contentsOf:)` of a package against the same model compiled first by
-/// `MLModel.compileModel(at:)`, and the first prediction of a freshly loaded model (on
-/// `<name>_input.npy` next to the package, when present): work a load leaves for later shows
-/// there. Prints them and returns `compile_ms`, `package_ms`, `compiled_ms` and
-/// `first_prediction_ms` (medians), or nil when the package is missing or does not load.
-private func compareModelLoads(_ package: URL, name: String) -> [String: Any]? {
+/// `MLModel.compileModel(at:)` (median of 15 loads, of 5 for a `large` model), and the first
+/// `try await model.prediction(from:)` of a freshly loaded model (on `<name>_input.npy` next to
+/// the package, when present): work a load leaves for later shows there. Prints them and
+/// returns `compile_ms`, `package_ms`, `compiled_ms` and `first_prediction_ms` (medians), or nil
+/// when the package is missing or does not load.
+private func compareModelLoads(_ package: URL, name: String, large: Bool) async -> [String: Any]? {
     guard FileManager.default.fileExists(atPath: package.path) else {
         print("\(name): no \(package.path); make it with Benchmarks/peers/model_workloads.py --make-models")
         return nil
     }
     do {
         let compileStart = DispatchTime.now().uptimeNanoseconds
-        let compiled = try MLModel.compileModel(at: package)
+        let compiled = try await MLModel.compileModel(at: package)
         let compileMilliseconds = Double(DispatchTime.now().uptimeNanoseconds - compileStart) / 1e6
         defer { try? FileManager.default.removeItem(at: compiled.deletingLastPathComponent()) }
         _ = try MLModel(contentsOf: package)
         _ = try MLModel(contentsOf: compiled)
-        let loadPackage = measure(warmups: 2, iterations: 15) { blackHole(try? MLModel(contentsOf: package)) }
-        let loadCompiled = measure(warmups: 2, iterations: 15) { blackHole(try? MLModel(contentsOf: compiled)) }
+        let loads = large ? 5 : 15
+        let loadPackage = measure(warmups: 1, iterations: loads) { blackHole(try? MLModel(contentsOf: package)) }
+        let loadCompiled = measure(warmups: 1, iterations: loads) { blackHole(try? MLModel(contentsOf: compiled)) }
         report("\(name) MLModel load (package)", loadPackage, String(format: "compile %.1f ms", compileMilliseconds))
         report(
             "\(name) MLModel load (compiled)", loadCompiled,
@@ -133,7 +140,7 @@ private func compareModelLoads(_ package: URL, name: String) -> [String: Any]? {
                     inputName: MLFeatureValue(multiArray: input)
                 ])
                 let start = DispatchTime.now().uptimeNanoseconds
-                blackHole(try model.prediction(from: provider))
+                blackHole(try await model.prediction(from: provider))
                 samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
             }
             let first = Timing(samples: samples.sorted())

@@ -13,7 +13,8 @@ let singlePredictionModels: [(id: String, name: String)] = [
     ("m6", "M6 BERT-base encoder"), ("m7", "M7 Whisper-tiny-sized audio encoder"),
 ]
 
-/// The single-prediction workloads (``singlePredictionModels``): latency through `MLModel`, on
+/// The single-prediction workloads (``singlePredictionModels``): latency of
+/// `try await model.prediction(from:)` (as an app awaits it), on
 /// the `.mlpackage` files `Benchmarks/peers/model_workloads.py --make-models DIR` writes, with
 /// the same input PyTorch and ONNX Runtime are timed on. Also reports the largest difference
 /// from PyTorch's output. Then M4 (batches) on M3's model (fixed batch: a loop) and on
@@ -29,8 +30,8 @@ let singlePredictionModels: [(id: String, name: String)] = [
 ///   `loop_ms_per_input`), `m5` (ms per prediction concurrent and serial, peak RSS); a model
 ///   whose package is missing has no entry.
 @discardableResult
-func runModelBenchmarks(modelsDirectory: URL) -> [String: Any] {
-    print("\n## Model workloads (float32; MLModel.prediction(from:), one input)")
+func runModelBenchmarks(modelsDirectory: URL) async -> [String: Any] {
+    print("\n## Model workloads (float32; try await MLModel.prediction(from:), one input)")
     let environment = ProcessInfo.processInfo.environment
     let picked = environment["TESSERA_BENCH_MODELS"].map { Set($0.split(separator: ",").map(String.init)) }
     let singleOnly = environment["TESSERA_BENCH_SINGLE_ONLY"] == "1"
@@ -54,10 +55,10 @@ func runModelBenchmarks(modelsDirectory: URL) -> [String: Any] {
             var output: (any MLFeatureProvider)?
             // Large models (a first prediction over 50 ms): fewer runs, as model_workloads.py does.
             let firstStart = DispatchTime.now().uptimeNanoseconds
-            output = try model.prediction(from: provider)
+            output = try await model.prediction(from: provider)
             let large = Double(DispatchTime.now().uptimeNanoseconds - firstStart) > 50e6
-            let timing = measure(warmups: large ? 1 : 3, iterations: runs ?? (large ? 8 : 20)) {
-                output = try? model.prediction(from: provider)
+            let timing = await measureAsync(warmups: large ? 1 : 3, iterations: runs ?? (large ? 8 : 20)) {
+                output = try? await model.prediction(from: provider)
             }
             guard let result = output?.featureValue(for: outputName)?.multiArrayValue else {
                 print("\(name): the prediction failed")

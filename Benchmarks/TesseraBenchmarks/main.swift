@@ -75,12 +75,12 @@ if wants("multiarray") { runMultiArrayBenchmarks() }
 var modelFigures: [String: Any]?
 var compileFigures: [String: Any]?
 if selected.contains("models") || modelsDirectory != nil {
-    modelFigures = runModelBenchmarks(
-        modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))
+    modelFigures = await runModelBenchmarks(
+        modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? ".build/bench-models"))
 }
 if selected.contains("compile") {
-    compileFigures = runCompileBenchmarks(
-        modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))
+    compileFigures = await runCompileBenchmarks(
+        modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? ".build/bench-models"))
 }
 if selected.contains("classic") {
     runClassicBenchmarks(modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))

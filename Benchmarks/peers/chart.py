@@ -162,8 +162,9 @@ def draw_models(results: dict, out_path: str) -> None:
 
     def tick(model: str) -> str:
         times = [tessera.get((model, t)) for t in (1, 2)]
-        text = " / ".join(f"{t:.3g}" if isinstance(t, (int, float)) else "—" for t in times)
-        return f"{model}\nTessera {text} ms (1 / 2 threads)"
+        text = " / ".join((f"{t:.0f}" if t >= 100 else f"{t:.3g}") if isinstance(t, (int, float)) else "—"
+                          for t in times)
+        return f"{model}\nTessera {text} ms\n(1 / 2 threads)"
 
     ax.set_xticks(range(len(models)))
     ax.set_xticklabels([tick(m) for m in models], fontsize=8)
@@ -172,11 +173,21 @@ def draw_models(results: dict, out_path: str) -> None:
     machine = results.get("machine", {})
     ax.set_title("Model workloads: ONNX Runtime's and PyTorch's time relative to Tessera's, one prediction\n"
                  f"{machine.get('cpu', '?')}, {machine.get('cores', '?')} cores — float32, "
-                 f"{results.get('date', '')[:16]}", fontsize=10.5)
+                 f"{results.get('date', '')[:16]}" + busy_note(results), fontsize=10.5)
     fig.tight_layout()
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     fig.savefig(out_path)
     plt.close(fig)
+
+
+def busy_note(results: dict) -> str:
+    """' (other processes used 79–91 % of the CPU)' when compare_models.py recorded a busy host."""
+    loads = [((results.get(side) or {}).get(key) or {}).get("other_cpu_load")
+             for side, key in (("tessera", "conditions"), ("tessera", "conditions_1thread"), ("peers", "conditions"))]
+    loads = [load for load in loads if isinstance(load, (int, float))]
+    if not loads or max(loads) <= 0.05:
+        return ""
+    return f" (other processes used {min(loads):.0%}–{max(loads):.0%} of the CPU)"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

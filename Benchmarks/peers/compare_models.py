@@ -8,13 +8,14 @@ Inputs:
     `--peers`, which runs model_workloads.py now with this interpreter, right after Tessera, so
     that the whole table comes from one run.
 
-Rows: M1, M2 (when its files are there), M3, M6 and M7 (one prediction, at 1 and at 2 threads:
+Rows: M1, M2, M3, M6 and M7 (one prediction, at 1 and at 2 threads:
 Tessera runs a second time with TESSERA_NUM_THREADS=1 and only these, the peers with
 torch.set_num_threads / intra_op_num_threads), M4 (ms per input for batches of 1, 8 and 32, run as one batch
 and as a loop of single predictions, on the flexible-batch m4 model), M5 (8 threads x 8
-predictions on one shared M3 model, and the same 64 serially: ms per prediction), and load
-times (Tessera's `MLModel(contentsOf:)` of the package and of the compiled model, next to ONNX
-Runtime's session creation). Ratios are `peer / Tessera`: above 1 means Tessera is faster.
+predictions on one shared M3 model, and the same 64 serially: ms per prediction), load
+times of every model (Tessera's `MLModel(contentsOf:)` of the package and of the compiled model,
+next to ONNX Runtime's session creation) and the first prediction of a freshly loaded model
+(next to ORT's first run of a fresh session; the note gives each side's first ÷ warm ratio). Ratios are `peer / Tessera`: above 1 means Tessera is faster.
 
 Outputs (in --out-dir): results-models.json and results-models.md; the Markdown is also printed.
 
@@ -37,7 +38,10 @@ from tensor_workloads import THREADS, cpu_seconds, machine_info, other_load, wai
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BATCHES = (1, 8, 32)
-LOAD_MODELS = {"m1": "M1 MobileNetV2", "m3": "M3 transformer layer", "m4": "M4 flexible batch"}
+LOAD_MODELS = {
+    "m1": "M1 MobileNetV2", "m2": "M2 ResNet-50", "m3": "M3 transformer layer", "m4": "M4 flexible batch",
+    "m6": "M6 BERT-base encoder", "m7": "M7 Whisper-tiny-sized encoder",
+}
 # The single-prediction rows, each at 1 and 2 threads; a model without figures has no row.
 SINGLE_MODELS = {
     "m1": "M1 MobileNetV2", "m2": "M2 ResNet-50", "m3": "M3 transformer layer",
@@ -132,32 +136,7 @@ def run_peers(models_dir: str, out_path: str, runs: int, attempts: int, idle_wai
                "--json", out_path, "--runs", str(runs)]
     env = dict(os.environ, OMP_NUM_THREADS=str(THREADS), OPENBLAS_NUM_THREADS=str(THREADS),
                MKL_NUM_THREADS=str(THREADS))
-    peers = least_disturbed("the peers", command, out_path, attempts, idle_wait, max_load, env)
-    merge_m2_peers(peers, models_dir, out_path, runs, attempts, idle_wait, max_load)
-    return peers
-
-
-def merge_m2_peers(peers: dict, models_dir: str, out_path: str, runs: int, attempts: int, idle_wait: float,
-                   max_load: float) -> None:
-    """M2 (ResNet-50, model_resnet.py) when DIR/m2.onnx exists: its torch/onnxruntime entries at
-    1 and 2 threads merged into `peers` (`by_threads[n]["m2"]`, and `["m2"]` at 2 threads)."""
-    if not os.path.exists(os.path.join(models_dir, "m2.onnx")):
-        return
-    for threads in SINGLE_THREADS:
-        m2_path = out_path.replace(".json", f"-m2-{threads}thread.json")
-        command = [sys.executable, os.path.join(HERE, "model_resnet.py"), "--models-dir", models_dir,
-                   "--json", m2_path, "--runs", str(runs), "--threads", str(threads)]
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads), OPENBLAS_NUM_THREADS=str(threads),
-                   MKL_NUM_THREADS=str(threads))
-        document = least_disturbed(f"the peers (M2, {threads} thread)", command, m2_path, attempts, idle_wait,
-                                   max_load, env)
-        for peer in ("torch", "onnxruntime"):
-            if "m2" not in document.get(peer, {}):
-                continue
-            entry = peers.setdefault(peer, {})
-            entry.setdefault("by_threads", {}).setdefault(str(threads), {})["m2"] = document[peer]["m2"]
-            if threads == THREADS:
-                entry["m2"] = document[peer]["m2"]
+    return least_disturbed("the peers", command, out_path, attempts, idle_wait, max_load, env)
 
 
 def dig(document: dict | None, *keys):
@@ -221,11 +200,16 @@ def rows(tessera: dict, peers: dict) -> list[dict]:
                 "note": f"compileModel {compile_ms:.0f} ms" if form == "compiled" and compile_ms else "",
             })
     for key, name in LOAD_MODELS.items():
+        first, ort_first = dig(compile_, key, "first_prediction_ms"), dig(ort, "session_creation", key, "first_run_ms")
+        note = "median of 5 fresh loads"
+        warm, ort_warm = dig(models, key, "median_ms"), dig(ort, key, "median_ms")
+        if first and warm:
+            note += f"; first ÷ warm: Tessera {first / warm:.2f}×"
+            if ort_first and ort_warm:
+                note += f", ORT {ort_first / ort_warm:.2f}×"
         table.append({
             "workload": f"{name}, first prediction of a fresh model", "unit": "ms",
-            "tessera": dig(compile_, key, "first_prediction_ms"),
-            "onnxruntime": dig(ort, "session_creation", key, "first_run_ms"), "torch": None,
-            "note": "median of 5 fresh loads",
+            "tessera": first, "onnxruntime": ort_first, "torch": None, "note": note,
         })
     for key in ("compile_fp32", "compile_fp16"):
         entry = compile_.get(key) or {}
@@ -320,7 +304,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     peers = parser.add_mutually_exclusive_group(required=True)
     peers.add_argument("--peers-json", metavar="PATH", help="the peers' JSON from model_workloads.py")
     peers.add_argument("--peers", action="store_true", help="run model_workloads.py now")
-    parser.add_argument("--models-dir", metavar="DIR", default=os.path.join(HERE, "models"),
+    parser.add_argument("--models-dir", metavar="DIR", default=os.path.join(HERE, "..", "..", ".build", "bench-models"),
                         help="where the models are (model_workloads.py --make-models, make_compile_model.py)")
     parser.add_argument("--runs", type=int, default=30, help="with --peers: timed runs per M1/M3 prediction")
     parser.add_argument("--attempts", type=int, default=3,

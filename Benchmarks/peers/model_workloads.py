@@ -1,11 +1,13 @@
-"""Model workloads M1 (MobileNetV2), M3 (one transformer encoder layer), M4 (batches of M3's
-layer with a flexible batch axis), M6 (a BERT-base encoder) and M7 (a Whisper-tiny-sized audio
-encoder): make the models, then time PyTorch eager and ONNX Runtime on them; Tessera times the
+"""Model workloads M1 (MobileNetV2), M2 (ResNet-50), M3 (one transformer encoder layer), M4
+(batches of M3's layer with a flexible batch axis), M6 (a BERT-base encoder) and M7 (a
+Whisper-tiny-sized audio encoder): make the models, then time PyTorch eager and ONNX Runtime on them; Tessera times the
 same .mlpackage files through its MLModel API (`TesseraBenchmarks models --models-dir DIR`).
 
 Protocol (figures in Docs/Performance.md):
   * M1: MobileNetV2 (torchvision's architecture, written out here because torchvision's
     compiled ops do not match the CPU torch wheel; random weights, seed 0), input [1,3,224,224];
+  * M2: ResNet-50 (model_resnet.py; random weights and batch-norm statistics, seed 0), input
+    [1,3,224,224];
   * M3: one transformer encoder layer, d_model 256, 4 heads, feed-forward 1024, post-norm
     (what torch.nn.TransformerEncoderLayer computes, written with plain ops because
     coremltools 9 cannot convert the traced fused layer), input [1,128,256];
@@ -20,14 +22,15 @@ Protocol (figures in Docs/Performance.md):
     run as one [B,128,256] call next to a loop of B single calls;
   * M5 (ONNX Runtime): 8 Python threads each running 8 `session.run` on one shared M3 session
     (ORT releases the GIL in run), next to the same 64 runs serially; ms per prediction;
-  * session creation (ONNX Runtime): median of 10 `ort.InferenceSession(...)` on m1, m3, m4,
-    next to Tessera's `MLModel(contentsOf:)` of the package and of the compiled model;
-  * float32; M1, M3, M6 and M7 at 1 and at 2 threads (torch.set_num_threads, ORT
+  * session creation (ONNX Runtime): median of 10 `ort.InferenceSession(...)` (M2, M6, M7: 5)
+    on every model, and the first `run` of 5 fresh sessions, next to Tessera's
+    `MLModel(contentsOf:)` of the package and of the compiled model and its first prediction;
+  * float32; M1, M2, M3, M6 and M7 at 1 and at 2 threads (torch.set_num_threads, ORT
     intra_op_num_threads), everything else at 2; 5 warm-ups and the median of >= 30 single
-    predictions (M6, M7: 2 warm-ups, >= 8), M4: >= 5 per batch.
+    predictions (M2, M6, M7: 2 warm-ups, >= 8), M4: >= 5 per batch.
 
 Usage:
-  python model_workloads.py --make-models DIR      # DIR/{m1,m3,m4,m6,m7}.{mlpackage,onnx,pt}, inputs/outputs .npy
+  python model_workloads.py --make-models DIR      # DIR/{m1,m2,m3,m4,m6,m7}.{mlpackage,onnx,pt}, inputs/outputs .npy
   python model_workloads.py --make-models DIR --only m6,m7
   python model_workloads.py --models-dir DIR --json peers-models.json
 
@@ -46,6 +49,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from model_resnet import resnet50
 
 THREADS = 2
 
@@ -247,17 +252,19 @@ def _whisper_encoder():
     return AudioEncoder().eval()
 
 
-# name -> (builder, input shape, seed of the weights and input). M1 and M3 keep the seed-0
-# sequence they were first made with (one torch.manual_seed(0) for both, in this order).
+# name -> (builder, input shape). M1 and M3 keep the seed-0 sequence they were first made with
+# (one torch.manual_seed(0) for both, in this order); the others seed their own (SEEDS), so
+# making a subset (--only) makes the same weights.
 SINGLE_MODELS = {
     "m1": (_mobilenet_v2, (1, 3, 224, 224)),
     "m3": (_transformer_layer, (1, 128, 256)),
     "m6": (_bert_encoder, (1, 128, 768)),
     "m7": (_whisper_encoder, (1, 80, 3000)),
+    "m2": (resnet50, (1, 3, 224, 224)),
 }
-SEEDS = {"m6": 6, "m7": 7}
+SEEDS = {"m6": 6, "m7": 7, "m2": 0}
 # Large models: fewer timed runs (a BERT-base prediction takes ~0.1-0.5 s on 2 cores).
-LARGE_MODELS = {"m6", "m7"}
+LARGE_MODELS = {"m2", "m6", "m7"}
 
 
 def make_models(directory: Path, only: set[str] | None = None) -> None:
@@ -395,8 +402,8 @@ def run_peers(directory: Path, runs: int) -> dict:
     if (directory / "m4.onnx").exists():
         result["onnxruntime"]["m4"] = _run_m4_onnxruntime(directory, options, ort)
     result["onnxruntime"]["session_creation"] = {
-        name: _session_creation(directory / f"{name}.onnx", options, ort)
-        for name in ("m1", "m3", "m4") if (directory / f"{name}.onnx").exists()
+        name: _session_creation(directory / f"{name}.onnx", options, ort, 5 if name in LARGE_MODELS else 10)
+        for name in ("m1", "m2", "m3", "m4", "m6", "m7") if (directory / f"{name}.onnx").exists()
     }
     return result
 
@@ -492,7 +499,7 @@ def _run_m4_onnxruntime(directory: Path, options, ort) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--make-models", type=Path, help="write the models and their inputs here")
-    parser.add_argument("--only", help="with --make-models: a comma-separated subset (m1,m3,m4,m6,m7)")
+    parser.add_argument("--only", help="with --make-models: a comma-separated subset (m1,m2,m3,m4,m6,m7)")
     parser.add_argument("--models-dir", type=Path, help="time the peers on the models made here")
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--json", type=Path, help="write the peers' figures here (default: stdout)")

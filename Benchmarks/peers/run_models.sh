@@ -3,7 +3,8 @@
 #
 #   bash Benchmarks/peers/run_models.sh [--runs N] [--idle-wait S]
 #
-# Makes the models (M1, M3, M4, M6, M7) into $MODELS_DIR (default Benchmarks/peers/models) when missing
+# Makes the models (M1, M2, M3, M4, M6, M7; random seeded weights, nothing downloaded) into
+# $MODELS_DIR (default .build/bench-models: ~0.6 GB, never committed) when missing
 # (model_workloads.py --make-models, make_compile_model.py), builds TesseraBenchmarks in release
 # mode, runs Tessera's models and compile areas (--models-json) and then ONNX Runtime and PyTorch
 # (model_workloads.py), and prints one Markdown table (compare_models.py), also written to
@@ -14,7 +15,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
 results="${RESULTS_DIR:-$here/results}"
-models="${MODELS_DIR:-$here/models}"
+models="${MODELS_DIR:-$repo/.build/bench-models}"
 python="${PYTHON:-$here/.venv/bin/python}"
 
 if [ -z "${PYTHON:-}" ] && ! { [ -x "$python" ] && "$python" -c "import numpy, torch" 2>/dev/null; }; then
@@ -26,7 +27,7 @@ if ! "$python" -c "import onnx, onnxruntime, coremltools" 2>/dev/null; then
 fi
 
 missing=0
-for name in m1 m3 m4 m6 m7; do
+for name in m1 m2 m3 m4 m6 m7; do
     for file in "$name.mlpackage" "$name.onnx" "$name.pt" "${name}_input.npy" "${name}_expected.npy"; do
         [ -e "$models/$file" ] || missing=1
     done

@@ -1,11 +1,15 @@
 import Tessera
+import TesseraGraph
 
 /// `tessera plan MODEL [--function NAME] [--all] [--measure [--runs N]]`: the model's compute
 /// plan, one row per operation with its output, shape, device and estimated cost weight.
 ///
-/// `--measure` (a Tessera extension) times whole predictions on random inputs and splits
-/// the median time over the operations by their cost weights; Tessera fuses operations into
-/// shared kernels, so there is no per-operation wall time to measure directly.
+/// `--measure` (a Tessera extension) runs predictions on random inputs with the executor's
+/// step profile on (``StepProfile``): every step of the plan a prediction runs (a fused
+/// program, a kernel, a view) is timed as it runs, and the times are summed by operation
+/// (`conv2d`, `matmul`, `softmax`, `elementwise`, …) and by kernel path (packed or OpenBLAS
+/// convolution, depthwise, packed GEMM, OpenBLAS `sgemm`, fused element-wise, softmax, …).
+/// Operations fused into one step count under the step's operation.
 enum PlanCommand {
     static let usage = "usage: tessera plan MODEL [--function NAME] [--all] [--measure [--runs N]]"
 
@@ -43,8 +47,7 @@ enum PlanCommand {
         guard case .program(let program) = plan.modelStructure else {
             printNonProgram(plan, name: url.lastPathComponent)
             if measure, case .neuralNetwork = plan.modelStructure {
-                let milliseconds = try measurePrediction(url: url, functionName: nil, runs: runs)
-                print(String(format: "median prediction %.3f ms over %d runs", milliseconds, runs))
+                print(try MeasuredProfile(url: url, functionName: nil, runs: runs).report())
             }
             return
         }
@@ -54,14 +57,10 @@ enum PlanCommand {
                 "the program has no function \"\(functionName ?? "main")\" (it has: "
                     + program.functions.keys.sorted().joined(separator: ", ") + ")")
         }
-        var milliseconds: Double?
-        if measure {
-            milliseconds = try measurePrediction(url: url, functionName: name, runs: runs)
-        }
+        let measured = measure ? try MeasuredProfile(url: url, functionName: name, runs: runs) : nil
         print("\(url.lastPathComponent): function \(name) of \(program.functions.count)")
-        var header =
+        let header =
             "    #  operator                      output                          type                        device  cost"
-        if milliseconds != nil { header += "     ~ms" }
         print(header)
         var hidden = 0
         var rows: [(index: Int, operation: MLModelStructure.Program.Operation, depth: Int)] = []
@@ -83,22 +82,15 @@ enum PlanCommand {
             let output = operation.outputs.first
             let weight = plan.estimatedCost(of: operation)?.weight ?? 0
             let device = plan.deviceUsage(for: operation).map { "\($0.preferred)" } ?? "-"
-            var line =
+            let line =
                 pad(String(row.index), 5, right: true) + "  "
                 + pad(String(repeating: "  ", count: row.depth) + operation.operatorName, 28) + "  "
                 + pad(output?.name ?? "-", 30) + "  " + pad(output.map { "\($0.type)" } ?? "-", 26) + "  "
                 + pad(device, 6) + "  " + pad(String(format: "%5.1f%%", weight * 100), 6, right: true)
-            if let milliseconds { line += "  " + pad(String(format: "%.3f", milliseconds * weight), 7, right: true) }
             print(line)
         }
         if hidden > 0 { print("(\(hidden) const operations not shown; --all shows them)") }
-        if let milliseconds {
-            print(
-                String(
-                    format: "median prediction %.3f ms over %d runs; ~ms splits it by the cost weights ", milliseconds,
-                    runs)
-                    + "(operations run fused, so they are not timed one by one)")
-        }
+        if let measured { print(measured.report()) }
     }
 
     /// Prints a neural network's layers, a pipeline's sub-models, or that the type is unsupported.
@@ -122,33 +114,6 @@ enum PlanCommand {
         case .unsupported:
             print("\(name): a model type without operations to plan")
         }
-    }
-
-    /// The median wall time of a prediction on random inputs, in milliseconds.
-    static func measurePrediction(url: URL, functionName: String?, runs: Int) throws -> Double {
-        let configuration = MLModelConfiguration()
-        configuration.functionName = functionName
-        let model = try MLModel(contentsOf: url, configuration: configuration)
-        var features: [String: MLFeatureValue] = [:]
-        var generator = SystemRandomNumberGenerator()
-        for (name, feature) in model.modelDescription.inputDescriptionsByName {
-            guard let constraint = feature.multiArrayConstraint else {
-                throw CLIError("--measure needs multi-array inputs; \(name) is \(feature.type)")
-            }
-            let shape = constraint.shape.map(\.intValue)
-            let count = shape.reduce(1, *)
-            let scalars = (0..<count).map { _ in Float.random(in: -1...1, using: &generator) }
-            features[name] = MLFeatureValue(shapedArray: MLShapedArray<Float>(scalars: scalars, shape: shape))
-        }
-        let input = try MLDictionaryFeatureProvider(dictionary: features)
-        for _ in 0..<2 { _ = try model.prediction(from: input) }
-        var times: [Double] = []
-        for _ in 0..<runs {
-            let start = DispatchTime.now().uptimeNanoseconds
-            _ = try model.prediction(from: input)
-            times.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-        }
-        return times.sorted()[times.count / 2]
     }
 
     /// `text` padded with spaces to `width` (left-aligned unless `right`).

@@ -23,8 +23,8 @@ let help = """
       compile MODEL -o DIR       compile a model into DIR/<name>.mlmodelc for MLModel(contentsOf:)
       plan MODEL [--function NAME] [--all] [--measure [--runs N]]
                                  the compute plan: one row per operation (output, shape, device,
-                                 estimated cost); --measure times predictions and splits the time
-                                 by cost
+                                 estimated cost); --measure times every plan step of real
+                                 predictions and sums the time by operation and kernel path
       version                    print the version
     """
 

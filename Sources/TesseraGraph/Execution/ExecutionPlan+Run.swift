@@ -17,8 +17,14 @@ extension ExecutionPlan {
         var inPlaceSteps = 0
         var kept: [(entry: Int, value: TensorValue)] = []
         func input(_ i: Int) -> TensorValue { values[canonical[i]]! }
+        // Only inside `GraphExecutor.withStepProfile`: the clock is read around each step.
+        let profile = StepProfile.active
+        var profiled: [StepProfile.Step] = []
+        var labelling: UInt64 = 0
+        let runStart = profile.map { _ in ContinuousClock.now }
 
         for (stepIndex, step) in steps.enumerated() {
+            let stepStart = profile.map { _ in ContinuousClock.now }
             let i = step.entry
             let entry = entries[i]
             let value: TensorValue
@@ -78,12 +84,26 @@ extension ExecutionPlan {
             }
             values[i] = value
             if let keeping, keeping[i] { kept.append((i, value)) }
+            if let stepStart {
+                let nanoseconds = StepProfile.nanoseconds(since: stepStart)
+                let labelStart = ContinuousClock.now
+                let labels = stepLabels(stepIndex, values: values)
+                labelling &+= StepProfile.nanoseconds(since: labelStart)
+                profiled.append(
+                    StepProfile.Step(
+                        index: stepIndex, kind: labels.kind, operation: labels.operation, path: labels.path,
+                        shape: entry.shape, nanoseconds: nanoseconds))
+            }
             // Intermediates whose last reader was this step die now; their buffers go back to
             // the pool for the next step of similar size.
             for r in releases[stepIndex] {
                 values[r] = nil
                 liveBytes -= allocatedBytes[r]
             }
+        }
+        if let profile, let runStart {
+            let total = StepProfile.nanoseconds(since: runStart)
+            profile.record(StepProfile.Run(steps: profiled, nanoseconds: total - Swift.min(total, labelling)))
         }
         // Every requested entry, and every pending entry merged into one that has a value,
         // gets its value.

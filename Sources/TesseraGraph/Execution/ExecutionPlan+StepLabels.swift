@@ -1,0 +1,85 @@
+import TesseraKernels
+
+extension ExecutionPlan {
+    /// What step `index` computes, for a ``StepProfile``: its kind, its operation (the graph op
+    /// without parameters, or `elementwise` for a fused program) and the kernel path it runs,
+    /// asked of the kernel layer's own selectors for convolutions and matrix products.
+    ///
+    /// Called while the plan runs (the step's inputs are still in `values`), after the step's
+    /// clock has stopped; only when profiling.
+    func stepLabels(_ index: Int, values: [TensorValue?]) -> (kind: String, operation: String, path: String) {
+        let step = steps[index]
+        let entry = entries[step.entry]
+        func input(_ i: Int) -> TensorValue? { values[canonical[i]] }
+        switch step {
+        case .view:
+            return ("view", Self.operationName(entry.op), "view (no kernel)")
+        case .fused:
+            return ("fused", "elementwise", "fused elementwise")
+        case .kernel:
+            return ("kernel", Self.operationName(entry.op), kernelPath(entry, inputs: entry.inputs.map(input)))
+        case .fusedReduce:
+            return ("fusedReduce", Self.operationName(entry.op), "fused elementwise + reduction")
+        case .fusedSoftmax:
+            return ("fusedSoftmax", Self.operationName(entry.op), "fused elementwise + softmax")
+        case .reduceConcat:
+            return ("reduceConcat", Self.operationName(entry.op), "reduction over concatenated parts")
+        case .rowFused(_, let group):
+            let reductions = Set(group.members.map { "\($0.op)" }).sorted().joined(separator: "+")
+            return ("rowFused", "elementwise with row \(reductions) (normalization)", "row-fused reductions")
+        case .convEpilogue(_, let epilogue):
+            let absorbed = entries[epilogue.conv]
+            return (
+                "convEpilogue", Self.operationName(absorbed.op),
+                kernelPath(absorbed, inputs: absorbed.inputs.map(input)) + " + fused epilogue"
+            )
+        }
+    }
+
+    /// The kernel path of a kernel step's op on its inputs.
+    private func kernelPath(_ entry: GraphSnapshot.Entry, inputs: [TensorValue?]) -> String {
+        switch entry.op {
+        case .conv2d(let parameters):
+            guard inputs.count >= 2, let x = inputs[0], let w = inputs[1] else { return "conv2d" }
+            return ConvolutionKernels.pathName(
+                inputShape: x.layout.shape, weightShape: w.layout.shape, parameters: parameters)
+        case .matmul:
+            guard inputs.count == 2, let a = inputs[0], let b = inputs[1] else { return "matmul" }
+            if MatMulRule.takesPreparedPath(a, b) { return "packed GEMM (weights prepared once)" }
+            let (m, k, n) = (
+                a.layout.shape[a.layout.rank - 2], a.layout.shape[a.layout.rank - 1], entry.shape.last ?? 1
+            )
+            let batch = m * n == 0 ? 0 : entry.shape.reduce(1, *) / (m * n)
+            return GEMMKernels.pathName(batchCount: batch, m: m, n: n, k: k, type: a.type)
+        case .softmax, .logSoftmax: return "softmax"
+        case .reduce: return "reduction"
+        case .unary, .binary, .select, .cast: return "elementwise (unfused)"
+        case .maxPool2d, .averagePool2d: return "pooling"
+        case .concat, .pad, .tile, .gather, .gatherElements, .gatherND, .slice, .permute, .reshape, .broadcast:
+            return "copy / gather"
+        default: return Self.operationName(entry.op)
+        }
+    }
+
+    /// A graph op's name without its parameters: `reshape[1, 4]` is `reshape`.
+    static func operationName(_ op: GraphOp) -> String {
+        let name = "\(op)"
+        let end = name.firstIndex { "([<".contains($0) } ?? name.endIndex
+        return String(name[..<end])
+    }
+}
+
+extension MatMulRule {
+    /// Whether ``run(_:_:)`` takes the right-packed micro-kernel with a prepared weight for
+    /// these operands: the guards of `runPrepared`, with the weight cache's test of the
+    /// storage (``PreparedWeights/isCacheable(_:)``) in place of its lookup.
+    static func takesPreparedPath(_ a: TensorValue, _ b: TensorValue) -> Bool {
+        guard PackedGEMM.rightPackedIsPreferred, a.type == .float32, b.type == .float32, b.layout.rank == 2,
+            a.layout.rank >= 2
+        else { return false }
+        let (k, n) = (b.layout.shape[0], b.layout.shape[1])
+        let (rowStride, columnStride) = (b.layout.strides[0], b.layout.strides[1])
+        guard (columnStride == 1 && rowStride >= n) || (rowStride == 1 && columnStride >= k) else { return false }
+        return k > 0 && n > 0 && evenRows(a.layout, depth: k) != nil && PreparedWeights.isCacheable(b.storage)
+    }
+}
