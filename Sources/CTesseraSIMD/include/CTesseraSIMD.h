@@ -97,3 +97,4 @@ void tessera_extremum_row_f32_avx2(int is_max, float *acc, const float *p, long 
 #endif
 
 #include "CTesseraGEMM.h"
+#include "CTesseraAttention.h"
