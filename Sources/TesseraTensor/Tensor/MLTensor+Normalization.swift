@@ -213,9 +213,12 @@ extension MLTensor {
             else { return query.placeholder }
         }
         let maskFits = mask.map { $0.kernelType == .float32 || $0.kernelType == .bool } ?? true
-        if query.kernelType == .float32 && key.kernelType == .float32 && value.kernelType == .float32 && maskFits {
+        if AttentionKernels.isVectorized && query.kernelType == .float32 && key.kernelType == .float32
+            && value.kernelType == .float32 && maskFits
+        {
             // One fused kernel (`GraphOp.attention`): scores, mask, softmax and the value
             // product per head, the score matrix never stored. A bool mask becomes additive.
+            // Without AVX-512 the composed form keeps OpenBLAS's products.
             var inputs = [query, key, value]
             if let mask {
                 inputs.append(
