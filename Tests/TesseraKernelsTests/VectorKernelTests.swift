@@ -1,4 +1,5 @@
 import CTesseraSIMD
+import Foundation
 import Testing
 import _TesseraTestSupport
 
@@ -19,6 +20,39 @@ struct VectorKernelTests {
                 #expect(portable.bitPattern == vector.bitPattern, "length \(count): \(portable) vs \(vector)")
             }
         }
+    }
+
+    @Test("the C erf (AVX-512 or AVX2) is within 2e-7 of libm's, every tail length, the SIMD16 body within 1e-7")
+    func erfMatchesLibm() throws {
+        try #require(SIMDMath.hasAVX2FMA, "no AVX2 on this CPU: the C kernel is never called")
+        var rng = SeededRandom(seed: 23)
+        var values = rng.floats(100, in: -6...6)
+        values[0...5] = [0, -0.0, 0.5, -0.5, .infinity, -.infinity]
+        values.withUnsafeBufferPointer { source in
+            for count in 0...values.count {
+                var got = [Float](repeating: .nan, count: count + 1)
+                got.withUnsafeMutableBufferPointer {
+                    tessera_erf_f32_vector(source.baseAddress!, $0.baseAddress!, count)
+                }
+                #expect(got[count].isNaN, "length \(count): wrote past the end")
+                for i in 0..<count {
+                    let want = Foundation.erf(Double(values[i]))
+                    #expect(abs(Double(got[i]) - want) <= 2e-7, "erf(\(values[i])) = \(got[i]), libm \(want)")
+                }
+            }
+            var simd = [Float](repeating: 0, count: 96)
+            for start in stride(from: 0, to: 96, by: 16) {
+                let x = SIMD16<Float>((0..<16).map { values[start + $0] })
+                let y = Float.vectorErf(x)
+                for lane in 0..<16 { simd[start + lane] = y[lane] }
+            }
+            var c = [Float](repeating: 0, count: 96)
+            c.withUnsafeMutableBufferPointer { tessera_erf_f32_vector(source.baseAddress!, $0.baseAddress!, 96) }
+            for i in 0..<96 { #expect(abs(simd[i] - c[i]) <= 1e-7, "erf(\(values[i])): C \(c[i]), SIMD16 \(simd[i])") }
+        }
+        var nan: [Float] = [.nan]
+        nan.withUnsafeMutableBufferPointer { tessera_erf_f32_vector($0.baseAddress!, $0.baseAddress!, 1) }
+        #expect(nan[0].isNaN)
     }
 
     @Test("infinities and NaN propagate as in the Swift sum")

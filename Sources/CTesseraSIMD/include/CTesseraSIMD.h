@@ -42,6 +42,13 @@ float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float s
 /// tessera_cpu_has_avx2_fma() is true.
 float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift);
 
+/// dst[i] = erf(src[i]) for i < n (dst may equal src), sixteen lanes per instruction on AVX-512
+/// CPUs and eight on AVX2 ones: the algorithm and operation order of Tessera's SIMD16 erf (a Taylor
+/// series below |x| = 0.5, a Chebyshev fit of erfc above; relative error below 1.2e-7), its exp
+/// that of tessera_exp_shifted_f32_vector. NaN stays NaN. Call only when
+/// tessera_cpu_has_avx2_fma() is true.
+void tessera_erf_f32_vector(const float *src, float *dst, long n);
+
 /// Element-wise float32 arithmetic over a block, sixteen lanes per instruction on AVX-512
 /// CPUs and eight on AVX2 ones (chosen once with cpuid). `op` is 0 add, 1 sub, 2 mul, 3 div,
 /// 4 NaN-propagating min, 5 max, and the comparisons 6 ==, 7 !=, 8 <, 9 <=, 10 >, 11 >=
@@ -112,3 +119,4 @@ void tessera_extremum_row_f32_avx2(int is_max, float *acc, const float *p, long 
 #endif
 
 #include "CTesseraGEMM.h"
+#include "CTesseraAttention.h"

@@ -71,6 +71,10 @@ package enum GraphOp: Sendable, Hashable, CustomStringConvertible {
     /// [T, B, I]), initialH ([B, D·H]), initialC (LSTM only), packed weights ([packedCount])]`;
     /// float32 `[S + states, B, D·H]` (``RecurrentParameters``).
     case recurrent(RecurrentParameters)
+    /// Scaled dot-product attention as one kernel: `softmax(scale · q · kᵀ + mask) · v`;
+    /// inputs `[q [..., L, E], k [..., S, E], v [..., S, Ev]]` or with a float32 additive mask
+    /// broadcastable to `[..., L, S]` fourth, all float32; result `[..., L, Ev]`.
+    case attention(scale: Float)
 
     /// Whether the op is applied element by element over its (broadcast) output shape
     /// (its ``rule``'s kind is ``OpKind/elementwise``).
@@ -111,6 +115,7 @@ package enum GraphOp: Sendable, Hashable, CustomStringConvertible {
         case .multinomial(let samples): return "multinomial(\(samples))"
         case .nonMaximumSuppression: return "nonMaximumSuppression"
         case .recurrent(let p): return "\(p.cell.name)(\(p.direction))"
+        case .attention(let scale): return "attention(\(scale))"
         }
     }
 }

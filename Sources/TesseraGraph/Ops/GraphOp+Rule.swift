@@ -24,6 +24,7 @@ extension GraphOp {
         case .multinomial: MultinomialRule.self
         case .nonMaximumSuppression: NonMaximumSuppressionRule.self
         case .recurrent: RecurrentRule.self
+        case .attention: AttentionRule.self
         }
     }
 

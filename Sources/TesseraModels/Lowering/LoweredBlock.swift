@@ -62,7 +62,7 @@ struct LoweredBlock: Sendable {
     ///   and for an output the block never defines.
     init(_ block: MILBlock, context: LoweringContext) throws {
         inputSlots = block.inputs.map { context.define($0.name, type: $0.type) }
-        (steps, _) = try LoweredBlock.steps(of: block.operations, context: context)
+        (steps, _) = try LoweredBlock.steps(of: block.operations, outputs: block.outputs, context: context)
         outputSlots = try block.outputs.map { output in
             guard let slot = try context.slot(for: output) else {
                 throw ModelFormatError(
@@ -140,15 +140,25 @@ struct LoweredBlock: Sendable {
     }
 
     /// Lowers `operations` in order into steps (ops resolved at load leave none), defining
-    /// their results in `context`; also returns the `classify` op's lowering, if any.
+    /// their results in `context`; also returns the `classify` op's lowering, if any. A
+    /// hand-written attention (``AttentionChain``) becomes one step; `outputs` are the block's
+    /// outputs, which are never fused away.
     ///
     /// - Throws: ``ModelFormatError`` naming an unsupported op, or what its lowering throws.
-    static func steps(of operations: [MILOperation], context: LoweringContext) throws -> (
+    static func steps(of operations: [MILOperation], outputs: [String], context: LoweringContext) throws -> (
         [LoweredStep], LoweredClassifier?
     ) {
         var steps: [LoweredStep] = []
         var classifier: LoweredClassifier?
-        for operation in operations {
+        var fused: [Int: AttentionChain] = [:]
+        for chain in AttentionChain.find(in: operations, outputs: outputs, context: context) {
+            for position in chain.positions { fused[position] = chain }
+        }
+        for (position, operation) in operations.enumerated() {
+            if let chain = fused[position] {
+                if position == chain.positions.last { steps.append(try chain.step(context: context)) }
+                continue
+            }
             let name = operation.name ?? operation.outputs.first?.name ?? "?"
             guard let op = MILOpRegistry.op(named: operation.type),
                 operation.blocks.isEmpty || MILOp.blockOpTypes.contains(operation.type)

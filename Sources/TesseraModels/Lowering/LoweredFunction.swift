@@ -102,7 +102,8 @@ package struct LoweredFunction: Sendable {
             inputSlots.append(context.define(input.name, type: input.type))
         }
 
-        let (steps, classifier) = try LoweredBlock.steps(of: block.operations, context: context)
+        let (steps, classifier) = try LoweredBlock.steps(
+            of: block.operations, outputs: block.outputs, context: context)
 
         var outputSlots: [(slot: Int, type: KernelScalarType?)] = []
         for output in block.outputs {

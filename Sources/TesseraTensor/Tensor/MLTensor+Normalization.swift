@@ -211,6 +211,24 @@ extension MLTensor {
                     "[scaledDotProductAttention] mask \(mask.shape) does not broadcast to the scores \(scores.shape) "
                         + "(query \(query.shape), key \(key.shape))")
             else { return query.placeholder }
+        }
+        let maskFits = mask.map { $0.kernelType == .float32 || $0.kernelType == .bool } ?? true
+        if AttentionKernels.isVectorized && query.kernelType == .float32 && key.kernelType == .float32
+            && value.kernelType == .float32 && maskFits
+        {
+            // One fused kernel (`GraphOp.attention`): scores, mask, softmax and the value
+            // product per head, the score matrix never stored. A bool mask becomes additive.
+            // Without AVX-512 the composed form keeps OpenBLAS's products.
+            var inputs = [query, key, value]
+            if let mask {
+                inputs.append(
+                    mask.kernelType == .bool
+                        ? MLTensor(repeating: 0, shape: mask.shape).replacing(with: -Float.infinity, where: .!mask)
+                        : mask)
+            }
+            return MLTensor(.attention(scale: factor), inputs)
+        }
+        if let mask {
             if mask.kernelType == .bool {
                 scores = scores.replacing(with: -Float.infinity, where: .!mask)
             } else {

@@ -1,0 +1,413 @@
+// Scaled dot-product attention of one head as one fused step (see CTesseraAttention.h). Query
+// rows go in blocks of 32; for each block the keys go in blocks of 128: the block's keys are
+// transposed into scratch, the 32 × 128 scores computed, scaled and masked, each row's running
+// maximum and sum of exponentials updated (the output rows rescaled when the maximum grows), and
+// the exponentials times the block's values added to the output rows. The output is divided by
+// the sums at the end. AVX-512 body with a per-function target attribute, picked at run time; a
+// scalar loop with the same blocking elsewhere.
+#include "CTesseraAttention.h"
+
+#include "CTesseraSIMD.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define KEY_BLOCK TESSERA_ATTENTION_KEY_BLOCK
+// Query rows per block: their scores (32 × 128 floats, 16 KiB) stay in L1 with the keys.
+#define ROW_BLOCK 32
+
+static int tessera_attention_without_keys(const tessera_attention_head *h, long first_row, long rows);
+
+long tessera_attention_scratch_count(long E) { return E * KEY_BLOCK + ROW_BLOCK * KEY_BLOCK + 2 * ROW_BLOCK; }
+
+// The scratch areas: the key block transposed ([E][KEY_BLOCK]), the scores ([ROW_BLOCK][KEY_BLOCK]),
+// each row's running maximum and sum.
+typedef struct {
+    float *kt, *scores, *maximum, *sum;
+} tessera_attention_scratch;
+
+static tessera_attention_scratch tessera_attention_split(float *scratch, long E) {
+    tessera_attention_scratch s;
+    s.kt = scratch;
+    s.scores = s.kt + E * KEY_BLOCK;
+    s.maximum = s.scores + ROW_BLOCK * KEY_BLOCK;
+    s.sum = s.maximum + ROW_BLOCK;
+    return s;
+}
+
+// Keys [first, first + count) transposed: kt[e * KEY_BLOCK + j] = k[(first + j) * ldk + e].
+static void tessera_attention_transpose_keys(const tessera_attention_head *h, long first, long count, float *kt) {
+    for (long j = 0; j < count; j++) {
+        const float *row = h->k + (first + j) * h->ldk;
+        for (long e = 0; e < h->E; e++) kt[e * KEY_BLOCK + j] = row[e];
+    }
+}
+
+// The running softmax of one row over one key block: its scores p[0..<count] become
+// exp(p - m_new) with m_new the larger of the running maximum and the block's; the sum and the
+// output row are rescaled by exp(m_old - m_new). Returns 0 when every score so far is -infinity
+// (the row is skipped: its exponentials are set to 0).
+static int tessera_attention_row_update(float *p, long count, float *maximum, float *sum, float *out, long Ev,
+                                        int first_block, int vector_exp) {
+    float block_max = -__builtin_inff();
+    for (long j = 0; j < count; j++) block_max = p[j] > block_max ? p[j] : block_max;
+    // A NaN score makes the row NaN, as the composed softmax would.
+    for (long j = 0; j < count; j++)
+        if (p[j] != p[j]) block_max = p[j];
+    float previous = *maximum;
+    float next = first_block ? block_max : (block_max > previous ? block_max : previous);
+    if (block_max != block_max) next = block_max;
+    if (next == -__builtin_inff()) {
+        for (long j = 0; j < count; j++) p[j] = 0;
+        *maximum = next;
+        if (first_block) *sum = 0;
+        return 0;
+    }
+    float block_sum;
+    if (vector_exp) {
+        block_sum = tessera_exp_shifted_f32_vector(p, p, count, next);
+    } else {
+        block_sum = 0;
+        for (long j = 0; j < count; j++) {
+            p[j] = expf(p[j] - next);
+            block_sum += p[j];
+        }
+    }
+    if (first_block) {
+        *sum = block_sum;
+    } else {
+        float correction = previous == next ? 1.0f : expf(previous - next);
+        if (correction != 1.0f) {
+            for (long c = 0; c < Ev; c++) out[c] *= correction;
+        }
+        *sum = *sum * correction + block_sum;
+    }
+    *maximum = next;
+    return 1;
+}
+
+static void tessera_attention_scalar(const tessera_attention_head *h, long first_row, long rows, float *scratch) {
+    tessera_attention_scratch s = tessera_attention_split(scratch, h->E);
+    const long E = h->E, Ev = h->Ev;
+    for (long i0 = first_row; i0 < first_row + rows; i0 += ROW_BLOCK) {
+        long rb = first_row + rows - i0 < ROW_BLOCK ? first_row + rows - i0 : ROW_BLOCK;
+        for (long j0 = 0; j0 < h->S; j0 += KEY_BLOCK) {
+            long nb = h->S - j0 < KEY_BLOCK ? h->S - j0 : KEY_BLOCK;
+            int first_block = j0 == 0;
+            tessera_attention_transpose_keys(h, j0, nb, s.kt);
+            for (long r = 0; r < rb; r++) {
+                long i = i0 + r;
+                float *p = s.scores + r * KEY_BLOCK;
+                const float *q = h->q + i * h->ldq;
+                for (long j = 0; j < nb; j++) {
+                    float x = 0;
+                    for (long e = 0; e < E; e++) x = __builtin_fmaf(q[e], s.kt[e * KEY_BLOCK + j], x);
+                    x *= h->scale;
+                    if (h->mask) x += h->mask[i * h->ldm + (j0 + j) * h->mask_column_stride];
+                    p[j] = x;
+                }
+                float *out = h->out + i * h->ldo;
+                if (first_block)
+                    for (long c = 0; c < Ev; c++) out[c] = 0;
+                if (!tessera_attention_row_update(p, nb, s.maximum + r, s.sum + r, out, Ev, first_block, 0))
+                    continue;
+                for (long j = 0; j < nb; j++) {
+                    const float *vr = h->v + (j0 + j) * h->ldv;
+                    for (long c = 0; c < Ev; c++) out[c] = __builtin_fmaf(p[j], vr[c], out[c]);
+                }
+            }
+        }
+        for (long r = 0; r < rb; r++) {
+            float *out = h->out + (i0 + r) * h->ldo;
+            float total = s.sum[r];
+            if (s.maximum[r] == -__builtin_inff()) total = 0;  // every score -inf: 0 / 0
+            for (long c = 0; c < Ev; c++) out[c] = out[c] / total;
+        }
+    }
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define TESSERA_ATTN_ATTR __attribute__((target("avx512f,avx2,fma"), min_vector_width(512)))
+// Keys per scores micro-tile (8 keys × 32 query rows, 16 accumulators) and query rows per
+// value micro-tile (4 rows × 64 columns).
+#define MICRO_KEYS 8
+#define MICRO_ROWS 4
+
+// The vector body keeps the scores transposed, st[j * ROW_BLOCK + r] for key j and query row r,
+// so the running maximum, the rescaling and the sums are vertical vector operations over 16 rows
+// at a time and the keys are read in place (broadcast), with the block's queries transposed
+// instead (qt[e * ROW_BLOCK + r], 32 × E floats once per row block).
+
+// Scores of JR ≤ 8 keys (rows of k, ldk apart) against NV ≤ 2 vectors of 16 transposed query
+// rows: st[j, r] = scale · Σ_e k[j, e] · qt[e, r] + mask. The mask of key j for the 16 rows of a
+// vector is gathered at `rows_index` (row offsets) from mask + j · mcs, or is 0 without a mask.
+TESSERA_ATTN_ATTR __attribute__((always_inline)) static inline void tessera_attn_scores_tile(
+    const int JR, const int NV, const float *restrict k, long ldk, const float *restrict qt, long E, float scale,
+    const float *mask, long mcs, __m512i rows_index0, __m512i rows_index1, __mmask16 rows0, __mmask16 rows1,
+    float *restrict st) {
+    __m512 acc[MICRO_KEYS][2];
+    for (int j = 0; j < JR; j++)
+        for (int v = 0; v < NV; v++) acc[j][v] = _mm512_setzero_ps();
+    for (long e = 0; e < E; e++) {
+        __m512 qv[2];
+        for (int v = 0; v < NV; v++) qv[v] = _mm512_loadu_ps(qt + e * ROW_BLOCK + 16 * v);
+        for (int j = 0; j < JR; j++) {
+            __m512 w = _mm512_set1_ps(k[j * ldk + e]);
+            for (int v = 0; v < NV; v++) acc[j][v] = _mm512_fmadd_ps(w, qv[v], acc[j][v]);
+        }
+    }
+    __m512 sv = _mm512_set1_ps(scale);
+    for (int j = 0; j < JR; j++) {
+        for (int v = 0; v < NV; v++) {
+            __m512 x = _mm512_mul_ps(acc[j][v], sv);
+            if (mask) {
+                const float *mj = mask + j * mcs;
+                __m512 m = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), v == 0 ? rows0 : rows1,
+                                                    v == 0 ? rows_index0 : rows_index1, mj, 4);
+                x = _mm512_add_ps(x, m);
+            }
+            _mm512_storeu_ps(st + j * ROW_BLOCK + 16 * v, x);
+        }
+    }
+}
+
+// out[r, c] (+)= Σ_j p[j, r] · v[j, c] for R ≤ 4 rows and NV ≤ 4 vectors of 16 columns, p
+// transposed (rows ROW_BLOCK apart per key); the output starts from zero on the first key block.
+TESSERA_ATTN_ATTR __attribute__((always_inline)) static inline void tessera_attn_values_tile(
+    const int R, const int NV, const float *restrict p, const float *restrict v, long ldv, long count,
+    float *restrict out, long ldo, __mmask16 last, int first_block) {
+    __m512 acc[MICRO_ROWS][4];
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < NV; c++) {
+            __mmask16 m = c == NV - 1 ? last : 0xFFFF;
+            acc[r][c] = first_block ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m, out + r * ldo + 16 * c);
+        }
+    for (long j = 0; j < count; j++) {
+        __m512 vv[4];
+        for (int c = 0; c < NV; c++) {
+            __mmask16 m = c == NV - 1 ? last : 0xFFFF;
+            vv[c] = _mm512_maskz_loadu_ps(m, v + j * ldv + 16 * c);
+        }
+        for (int r = 0; r < R; r++) {
+            __m512 w = _mm512_set1_ps(p[j * ROW_BLOCK + r]);
+            for (int c = 0; c < NV; c++) acc[r][c] = _mm512_fmadd_ps(w, vv[c], acc[r][c]);
+        }
+    }
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < NV; c++) {
+            __mmask16 m = c == NV - 1 ? last : 0xFFFF;
+            _mm512_mask_storeu_ps(out + r * ldo + 16 * c, m, acc[r][c]);
+        }
+}
+
+#define TESSERA_ATTN_SCORES(JR, NV)                                                                             \
+    TESSERA_ATTN_ATTR static void tessera_attn_scores_##JR##_##NV(                                               \
+        const float *k, long ldk, const float *qt, long E, float scale, const float *mask, long mcs, __m512i i0, \
+        __m512i i1, __mmask16 r0, __mmask16 r1, float *st) {                                                     \
+        tessera_attn_scores_tile(JR, NV, k, ldk, qt, E, scale, mask, mcs, i0, i1, r0, r1, st);                  \
+    }
+#define TESSERA_ATTN_SCORES_NV(JR) TESSERA_ATTN_SCORES(JR, 1) TESSERA_ATTN_SCORES(JR, 2)
+TESSERA_ATTN_SCORES_NV(1)
+TESSERA_ATTN_SCORES_NV(2)
+TESSERA_ATTN_SCORES_NV(3)
+TESSERA_ATTN_SCORES_NV(4)
+TESSERA_ATTN_SCORES_NV(5)
+TESSERA_ATTN_SCORES_NV(6)
+TESSERA_ATTN_SCORES_NV(7)
+TESSERA_ATTN_SCORES_NV(8)
+
+#define TESSERA_ATTN_VALUES(R, NV)                                                                              \
+    TESSERA_ATTN_ATTR static void tessera_attn_values_##R##_##NV(const float *p, const float *v, long ldv,      \
+                                                                 long count, float *out, long ldo,               \
+                                                                 __mmask16 last, int first_block) {              \
+        tessera_attn_values_tile(R, NV, p, v, ldv, count, out, ldo, last, first_block);                         \
+    }
+#define TESSERA_ATTN_VALUES_NV(R)                                                                               \
+    TESSERA_ATTN_VALUES(R, 1) TESSERA_ATTN_VALUES(R, 2) TESSERA_ATTN_VALUES(R, 3) TESSERA_ATTN_VALUES(R, 4)
+TESSERA_ATTN_VALUES_NV(1)
+TESSERA_ATTN_VALUES_NV(2)
+TESSERA_ATTN_VALUES_NV(3)
+TESSERA_ATTN_VALUES_NV(4)
+
+typedef void (*tessera_attn_scores_fn)(const float *, long, const float *, long, float, const float *, long, __m512i,
+                                       __m512i, __mmask16, __mmask16, float *);
+typedef void (*tessera_attn_values_fn)(const float *, const float *, long, long, float *, long, __mmask16, int);
+#define TESSERA_ATTN_PAIR(JR) {tessera_attn_scores_##JR##_1, tessera_attn_scores_##JR##_2}
+static const tessera_attn_scores_fn tessera_attn_scores[MICRO_KEYS][2] = {
+    TESSERA_ATTN_PAIR(1), TESSERA_ATTN_PAIR(2), TESSERA_ATTN_PAIR(3), TESSERA_ATTN_PAIR(4),
+    TESSERA_ATTN_PAIR(5), TESSERA_ATTN_PAIR(6), TESSERA_ATTN_PAIR(7), TESSERA_ATTN_PAIR(8)};
+#define TESSERA_ATTN_QUAD(R)                                                                                    \
+    {tessera_attn_values_##R##_1, tessera_attn_values_##R##_2, tessera_attn_values_##R##_3,                      \
+     tessera_attn_values_##R##_4}
+static const tessera_attn_values_fn tessera_attn_values[MICRO_ROWS][4] = {
+    TESSERA_ATTN_QUAD(1), TESSERA_ATTN_QUAD(2), TESSERA_ATTN_QUAD(3), TESSERA_ATTN_QUAD(4)};
+
+static __mmask16 tessera_attn_tail(long width) {
+    if (width >= 16) return 0xFFFF;
+    return (__mmask16)((1u << width) - 1u);
+}
+
+// exp of each lane through libm (the 16 rescaling factors of a block; rare enough).
+TESSERA_ATTN_ATTR static __m512 tessera_attn_exp_lanes(__m512 x) {
+    float lanes[16];
+    _mm512_storeu_ps(lanes, x);
+    for (int i = 0; i < 16; i++) lanes[i] = expf(lanes[i]);
+    return _mm512_loadu_ps(lanes);
+}
+
+TESSERA_ATTN_ATTR static void tessera_attention_avx512(const tessera_attention_head *h, long first_row, long rows,
+                                                      float *scratch) {
+    // Scratch: qt [E][ROW_BLOCK] in the first E · KEY_BLOCK floats, st [KEY_BLOCK][ROW_BLOCK] in
+    // the scores area, the running maxima and sums (ROW_BLOCK each).
+    tessera_attention_scratch s = tessera_attention_split(scratch, h->E);
+    const long E = h->E, Ev = h->Ev;
+    float *qt = s.kt, *st = s.scores;
+    const __m512 negative_infinity = _mm512_set1_ps(-__builtin_inff());
+    for (long i0 = first_row; i0 < first_row + rows; i0 += ROW_BLOCK) {
+        long rb = first_row + rows - i0 < ROW_BLOCK ? first_row + rows - i0 : ROW_BLOCK;
+        int NV = rb > 16 ? 2 : 1;
+        __mmask16 rows0 = tessera_attn_tail(rb), rows1 = tessera_attn_tail(rb - 16 > 0 ? rb - 16 : 0);
+        for (long e = 0; e < E; e++)
+            for (long r = 0; r < ROW_BLOCK; r++) qt[e * ROW_BLOCK + r] = r < rb ? h->q[(i0 + r) * h->ldq + e] : 0.0f;
+        __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+        __m512i ldm = _mm512_set1_epi32((int)h->ldm);
+        __m512i index0 = _mm512_mullo_epi32(lane, ldm);
+        __m512i index1 = _mm512_mullo_epi32(_mm512_add_epi32(lane, _mm512_set1_epi32(16)), ldm);
+        __m512 maximum[2] = {negative_infinity, negative_infinity};
+        __m512 sum[2] = {_mm512_setzero_ps(), _mm512_setzero_ps()};
+        for (long j0 = 0; j0 < h->S; j0 += KEY_BLOCK) {
+            long nb = h->S - j0 < KEY_BLOCK ? h->S - j0 : KEY_BLOCK;
+            int first_block = j0 == 0;
+            const float *mask = h->mask ? h->mask + i0 * h->ldm + j0 * h->mask_column_stride : NULL;
+            for (long j = 0; j < nb; j += MICRO_KEYS) {
+                int JR = (int)(nb - j < MICRO_KEYS ? nb - j : MICRO_KEYS);
+                tessera_attn_scores[JR - 1][NV - 1](h->k + (j0 + j) * h->ldk, h->ldk, qt, E, h->scale,
+                                                    mask ? mask + j * h->mask_column_stride : NULL,
+                                                    h->mask_column_stride, index0, index1, rows0, rows1,
+                                                    st + j * ROW_BLOCK);
+            }
+            // The running softmax, 16 rows per vector: the block's maximum (NaN when any score is
+            // NaN), the new running maximum, exp(score - maximum) with a -infinity maximum
+            // shifting by 0 (its scores are all -infinity: exponentials 0), the rescaling of the
+            // sums and (below) of the output rows.
+            float correction[ROW_BLOCK];
+            int rescale = 0;
+            for (int v = 0; v < NV; v++) {
+                __m512 block_max = negative_infinity;
+                __mmask16 nan = 0;
+                for (long j = 0; j < nb; j++) {
+                    __m512 x = _mm512_loadu_ps(st + j * ROW_BLOCK + 16 * v);
+                    block_max = _mm512_max_ps(block_max, x);
+                    nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+                }
+                block_max = _mm512_mask_mov_ps(block_max, nan, _mm512_set1_ps(__builtin_nanf("")));
+                __m512 previous = maximum[v];
+                __m512 next = _mm512_max_ps(block_max, previous);
+                next = _mm512_mask_mov_ps(next, _mm512_cmp_ps_mask(block_max, block_max, _CMP_UNORD_Q), block_max);
+                next = _mm512_mask_mov_ps(next, _mm512_cmp_ps_mask(previous, previous, _CMP_UNORD_Q), previous);
+                __m512 shift = _mm512_mask_mov_ps(next, _mm512_cmp_ps_mask(next, negative_infinity, _CMP_EQ_OQ),
+                                                  _mm512_setzero_ps());
+                __m512 factor = _mm512_set1_ps(0.0f);
+                if (!first_block) {
+                    __mmask16 same = _mm512_cmp_ps_mask(previous, shift, _CMP_EQ_OQ);
+                    factor = same == 0xFFFF ? _mm512_set1_ps(1.0f)
+                                            : _mm512_mask_mov_ps(tessera_attn_exp_lanes(_mm512_sub_ps(previous, shift)),
+                                                                 same, _mm512_set1_ps(1.0f));
+                    if (_mm512_cmp_ps_mask(factor, _mm512_set1_ps(1.0f), _CMP_NEQ_UQ) & (v == 0 ? rows0 : rows1))
+                        rescale = 1;
+                }
+                _mm512_storeu_ps(correction + 16 * v, factor);
+                for (long j = 0; j < nb; j++) {
+                    float *row = st + j * ROW_BLOCK + 16 * v;
+                    _mm512_storeu_ps(row, _mm512_sub_ps(_mm512_loadu_ps(row), shift));
+                }
+                maximum[v] = next;
+            }
+            // One exponential call over the block (the same exp as the softmax kernel), then the
+            // sums per row.
+            tessera_exp_shifted_f32_vector(st, st, nb * ROW_BLOCK, 0.0f);
+            for (int v = 0; v < NV; v++) {
+                __m512 block_sum = _mm512_setzero_ps();
+                for (long j = 0; j < nb; j++) block_sum = _mm512_add_ps(block_sum, _mm512_loadu_ps(st + j * ROW_BLOCK + 16 * v));
+                __m512 factor = _mm512_loadu_ps(correction + 16 * v);
+                sum[v] = first_block ? block_sum : _mm512_fmadd_ps(sum[v], factor, block_sum);
+            }
+            if (rescale) {
+                for (long r = 0; r < rb; r++) {
+                    float f = correction[r];
+                    if (f == 1.0f) continue;
+                    float *out = h->out + (i0 + r) * h->ldo;
+                    for (long c = 0; c < Ev; c++) out[c] *= f;
+                }
+            }
+            const float *v = h->v + j0 * h->ldv;
+            for (long r0 = 0; r0 < rb; r0 += MICRO_ROWS) {
+                int R = (int)(rb - r0 < MICRO_ROWS ? rb - r0 : MICRO_ROWS);
+                for (long c0 = 0; c0 < Ev; c0 += 64) {
+                    long width = Ev - c0 < 64 ? Ev - c0 : 64;
+                    int CV = (int)((width + 15) / 16);
+                    tessera_attn_values[R - 1][CV - 1](st + r0, v + c0, h->ldv, nb, h->out + (i0 + r0) * h->ldo + c0,
+                                                       h->ldo, tessera_attn_tail(width - 16 * (CV - 1)),
+                                                       first_block);
+                }
+            }
+        }
+        // Divide by the sums; a row whose every score is -infinity has sum 0 and output 0: 0 / 0.
+        float totals[ROW_BLOCK];
+        _mm512_storeu_ps(totals, sum[0]);
+        _mm512_storeu_ps(totals + 16, sum[1]);
+        for (long r = 0; r < rb; r++) {
+            float *out = h->out + (i0 + r) * h->ldo;
+            __m512 t = _mm512_set1_ps(totals[r]);
+            long c = 0;
+            for (; c + 16 <= Ev; c += 16) _mm512_storeu_ps(out + c, _mm512_div_ps(_mm512_loadu_ps(out + c), t));
+            for (; c < Ev; c++) out[c] = out[c] / totals[r];
+        }
+    }
+}
+
+int tessera_attention_is_vectorized(void) {
+    static int cached = -1;
+    if (cached < 0) {
+        __builtin_cpu_init();
+        cached = tessera_cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512");
+    }
+    return cached;
+}
+
+void tessera_attention_f32_variant(int vectorized, const tessera_attention_head *h, long first_row, long rows,
+                                   float *scratch) {
+    if (rows <= 0 || h->Ev <= 0 || tessera_attention_without_keys(h, first_row, rows)) return;
+    if (vectorized && tessera_attention_is_vectorized()) {
+        tessera_attention_avx512(h, first_row, rows, scratch);
+    } else {
+        tessera_attention_scalar(h, first_row, rows, scratch);
+    }
+}
+
+#else
+
+int tessera_attention_is_vectorized(void) { return 0; }
+
+void tessera_attention_f32_variant(int vectorized, const tessera_attention_head *h, long first_row, long rows,
+                                   float *scratch) {
+    (void)vectorized;
+    if (rows <= 0 || h->Ev <= 0 || tessera_attention_without_keys(h, first_row, rows)) return;
+    tessera_attention_scalar(h, first_row, rows, scratch);
+}
+
+#endif
+
+void tessera_attention_f32(const tessera_attention_head *h, long first_row, long rows, float *scratch) {
+    tessera_attention_f32_variant(1, h, first_row, rows, scratch);
+}
+
+// No keys: the composed product of an empty softmax row and an empty value matrix is zero.
+static int tessera_attention_without_keys(const tessera_attention_head *h, long first_row, long rows) {
+    if (h->S > 0) return 0;
+    for (long i = first_row; i < first_row + rows; i++)
+        for (long c = 0; c < h->Ev; c++) h->out[i * h->ldo + c] = 0;
+    return 1;
+}
