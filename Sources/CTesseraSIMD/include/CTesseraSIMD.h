@@ -60,6 +60,11 @@ void tessera_sqrt_f32_vector(const float *src, float *dst, long n);
 /// tessera_cpu_has_avx2_fma() is true.
 float tessera_sum_f32_vector(const float *p, long n);
 
+/// The sum of (p[i] - center)² for i < n: each term is d = p[i] - center, then d * d (no fused
+/// multiply-add), summed in tessera_sum_f32_vector's order, so the result is bit-identical to
+/// that sum over the squares written out. Call only when tessera_cpu_has_avx2_fma() is true.
+float tessera_centered_square_sum_f32_vector(const float *p, long n, float center);
+
 /// The sizes of one depthwise convolution plane: input h × w, kernel kh × kw, output oh × ow,
 /// strides sh/sw, top/left padding pt/pl, dilations dh/dw.
 typedef struct {
