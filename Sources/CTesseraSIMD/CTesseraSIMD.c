@@ -193,6 +193,56 @@ __attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static void t
     TESSERA_BINARY_BODY
 }
 
+// One of + - * / (codes 0-3) of x and y: each an IEEE single-precision operation, so a lane
+// gives what the scalar operation gives.
+#define TESSERA_ARITHMETIC(CODE, X, Y) \
+    ((CODE) == 0 ? (X) + (Y) : (CODE) == 1 ? (X) - (Y) : (CODE) == 2 ? (X) * (Y) : (X) / (Y))
+
+// t = left1 ? x op1 s1 : s1 op1 x, then left2 ? t op2 s2 : s2 op2 t, per element.
+#define TESSERA_BINARY_PAIR_BODY(VEC, LOAD, STORE, LANES)                                       \
+    VEC v1 = s1, v2 = s2;                                                                       \
+    long i = 0;                                                                                 \
+    for (; i + LANES <= n; i += LANES) {                                                        \
+        VEC x = LOAD(p + i);                                                                    \
+        VEC t = left1 ? TESSERA_ARITHMETIC(op1, x, v1) : TESSERA_ARITHMETIC(op1, v1, x);        \
+        STORE(dst + i, left2 ? TESSERA_ARITHMETIC(op2, t, v2) : TESSERA_ARITHMETIC(op2, v2, t)); \
+    }                                                                                           \
+    for (; i < n; i++) {                                                                        \
+        float x = p[i];                                                                         \
+        float t = left1 ? TESSERA_ARITHMETIC(op1, x, s1) : TESSERA_ARITHMETIC(op1, s1, x);      \
+        dst[i] = left2 ? TESSERA_ARITHMETIC(op2, t, s2) : TESSERA_ARITHMETIC(op2, s2, t);       \
+    }
+
+typedef float tessera_float8v_unaligned __attribute__((ext_vector_type(8), aligned(4)));
+typedef float tessera_float8v __attribute__((ext_vector_type(8)));
+#define tessera_pair_load8(address) (*(const tessera_float8v_unaligned *)(address))
+#define tessera_pair_store8(address, value) (*(tessera_float8v_unaligned *)(address) = (value))
+typedef float tessera_pair_float16v_unaligned __attribute__((ext_vector_type(16), aligned(4)));
+#define tessera_pair_load16(address) (*(const tessera_pair_float16v_unaligned *)(address))
+#define tessera_pair_store16(address, value) (*(tessera_pair_float16v_unaligned *)(address) = (value))
+
+__attribute__((target("avx2,fma"))) static void tessera_binary_pair_f32_avx2(int op1, int left1, float s1, int op2,
+                                                                               int left2, float s2, const float *p,
+                                                                               float *dst, long n) {
+#pragma clang fp contract(off)
+    TESSERA_BINARY_PAIR_BODY(tessera_float8v, tessera_pair_load8, tessera_pair_store8, 8)
+}
+
+__attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static void tessera_binary_pair_f32_avx512(
+    int op1, int left1, float s1, int op2, int left2, float s2, const float *p, float *dst, long n) {
+#pragma clang fp contract(off)
+    TESSERA_BINARY_PAIR_BODY(tessera_float16v, tessera_pair_load16, tessera_pair_store16, 16)
+}
+
+void tessera_binary_pair_f32_vector(int op1, int left1, float s1, int op2, int left2, float s2, const float *p,
+                                    float *dst, long n) {
+    if (tessera_cpu_has_avx512f() && n >= 64) {
+        tessera_binary_pair_f32_avx512(op1, left1, s1, op2, left2, s2, p, dst, n);
+    } else {
+        tessera_binary_pair_f32_avx2(op1, left1, s1, op2, left2, s2, p, dst, n);
+    }
+}
+
 void tessera_binary_f32_vector(int op, const float *a, float as, const float *b, float bs, float *dst, long n) {
     if (tessera_cpu_has_avx512f() && n >= 64) {
         tessera_binary_f32_avx512(op, a, as, b, bs, dst, n);
@@ -699,6 +749,10 @@ void tessera_binary_f32_vector(int op, const float *a, float as, const float *b,
     (void)op; (void)a; (void)as; (void)b; (void)bs; (void)dst; (void)n;
 }
 void tessera_sqrt_f32_vector(const float *src, float *dst, long n) { (void)src; (void)dst; (void)n; }
+void tessera_binary_pair_f32_vector(int op1, int left1, float s1, int op2, int left2, float s2, const float *p,
+                                    float *dst, long n) {
+    (void)op1; (void)left1; (void)s1; (void)op2; (void)left2; (void)s2; (void)p; (void)dst; (void)n;
+}
 float tessera_sum_f32_vector(const float *p, long n) { (void)p; (void)n; return 0; }
 float tessera_centered_square_sum_f32_vector(const float *p, long n, float center) {
     (void)p; (void)n; (void)center;

@@ -51,6 +51,13 @@ float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float
 /// same as the 4-lane Swift bodies.
 void tessera_binary_f32_vector(int op, const float *a, float as, const float *b, float bs, float *dst, long n);
 
+/// Two of + - * / (op codes 0-3) with scalar operands in one pass: t = p[i] op1 s1 (s1 op1 p[i]
+/// when left1 is 0), then dst[i] = t op2 s2 (s2 op2 t when left2 is 0), each operation rounded
+/// to single precision as when t is stored between them (no fused multiply-add). dst may be p.
+/// Call only when tessera_cpu_has_avx2_fma() is true.
+void tessera_binary_pair_f32_vector(int op1, int left1, float s1, int op2, int left2, float s2, const float *p,
+                                    float *dst, long n);
+
 /// dst[i] = sqrt(src[i]), correctly rounded, sixteen (AVX-512) or eight (AVX2) lanes per
 /// instruction. Call only when tessera_cpu_has_avx2_fma() is true.
 void tessera_sqrt_f32_vector(const float *src, float *dst, long n);

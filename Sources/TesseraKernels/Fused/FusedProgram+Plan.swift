@@ -40,6 +40,10 @@ struct FusedPlan {
     var destinations: [FusedDestination]
     /// Outputs already written by their instruction (nothing to store after the block).
     var writtenDirectly: [Bool]
+    /// Instructions that are one of `+ - * /` read only by the next instruction, itself one of
+    /// them: where each has a uniform operand in a block, the two run as one pass
+    /// (``FusedComputeScalar/binaryPair(_:left1:_:_:left2:_:_:_:_:)``), the first's block never stored.
+    var pairsWithNext: [Bool]
     var slotCount: Int
     var blockSize: Int
     var nanosecondsPerElement: Double
@@ -94,6 +98,13 @@ struct FusedPlan {
             for operand in instruction.operands { lastUse[operand] = index }
         }
         for output in program.outputs { lastUse[output] = instructions.count }
+        pairsWithNext = instructions.indices.map { index in
+            guard index + 1 < instructions.count, lastUse[index] == index + 1,
+                case .binary(let first, _, _) = instructions[index], first.arithmeticCode != nil,
+                case .binary(let second, let a, let b) = instructions[index + 1], second.arithmeticCode != nil
+            else { return false }
+            return (a == index) != (b == index)
+        }
 
         var directOutput = [Int?](repeating: nil, count: instructions.count)
         writtenDirectly = [Bool](repeating: false, count: outputs.count)
