@@ -12,6 +12,12 @@ import TesseraKernels
 /// parallel loop replaces one per reduction, and the input is read from cache, not memory,
 /// after the first pass over a chunk.
 ///
+/// A member whose producer computes `(x - c)²` of a root-shaped leaf `x` and an earlier member
+/// `c` (the variance's squared deviations) is marked ``ExecutionPlan/RowGroup/Member/centeredSquares``:
+/// when every member is a `Float` sum or mean of contiguous rows, plain or of such squares, the
+/// step computes all of them one row at a time with ``RowMoments`` (no program, no scratch),
+/// each row read from L1 after its first pass.
+///
 /// Runs after ``ReductionStreaming`` (a member reduction keeps the producer streamed into it).
 /// Writes `rowGroups` and marks the members and their producers `absorbed`.
 enum RowFusion {
