@@ -187,8 +187,8 @@ struct FusedProgramTests {
         #expect(out == expected)
     }
 
-    /// `(x op1 m) op2 s` with `m` and `s` per row (uniform in each row-sized block), in every
-    /// operand order: the two ops run as one pass and must give what two stored passes give.
+    /// `(x op1 m) op2 (s + 0.25)` with `m` and `s` per row (uniform in each row-sized block), in
+    /// every operand order: the two ops run as one pass and must give what two stored passes give.
     @Test(
         "two arithmetic ops with per-row operands run as one pass",
         arguments: [BinaryOp.add, .sub, .mul, .div], [BinaryOp.add, .sub, .mul, .div])
@@ -204,12 +204,13 @@ struct FusedProgramTests {
         let perRow = StridedLayout(contiguous: [5, 1]).broadcast(to: shape)
         let logical = [x, (0..<1500).map { m[$0 / 300] }, (0..<1500).map { s[$0 / 300] }]
         for (xFirst, tFirst) in [(true, true), (true, false), (false, true), (false, false)] {
+            // The second op's scalar (s + 0.25) is computed between the two, as in a layer norm.
             let program = FusedProgram(
                 computeType: .float32,
                 instructions: [
-                    .input(0), .input(1), .input(2), .binary(first, xFirst ? 0 : 1, xFirst ? 1 : 0),
-                    .binary(second, tFirst ? 3 : 2, tFirst ? 2 : 3),
-                ], outputs: [4])
+                    .input(0), .input(1), .binary(first, xFirst ? 0 : 1, xFirst ? 1 : 0), .input(2),
+                    .constant(0.25), .binary(.add, 3, 4), .binary(second, tFirst ? 2 : 5, tFirst ? 5 : 2),
+                ], outputs: [6])
             var out = [Float](repeating: .nan, count: 1500)
             x.withUnsafeBytes { px in
                 m.withUnsafeBytes { pm in
