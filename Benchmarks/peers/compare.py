@@ -51,12 +51,14 @@ def load_json(path: str) -> dict:
         return json.load(f)
 
 
-def run_tessera(binary: str, out_path: str, idle_wait: float, preload_openblas: bool = False) -> dict:
+def run_tessera(binary: str, out_path: str, idle_wait: float, preload_openblas: bool = False,
+                threads: int | None = None) -> dict:
     """Run `binary tensor --json out_path` (its progress goes to stderr) and load the JSON.
 
     Waits up to `idle_wait` seconds for an idle machine first, and records in the entry, as
     `other_cpu_load`, how busy other processes kept the machine during the run. With
-    `preload_openblas`, OpenBLAS is loaded into the process before Tessera (LD_PRELOAD).
+    `preload_openblas`, OpenBLAS is loaded into the process before Tessera (LD_PRELOAD); with
+    `threads`, Tessera runs that many kernel threads (TESSERA_NUM_THREADS).
     """
     if idle_wait > 0:
         wait_for_idle(0.05, idle_wait)
@@ -66,6 +68,8 @@ def run_tessera(binary: str, out_path: str, idle_wait: float, preload_openblas: 
         environment = dict(os.environ)
         if preload_openblas:
             environment["LD_PRELOAD"] = "libopenblas.so.0"
+        if threads:
+            environment["TESSERA_NUM_THREADS"] = str(threads)
         subprocess.run([binary, "tensor", "--json", out_path], check=True, stdout=sys.stderr, env=environment)
     except (OSError, subprocess.CalledProcessError) as error:
         raise SystemExit(f"Tessera's benchmark failed: {error}") from error
@@ -76,12 +80,15 @@ def run_tessera(binary: str, out_path: str, idle_wait: float, preload_openblas: 
     return document
 
 
-def run_peers(out_path: str, runs: int, peers: str | None, attempts: int, idle_wait: float) -> dict:
+def run_peers(out_path: str, runs: int, peers: str | None, attempts: int, idle_wait: float,
+              threads: int | None = None) -> dict:
     """Run tensor_workloads.py with this interpreter, writing its JSON to out_path, and load it."""
     command = [sys.executable, os.path.join(HERE, "tensor_workloads.py"), "--json", out_path,
                "--runs", str(runs), "--attempts", str(attempts), "--idle-wait", str(idle_wait)]
     if peers:
         command += ["--peers", peers]
+    if threads:
+        command += ["--threads", str(threads)]
     print("running " + " ".join(command), file=sys.stderr, flush=True)
     try:
         subprocess.run(command, check=True)
@@ -284,6 +291,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="with --tessera-binary and --peers: measure each side this many times, alternating "
                              "which goes first (ABBA...), and keep each workload's lowest median per side")
     parser.add_argument("--out-dir", default=os.path.join(HERE, "results"), help="where results.json/.md go")
+    parser.add_argument("--threads", type=int, choices=[1, 2],
+                        help="threads on both sides (default: Tessera's core budget, 2 for the peers); 1 pins "
+                             "each peer's process to one CPU and sets TESSERA_NUM_THREADS=1")
     parser.add_argument("--tessera-preload-openblas", action="store_true",
                         help="with --tessera-binary: load OpenBLAS into Tessera's process before it starts (LD_PRELOAD)")
     return parser.parse_args(argv)
@@ -304,10 +314,12 @@ def main(argv: list[str] | None = None) -> int:
                 if side == "tessera":
                     path = os.path.join(args.out_dir, f"tessera-round{round_index + 1}.json")
                     tessera_entries.append(validate_tessera(
-                        run_tessera(args.tessera_binary, path, args.idle_wait, args.tessera_preload_openblas)))
+                        run_tessera(args.tessera_binary, path, args.idle_wait, args.tessera_preload_openblas,
+                                    args.threads)))
                 else:
                     path = os.path.join(args.out_dir, f"peers-round{round_index + 1}.json")
-                    peer_documents.append(run_peers(path, args.runs, args.peer_list, args.attempts, args.idle_wait))
+                    peer_documents.append(run_peers(path, args.runs, args.peer_list, args.attempts, args.idle_wait,
+                                                    args.threads))
         tessera = best_of_rounds(tessera_entries)
         peers_document = merge_peer_rounds(peer_documents)
         sources["tessera"] = f"{args.tessera_binary} tensor ({args.rounds} rounds, this run)"
@@ -317,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.tessera_binary:
         tessera = validate_tessera(run_tessera(args.tessera_binary, os.path.join(args.out_dir, "tessera.json"),
-                                               args.idle_wait, args.tessera_preload_openblas))
+                                               args.idle_wait, args.tessera_preload_openblas, args.threads))
         sources["tessera"] = f"{args.tessera_binary} tensor (this run)"
     elif args.tessera_json:
         tessera = validate_tessera(load_json(args.tessera_json))
@@ -325,7 +337,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         tessera = None
     if args.peers:
-        peers_document = run_peers(os.path.join(args.out_dir, "peers.json"), args.runs, args.peer_list, args.attempts, args.idle_wait)
+        peers_document = run_peers(os.path.join(args.out_dir, "peers.json"), args.runs, args.peer_list, args.attempts,
+                                   args.idle_wait, args.threads)
         sources["peers"] = "tensor_workloads.py (this run)"
     else:
         peers_document = load_json(args.peers_json)

@@ -6,7 +6,7 @@ Protocol (figures in Docs/Performance.md):
   * 3 warm-ups (JAX compiles its `jax.jit` functions there), then the median of >= 30 runs;
   * the timed region ends when the result is materialized: `block_until_ready` for JAX,
     `mx.eval` for MLX; NumPy and PyTorch (eager, CPU) are done when the call returns;
-  * 2 threads wherever a peer lets us set it.
+  * 2 threads wherever a peer lets us set it (`--threads 1`: one, each peer pinned to one CPU).
 
 Each peer runs in its own subprocess, so that one peer's thread pools, allocator and BLAS
 never share a process with another's. In the NumPy subprocess only, OPENBLAS_CORETYPE and
@@ -294,7 +294,7 @@ def jax_peer() -> tuple[str, dict, dict[str, Workload]]:
     }
     info = {
         "mode": "jax.jit per workload",
-        "threads": "XLA CPU default (intra-op pool = cores)",
+        "threads": "XLA CPU default (intra-op pool = cores)" if THREADS > 1 else "process pinned to one CPU",
         "backend": jax.default_backend(),
     }
     return jax.__version__, info, workloads
@@ -619,7 +619,7 @@ def wait_for_idle(max_load: float, timeout: float) -> float | None:
 def measure_peer(name: str, runs: int, only: list[str]) -> tuple[dict | None, float | None, str]:
     """Run one peer's subprocess once: (its JSON entry or None, other processes' CPU load, error)."""
     command = [sys.executable, os.path.abspath(__file__), "--child", name,
-               "--runs", str(runs), "--workloads", ",".join(only)]
+               "--runs", str(runs), "--workloads", ",".join(only), "--threads", str(THREADS)]
     before, start = cpu_seconds(), time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.PIPE, text=True, env=peer_environment(name))
     load = other_load(before, cpu_seconds(), time.perf_counter() - start)
@@ -712,6 +712,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--idle-wait", type=float, default=60.0,
                         help="before each peer's run, wait up to this many seconds for other processes to "
                              "use at most --max-load of the CPU (0: do not wait)")
+    parser.add_argument("--threads", type=int, default=THREADS, choices=[1, 2],
+                        help="threads per peer (default 2); with 1 each peer's process is also pinned to one "
+                             "CPU, so no library can run a second thread beside it")
     parser.add_argument("--child", choices=PEERS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     args.peers = [p.strip() for p in args.peers.split(",") if p.strip()]
@@ -727,7 +730,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: a child measures one peer; the parent runs every peer and writes the JSON."""
     args = parse_args(argv)
+    global THREADS
+    THREADS = args.threads
     if args.child:
+        if THREADS == 1 and hasattr(os, "sched_setaffinity"):
+            os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
         json.dump(run_peer(args.child, args.runs, args.workloads), sys.stdout)
         return 0
     document = run_all(args.peers, args.runs, args.workloads, args.attempts, args.max_load, args.idle_wait)

@@ -193,6 +193,56 @@ __attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static void t
     TESSERA_BINARY_BODY
 }
 
+// One of + - * / (codes 0-3) of x and y: each an IEEE single-precision operation, so a lane
+// gives what the scalar operation gives.
+#define TESSERA_ARITHMETIC(CODE, X, Y) \
+    ((CODE) == 0 ? (X) + (Y) : (CODE) == 1 ? (X) - (Y) : (CODE) == 2 ? (X) * (Y) : (X) / (Y))
+
+// t = left1 ? x op1 s1 : s1 op1 x, then left2 ? t op2 s2 : s2 op2 t, per element.
+#define TESSERA_BINARY_PAIR_BODY(VEC, LOAD, STORE, LANES)                                       \
+    VEC v1 = s1, v2 = s2;                                                                       \
+    long i = 0;                                                                                 \
+    for (; i + LANES <= n; i += LANES) {                                                        \
+        VEC x = LOAD(p + i);                                                                    \
+        VEC t = left1 ? TESSERA_ARITHMETIC(op1, x, v1) : TESSERA_ARITHMETIC(op1, v1, x);        \
+        STORE(dst + i, left2 ? TESSERA_ARITHMETIC(op2, t, v2) : TESSERA_ARITHMETIC(op2, v2, t)); \
+    }                                                                                           \
+    for (; i < n; i++) {                                                                        \
+        float x = p[i];                                                                         \
+        float t = left1 ? TESSERA_ARITHMETIC(op1, x, s1) : TESSERA_ARITHMETIC(op1, s1, x);      \
+        dst[i] = left2 ? TESSERA_ARITHMETIC(op2, t, s2) : TESSERA_ARITHMETIC(op2, s2, t);       \
+    }
+
+typedef float tessera_float8v_unaligned __attribute__((ext_vector_type(8), aligned(4)));
+typedef float tessera_float8v __attribute__((ext_vector_type(8)));
+#define tessera_pair_load8(address) (*(const tessera_float8v_unaligned *)(address))
+#define tessera_pair_store8(address, value) (*(tessera_float8v_unaligned *)(address) = (value))
+typedef float tessera_pair_float16v_unaligned __attribute__((ext_vector_type(16), aligned(4)));
+#define tessera_pair_load16(address) (*(const tessera_pair_float16v_unaligned *)(address))
+#define tessera_pair_store16(address, value) (*(tessera_pair_float16v_unaligned *)(address) = (value))
+
+__attribute__((target("avx2,fma"))) static void tessera_binary_pair_f32_avx2(int op1, int left1, float s1, int op2,
+                                                                               int left2, float s2, const float *p,
+                                                                               float *dst, long n) {
+#pragma clang fp contract(off)
+    TESSERA_BINARY_PAIR_BODY(tessera_float8v, tessera_pair_load8, tessera_pair_store8, 8)
+}
+
+__attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static void tessera_binary_pair_f32_avx512(
+    int op1, int left1, float s1, int op2, int left2, float s2, const float *p, float *dst, long n) {
+#pragma clang fp contract(off)
+    TESSERA_BINARY_PAIR_BODY(tessera_float16v, tessera_pair_load16, tessera_pair_store16, 16)
+}
+
+void tessera_binary_pair_f32_vector(int op1, int left1, float s1, int op2, int left2, float s2, const float *p,
+                                    float *dst, long n) {
+    if (tessera_cpu_has_avx512f() && n >= 64) {
+        tessera_binary_pair_f32_avx512(op1, left1, s1, op2, left2, s2, p, dst, n);
+    } else {
+        tessera_binary_pair_f32_avx2(op1, left1, s1, op2, left2, s2, p, dst, n);
+    }
+}
+
 void tessera_binary_f32_vector(int op, const float *a, float as, const float *b, float bs, float *dst, long n) {
     if (tessera_cpu_has_avx512f() && n >= 64) {
         tessera_binary_f32_avx512(op, a, as, b, bs, dst, n);
@@ -226,18 +276,18 @@ void tessera_sqrt_f32_vector(const float *src, float *dst, long n) {
 // `FloatReduction.sum` (element i + 16j + 64k goes to accumulator j, lane i; the accumulators
 // are combined as (a0 + a1) + (a2 + a3), then halved down to one lane; the scalar tail is
 // added last). Every width therefore gives bit-identical results.
-#define TESSERA_SUM_BODY                                                                        \
+#define TESSERA_SUM_BODY_OF(TERM16, TERM1)                                                      \
     tessera_float16v a0 = 0, a1 = 0, a2 = 0, a3 = 0;                                            \
     long i = 0;                                                                                 \
     for (; i + 64 <= n; i += 64) {                                                              \
-        a0 += tessera_load16(p + i);                                                            \
-        a1 += tessera_load16(p + i + 16);                                                       \
-        a2 += tessera_load16(p + i + 32);                                                       \
-        a3 += tessera_load16(p + i + 48);                                                       \
+        a0 += TERM16(p + i);                                                                    \
+        a1 += TERM16(p + i + 16);                                                               \
+        a2 += TERM16(p + i + 32);                                                               \
+        a3 += TERM16(p + i + 48);                                                               \
     }                                                                                           \
-    for (; i + 16 <= n; i += 16) a0 += tessera_load16(p + i);                                   \
+    for (; i + 16 <= n; i += 16) a0 += TERM16(p + i);                                           \
     float tail = 0;                                                                             \
-    for (; i < n; i++) tail += p[i];                                                            \
+    for (; i < n; i++) tail += TERM1(p[i]);                                                     \
     tessera_float16v v = (a0 + a1) + (a2 + a3);                                                 \
     typedef float f8 __attribute__((ext_vector_type(8)));                                       \
     typedef float f4 __attribute__((ext_vector_type(4)));                                       \
@@ -246,10 +296,16 @@ void tessera_sqrt_f32_vector(const float *src, float *dst, long n) {
     f4 v4 = v8.lo + v8.hi;                                                                      \
     f2 v2 = v4.lo + v4.hi;                                                                      \
     return (v2.x + v2.y) + tail;
+#define TESSERA_SUM_BODY TESSERA_SUM_BODY_OF(tessera_load16, )
+// The summed term of the centred sums of squares: d = x - center, then d * d (two rounded
+// operations, no fused multiply-add), as a fused program computing `(x - m) * (x - m)` does.
+#define TESSERA_CENTERED_SQUARE16(address) tessera_square16(tessera_load16(address) - center)
+#define TESSERA_CENTERED_SQUARE1(x) (((x) - center) * ((x) - center))
 
 /// Sixteen floats at any 4-byte-aligned address.
 typedef float tessera_float16v_unaligned __attribute__((ext_vector_type(16), aligned(4)));
 #define tessera_load16(address) (*(const tessera_float16v_unaligned *)(address))
+#define tessera_square16(d) ({ tessera_float16v d_ = (d); d_ * d_; })
 
 __attribute__((target("avx2,fma"))) static float tessera_sum_f32_avx2(const float *p, long n) {
 #pragma clang fp contract(off)
@@ -264,6 +320,23 @@ __attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static float 
 
 float tessera_sum_f32_vector(const float *p, long n) {
     return tessera_cpu_has_avx512f() ? tessera_sum_f32_avx512(p, n) : tessera_sum_f32_avx2(p, n);
+}
+
+__attribute__((target("avx2,fma"))) static float tessera_centered_square_sum_f32_avx2(const float *p, long n,
+                                                                                       float center) {
+#pragma clang fp contract(off)
+    TESSERA_SUM_BODY_OF(TESSERA_CENTERED_SQUARE16, TESSERA_CENTERED_SQUARE1)
+}
+
+__attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static float
+tessera_centered_square_sum_f32_avx512(const float *p, long n, float center) {
+#pragma clang fp contract(off)
+    TESSERA_SUM_BODY_OF(TESSERA_CENTERED_SQUARE16, TESSERA_CENTERED_SQUARE1)
+}
+
+float tessera_centered_square_sum_f32_vector(const float *p, long n, float center) {
+    return tessera_cpu_has_avx512f() ? tessera_centered_square_sum_f32_avx512(p, n, center)
+                                     : tessera_centered_square_sum_f32_avx2(p, n, center);
 }
 
 float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift) {
@@ -986,7 +1059,15 @@ void tessera_binary_f32_vector(int op, const float *a, float as, const float *b,
     (void)op; (void)a; (void)as; (void)b; (void)bs; (void)dst; (void)n;
 }
 void tessera_sqrt_f32_vector(const float *src, float *dst, long n) { (void)src; (void)dst; (void)n; }
+void tessera_binary_pair_f32_vector(int op1, int left1, float s1, int op2, int left2, float s2, const float *p,
+                                    float *dst, long n) {
+    (void)op1; (void)left1; (void)s1; (void)op2; (void)left2; (void)s2; (void)p; (void)dst; (void)n;
+}
 float tessera_sum_f32_vector(const float *p, long n) { (void)p; (void)n; return 0; }
+float tessera_centered_square_sum_f32_vector(const float *p, long n, float center) {
+    (void)p; (void)n; (void)center;
+    return 0;
+}
 void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
                                  const tessera_depthwise_geometry *g, const long *valid, float lo, float hi) {
     (void)in; (void)k; (void)bias; (void)out; (void)g; (void)valid; (void)lo; (void)hi;

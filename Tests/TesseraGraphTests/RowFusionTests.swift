@@ -26,6 +26,8 @@ struct RowFusionTests {
         let (plan, stats) = planAndCheck([y])
         // c = x - mean is computed in both programs (c·c and the division).
         #expect(plan.steps == [.rowFused] && plan.fusedNodes == 6, "\(plan)")
+        // The variance sums (x - mean)² a row at a time.
+        #expect(plan.centeredSquareMembers == 1, "\(plan)")
         #expect(stats.kernels == 1, "\(stats)")
     }
 

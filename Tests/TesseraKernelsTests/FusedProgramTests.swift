@@ -187,6 +187,55 @@ struct FusedProgramTests {
         #expect(out == expected)
     }
 
+    /// `(x op1 m) op2 (s + 0.25)` with `m` and `s` per row (uniform in each row-sized block), in
+    /// every operand order: the two ops run as one pass and must give what two stored passes give.
+    @Test(
+        "two arithmetic ops with per-row operands run as one pass",
+        arguments: [BinaryOp.add, .sub, .mul, .div], [BinaryOp.add, .sub, .mul, .div])
+    func binaryPairs(first: BinaryOp, second: BinaryOp) {
+        let shape = [5, 300]
+        var rng = SeededRandom(seed: 91)
+        var x = (0..<1500).map { _ in Float.random(in: -4...4, using: &rng) }
+        x[7] = 0
+        x[8] = .infinity
+        x[9] = -0.0
+        let m: [Float] = [0.5, -1.25, 3, 0, 1e-3]
+        let s: [Float] = [1.5, 0.75, -2, 1e-5, 7]
+        let perRow = StridedLayout(contiguous: [5, 1]).broadcast(to: shape)
+        let logical = [x, (0..<1500).map { m[$0 / 300] }, (0..<1500).map { s[$0 / 300] }]
+        for (xFirst, tFirst) in [(true, true), (true, false), (false, true), (false, false)] {
+            // The second op's scalar (s + 0.25) is computed between the two, as in a layer norm.
+            let program = FusedProgram(
+                computeType: .float32,
+                instructions: [
+                    .input(0), .input(1), .binary(first, xFirst ? 0 : 1, xFirst ? 1 : 0), .input(2),
+                    .constant(0.25), .binary(.add, 3, 4), .binary(second, tFirst ? 2 : 5, tFirst ? 5 : 2),
+                ], outputs: [6])
+            var out = [Float](repeating: .nan, count: 1500)
+            x.withUnsafeBytes { px in
+                m.withUnsafeBytes { pm in
+                    s.withUnsafeBytes { ps in
+                        out.withUnsafeMutableBytes { po in
+                            program.run(
+                                shape: shape,
+                                inputs: [
+                                    FusedInput(
+                                        pointer: px.baseAddress!, layout: StridedLayout(contiguous: shape),
+                                        type: .float32),
+                                    FusedInput(pointer: pm.baseAddress!, layout: perRow, type: .float32),
+                                    FusedInput(pointer: ps.baseAddress!, layout: perRow, type: .float32),
+                                ],
+                                outputs: [FusedOutput(pointer: po.baseAddress!, type: .float32)])
+                        }
+                    }
+                }
+            }
+            let expected = referenceEvaluate(program, inputs: logical, count: 1500)[0]
+            #expect(
+                out.map(\.bitPattern) == expected.map(\.bitPattern), "\(program)")
+        }
+    }
+
     /// A condition that is the same over a block (a broadcast scalar) makes `select` pick an
     /// operand whole: the pick must still reach the output and survive later reuse of the
     /// operand's scratch slot (it once returned the operand's block unwritten to the output).

@@ -58,6 +58,13 @@ void tessera_erf_f32_vector(const float *src, float *dst, long n);
 /// same as the 4-lane Swift bodies.
 void tessera_binary_f32_vector(int op, const float *a, float as, const float *b, float bs, float *dst, long n);
 
+/// Two of + - * / (op codes 0-3) with scalar operands in one pass: t = p[i] op1 s1 (s1 op1 p[i]
+/// when left1 is 0), then dst[i] = t op2 s2 (s2 op2 t when left2 is 0), each operation rounded
+/// to single precision as when t is stored between them (no fused multiply-add). dst may be p.
+/// Call only when tessera_cpu_has_avx2_fma() is true.
+void tessera_binary_pair_f32_vector(int op1, int left1, float s1, int op2, int left2, float s2, const float *p,
+                                    float *dst, long n);
+
 /// dst[i] = sqrt(src[i]), correctly rounded, sixteen (AVX-512) or eight (AVX2) lanes per
 /// instruction. Call only when tessera_cpu_has_avx2_fma() is true.
 void tessera_sqrt_f32_vector(const float *src, float *dst, long n);
@@ -66,6 +73,11 @@ void tessera_sqrt_f32_vector(const float *src, float *dst, long n);
 /// accumulators, same order), with AVX-512 or AVX2 instructions. Call only when
 /// tessera_cpu_has_avx2_fma() is true.
 float tessera_sum_f32_vector(const float *p, long n);
+
+/// The sum of (p[i] - center)² for i < n: each term is d = p[i] - center, then d * d (no fused
+/// multiply-add), summed in tessera_sum_f32_vector's order, so the result is bit-identical to
+/// that sum over the squares written out. Call only when tessera_cpu_has_avx2_fma() is true.
+float tessera_centered_square_sum_f32_vector(const float *p, long n, float center);
 
 /// The sizes of one depthwise convolution plane: input h × w, kernel kh × kw, output oh × ow,
 /// strides sh/sw, top/left padding pt/pl, dilations dh/dw.

@@ -24,6 +24,9 @@ package struct PlanDescription: Sendable, Equatable, CustomStringConvertible {
     package var peakIntermediates: Int
     /// Fused steps that may write their result over a dying input (``InPlaceReuse``).
     package var inPlaceSteps: Int
+    /// Reductions of row-fused steps that sum squared deviations from an earlier reduction
+    /// (`mean((x - mean(x))²)`) a row at a time, without running their program (``RowFusion``).
+    package var centeredSquareMembers = 0
 
     package var description: String {
         "[\(steps.map(\.rawValue).joined(separator: ", "))], kernels \(kernelOps), \(fusedNodes) fused ops, "
@@ -52,6 +55,10 @@ extension ExecutionPlan {
                 return nil
             },
             fusedNodes: fusedNodes, mergedEntries: mergedEntries, peakIntermediates: peakIntermediates,
-            inPlaceSteps: inPlaceCandidates.filter { !$0.isEmpty }.count)
+            inPlaceSteps: inPlaceCandidates.filter { !$0.isEmpty }.count,
+            centeredSquareMembers: steps.reduce(0) { count, step in
+                guard case .rowFused(_, let group) = step else { return count }
+                return count + group.members.filter { $0.centeredSquares != nil }.count
+            })
     }
 }

@@ -20,6 +20,15 @@ extension ExecutionPlan {
             var axes: [Int]
             var input: Int
             var producer: Program?
+            /// Set when `producer` computes `(input - center)²` of a root-shaped `Float` leaf and
+            /// an earlier member: the step sums the squares a row at a time without the program.
+            var centeredSquares: CenteredSquares?
+        }
+
+        /// The entries of a member's `(x - c)²`: the root-shaped leaf `x` and the earlier member `c`.
+        struct CenteredSquares {
+            var input: Int
+            var center: Int
         }
 
         /// In topological order: a member reads only earlier members.
@@ -77,8 +86,9 @@ extension ExecutionPlan {
             slot[member.entry] = slotBytes
             slotBytes += (rowsPerChunk * entries[member.entry].type.byteCount + 63) / 64 * 64
         }
+        let rowStatistics = rowStatistics(group, values: values, shape: shape, slot: slot)
         var scratchBytes = 0
-        for member in group.members {
+        for member in group.members where rowStatistics == nil {
             guard let producer = member.producer else { continue }
             scratchBytes = Swift.max(scratchBytes, rowsPerChunk * rowSize * entries[producer.entry].type.byteCount)
         }
@@ -123,7 +133,15 @@ extension ExecutionPlan {
                         inputs: program.leaves.map { input($0, fullShape: full, iteration: iteration) },
                         outputs: [FusedOutput(pointer: target, type: entries[program.entry].type)], memo: memo)
                 }
-                for (m, member) in group.members.enumerated() {
+                if let rowStatistics {
+                    // Every member of a row while the row is in L1, then the next row's.
+                    for row in 0..<rows {
+                        for statistic in rowStatistics {
+                            statistic.compute(row: start + row, slotRow: row, buffers: buffers, count: rowSize)
+                        }
+                    }
+                }
+                for (m, member) in group.members.enumerated() where rowStatistics == nil {
                     let source: FusedInput
                     if let producer = member.producer {
                         run(producer, into: scratch, iteration: chunkShape, memo: group.memberMemos[m])
@@ -144,5 +162,62 @@ extension ExecutionPlan {
             }
         }
         return result
+    }
+
+    /// One member computed a row at a time by ``RowMoments``: the sum (or mean) of a `Float`
+    /// value's contiguous rows, or of their squared deviations from an earlier member.
+    struct RowStatistic {
+        /// Row `r` of the input starts at `input + r * rowStride`.
+        var input: UnsafePointer<Float>
+        var rowStride: Int
+        /// The byte offset of the center member's per-row buffer (`nil`: a plain sum).
+        var centerSlot: Int?
+        var slot: Int
+        var isMean: Bool
+
+        /// Writes the statistic of row `row` to slot row `slotRow`.
+        @inline(__always)
+        func compute(row: Int, slotRow: Int, buffers: UnsafeMutableRawPointer, count: Int) {
+            let p = input + row * rowStride
+            let sum: Float
+            if let centerSlot {
+                let center = (buffers + centerSlot).assumingMemoryBound(to: Float.self)[slotRow]
+                sum = RowMoments.centeredSquareSum(p, count: count, center: center)
+            } else {
+                sum = RowMoments.sum(p, count: count)
+            }
+            (buffers + slot).assumingMemoryBound(to: Float.self)[slotRow] =
+                isMean ? RowMoments.mean(sum: sum, count: count) : sum
+        }
+    }
+
+    /// The members of `group` as row statistics, when every one is a `Float` sum or mean of a
+    /// value whose rows are contiguous (a plain input, or the squared deviations of one from an
+    /// earlier member); `nil` otherwise, and the members run as programs and reductions.
+    func rowStatistics(_ group: RowGroup, values: [TensorValue?], shape: [Int], slot: [Int: Int]) -> [RowStatistic]? {
+        let trailing = Array(StridedLayout.contiguousStrides(for: shape).dropFirst())
+        var statistics: [RowStatistic] = []
+        for member in group.members {
+            guard member.op == .sum || member.op == .mean, entries[member.entry].type == .float32 else { return nil }
+            let input: Int
+            var centerSlot: Int?
+            if let squares = member.centeredSquares {
+                input = squares.input
+                centerSlot = slot[squares.center]
+            } else if member.producer == nil {
+                input = member.input
+            } else {
+                return nil
+            }
+            guard let value = values[input], value.type == .float32 else { return nil }
+            let layout = value.layout.broadcast(to: shape)
+            guard Array(layout.strides.dropFirst()) == trailing else { return nil }
+            statistics.append(
+                RowStatistic(
+                    input: (value.pointer + layout.offset * 4).assumingMemoryBound(to: Float.self),
+                    rowStride: layout.strides[0], centerSlot: centerSlot, slot: slot[member.entry]!,
+                    isMean: member.op == .mean))
+        }
+        return statistics
     }
 }

@@ -193,6 +193,15 @@ extension Float: FloatComputeScalar {
         return true
     }
     @usableFromInline
+    static func binaryPair(
+        _ op1: BinaryOp, left1: Bool, _ s1: Float, _ op2: BinaryOp, left2: Bool, _ s2: Float, _ p: UnsafePointer<Float>,
+        _ dst: UnsafeMutablePointer<Float>, _ n: Int
+    ) -> Bool {
+        guard SIMDMath.hasAVX2FMA, let code1 = op1.arithmeticCode, let code2 = op2.arithmeticCode else { return false }
+        tessera_binary_pair_f32_vector(code1, left1 ? 1 : 0, s1, code2, left2 ? 1 : 0, s2, p, dst, n)
+        return true
+    }
+    @usableFromInline
     static func blockSqrt(_ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
         if SIMDMath.hasAVX2FMA {
             tessera_sqrt_f32_vector(src, dst, n)
@@ -280,6 +289,19 @@ extension Double: FloatComputeScalar {
         case .exp: return Foundation.exp(x)
         case .erf: return Foundation.erf(x)
         default: kernelFailure("[elementwise] \(op) has a vector body")
+        }
+    }
+}
+
+extension BinaryOp {
+    /// The C kernels' code of `+ - * /` (0–3); `nil` for the other ops.
+    var arithmeticCode: Int32? {
+        switch self {
+        case .add: 0
+        case .sub: 1
+        case .mul: 2
+        case .div: 3
+        default: nil
         }
     }
 }

@@ -15,6 +15,14 @@ protocol FusedComputeScalar: ConvertibleScalar, SIMDScalar, Hashable, Codable {
     /// `dst[i] = op(a[i], b[i])`; comparisons and logic give 1 or 0.
     static func apply(
         _ op: BinaryOp, _ a: BlockOperand<Self>, _ b: BlockOperand<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int)
+    /// Two of `+ - * /` with scalar operands in one pass over a block: `t = p[i] op1 s1`
+    /// (`s1 op1 p[i]` unless `left1`), then `dst[i] = t op2 s2` (`s2 op2 t` unless `left2`), each
+    /// rounded as when `t` is stored between them; `false` when the type has no such kernel (the
+    /// caller then runs the two ops one after the other). `dst` may be `p`.
+    static func binaryPair(
+        _ op1: BinaryOp, left1: Bool, _ s1: Self, _ op2: BinaryOp, left2: Bool, _ s2: Self, _ p: UnsafePointer<Self>,
+        _ dst: UnsafeMutablePointer<Self>, _ n: Int
+    ) -> Bool
     /// `dst[i] = cond[i] != 0 ? a[i] : b[i]`.
     static func select(
         _ cond: UnsafePointer<Self>, _ a: UnsafePointer<Self>, _ b: UnsafePointer<Self>,
@@ -22,6 +30,13 @@ protocol FusedComputeScalar: ConvertibleScalar, SIMDScalar, Hashable, Codable {
 }
 
 extension FusedComputeScalar {
+    /// No two-op kernel: the caller runs the ops one after the other.
+    @usableFromInline
+    static func binaryPair(
+        _ op1: BinaryOp, left1: Bool, _ s1: Self, _ op2: BinaryOp, left2: Bool, _ s2: Self, _ p: UnsafePointer<Self>,
+        _ dst: UnsafeMutablePointer<Self>, _ n: Int
+    ) -> Bool { false }
+
     /// Applies a unary op to one value, through the same body as a block.
     @inline(__always)
     static func apply(_ op: UnaryOp, scalar x: Self) -> Self {

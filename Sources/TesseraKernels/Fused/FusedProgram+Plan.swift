@@ -40,6 +40,15 @@ struct FusedPlan {
     var destinations: [FusedDestination]
     /// Outputs already written by their instruction (nothing to store after the block).
     var writtenDirectly: [Bool]
+    /// For each instruction, the earlier one it pairs with (`-1`: none): both are one of
+    /// `+ - * /` and the earlier one's value is read by this one alone. Where each has a uniform
+    /// operand in a block, the two run as one pass when this one's turn comes
+    /// (``FusedComputeScalar/binaryPair(_:left1:_:_:left2:_:_:_:_:)``) and the earlier one's block
+    /// is never stored; otherwise the earlier one runs then. Its operands' slots stay live until
+    /// then.
+    var pairedFirst: [Int]
+    /// The instructions some later one pairs with: skipped at their own turn.
+    var deferred: [Bool]
     var slotCount: Int
     var blockSize: Int
     var nanosecondsPerElement: Double
@@ -94,6 +103,29 @@ struct FusedPlan {
             for operand in instruction.operands { lastUse[operand] = index }
         }
         for output in program.outputs { lastUse[output] = instructions.count }
+        var readers = [Int](repeating: 0, count: instructions.count)
+        for instruction in instructions {
+            for operand in instruction.operands { readers[operand] += 1 }
+        }
+        for output in program.outputs { readers[output] += 1 }
+        pairedFirst = [Int](repeating: -1, count: instructions.count)
+        deferred = [Bool](repeating: false, count: instructions.count)
+        for (index, instruction) in instructions.enumerated() {
+            // Read once, by a later instruction that pairs with nothing yet; neither a reader of
+            // a deferred value nor one itself (no chains: each pair reads computed values).
+            let reader = lastUse[index]
+            guard readers[index] == 1, reader < instructions.count, pairedFirst[index] < 0,
+                pairedFirst[reader] < 0, case .binary(let first, let x, let y) = instruction,
+                first.arithmeticCode != nil, x != y, !deferred[x], !deferred[y],
+                case .binary(let second, let a, let b) = instructions[reader], second.arithmeticCode != nil,
+                (a == index) != (b == index)
+            else { continue }
+            pairedFirst[reader] = index
+            deferred[index] = true
+            // The operands are read at the reader's turn: keep their slots until then.
+            lastUse[x] = Swift.max(lastUse[x], reader)
+            lastUse[y] = Swift.max(lastUse[y], reader)
+        }
 
         var directOutput = [Int?](repeating: nil, count: instructions.count)
         writtenDirectly = [Bool](repeating: false, count: outputs.count)

@@ -90,20 +90,54 @@ struct FusedRunner<C: FusedComputeScalar> {
             values.deallocate()
         }
         let spare = scratch + (plan.slotCount - 3) * blockSize
+        let instructions = program.instructions
         for block in blocks {
             let start = block * blockSize
             let n = Swift.min(blockSize, plan.count - start)
-            for (index, instruction) in program.instructions.enumerated() {
-                let destination: UnsafeMutablePointer<C>? =
-                    switch plan.destinations[index] {
-                    case .none: nil
-                    case .slot(let s): scratch + s * blockSize
-                    case .output(let o): outputs[o].pointer.assumingMemoryBound(to: C.self) + start
+            func destination(_ index: Int) -> UnsafeMutablePointer<C>? {
+                switch plan.destinations[index] {
+                case .none: nil
+                case .slot(let s): scratch + s * blockSize
+                case .output(let o): outputs[o].pointer.assumingMemoryBound(to: C.self) + start
+                }
+            }
+            for index in instructions.indices where !plan.deferred[index] {
+                let first = plan.pairedFirst[index]
+                if first >= 0 {
+                    if let target = destination(index), runPair(first, index, values: values, into: target, n: n) {
+                        values[index] = .block(target)
+                        continue
                     }
+                    values[first] = evaluate(
+                        instructions[first], start: start, n: n, into: destination(first), values: values,
+                        spare: spare)
+                }
                 values[index] = evaluate(
-                    instruction, start: start, n: n, into: destination, values: values, spare: spare)
+                    instructions[index], start: start, n: n, into: destination(index), values: values, spare: spare)
             }
             store(start: start, n: n, values: values)
+        }
+    }
+
+    /// Instruction `first` and its reader `second` (see ``FusedPlan/pairedFirst``) as one pass
+    /// into `target` when the first reads a block and a uniform and the second's other operand
+    /// is uniform; `false` (nothing done) otherwise.
+    @inline(__always)
+    private func runPair(
+        _ first: Int, _ second: Int, values: UnsafeMutablePointer<BlockOperand<C>>,
+        into target: UnsafeMutablePointer<C>, n: Int
+    ) -> Bool {
+        guard case .binary(let op1, let a1, let b1) = program.instructions[first],
+            case .binary(let op2, let a2, let b2) = program.instructions[second],
+            case .uniform(let s2) = values[a2 == first ? b2 : a2]
+        else { return false }
+        switch (values[a1], values[b1]) {
+        case (.block(let p), .uniform(let s1)):
+            return C.binaryPair(op1, left1: true, s1, op2, left2: a2 == first, s2, p, target, n)
+        case (.uniform(let s1), .block(let p)):
+            return C.binaryPair(op1, left1: false, s1, op2, left2: a2 == first, s2, p, target, n)
+        default:
+            return false
         }
     }
 

@@ -12,6 +12,12 @@ import TesseraKernels
 /// parallel loop replaces one per reduction, and the input is read from cache, not memory,
 /// after the first pass over a chunk.
 ///
+/// A member whose producer computes `(x - c)²` of a root-shaped leaf `x` and an earlier member
+/// `c` (the variance's squared deviations) is marked ``ExecutionPlan/RowGroup/Member/centeredSquares``:
+/// when every member is a `Float` sum or mean of contiguous rows, plain or of such squares, the
+/// step computes all of them one row at a time with ``RowMoments`` (no program, no scratch),
+/// each row read from L1 after its first pass.
+///
 /// Runs after ``ReductionStreaming`` (a member reduction keeps the producer streamed into it).
 /// Writes `rowGroups` and marks the members and their producers `absorbed`.
 enum RowFusion {
@@ -38,7 +44,10 @@ enum RowFusion {
                             entry: p, program: state.groups[p]!.program, leaves: state.groups[p]!.leaves)
                     }
                     return ExecutionPlan.RowGroup.Member(
-                        entry: m, op: op, axes: axes, input: state.inputs[m][0], producer: producer)
+                        entry: m, op: op, axes: axes, input: state.inputs[m][0], producer: producer,
+                        centeredSquares: state.reduceProducer[m].flatMap {
+                            centeredSquares(of: m, computedBy: $0, members: members, shape: shape, state)
+                        })
                 },
                 root: .init(entry: root, program: state.groups[root]!.program, leaves: state.groups[root]!.leaves))
             for m in members {
@@ -46,6 +55,36 @@ enum RowFusion {
                 if let p = state.reduceProducer.removeValue(forKey: m) { state.absorbed.insert(p) }
             }
         }
+    }
+
+    /// `x` and `c` when `producer`'s program computes `(x - c) * (x - c)` (or `square(x - c)`)
+    /// in `Float` of a `Float` leaf `x` of the root's shape and a member `c` computed before
+    /// `member` (a variance's squared
+    /// deviations from the mean): the step then sums the squares a row at a time
+    /// (``RowMoments``) instead of running the program into scratch memory.
+    private static func centeredSquares(
+        of member: Int, computedBy producer: Int, members: [Int], shape: [Int], _ state: PlanningState
+    ) -> ExecutionPlan.RowGroup.CenteredSquares? {
+        guard let group = state.groups[producer], group.program.computeType == .float32,
+            group.program.outputs.count == 1
+        else { return nil }
+        let code = group.program.instructions
+        let deviation: Int
+        switch code[group.program.outputs[0]] {
+        case .binary(.mul, let a, let b) where a == b: deviation = a
+        case .unary(.square, let a): deviation = a
+        default: return nil
+        }
+        guard case .binary(.sub, let xValue, let centerValue) = code[deviation],
+            case .input(let xInput) = code[xValue], case .input(let centerInput) = code[centerValue]
+        else { return nil }
+        let x = group.leaves[xInput]
+        let center = group.leaves[centerInput]
+        guard members.contains(center), center < member,
+            state.entries[x].shape == shape, state.entries[x].type == .float32,
+            state.entries[center].type == .float32
+        else { return nil }
+        return .init(input: x, center: center)
     }
 
     /// The reductions `root`'s group computes per chunk of rows, in topological order; `nil`
