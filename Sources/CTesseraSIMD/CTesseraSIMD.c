@@ -438,6 +438,147 @@ void tessera_erf_f32_vector(const float *src, float *dst, long n) {
     }
 }
 
+// tanh of eight (sixteen) lanes: x + x³·P(x²) (Taylor to x¹³, truncation below 4e-9 relative)
+// for |x| < 0.4, else sign(x)·(1 − 2 / (e^{2|x|} + 1)) with |x| clamped to 10 (tanh is 1 in
+// float32 beyond 9.01), the sign of x put on either branch (so −0 stays −0); NaN stays NaN.
+#define TESSERA_TANH_COEFFICIENTS                                                                      \
+    TESSERA_STEP(21844.0f / 6081075.0f, -1382.0f / 155925.0f)                                          \
+    TESSERA_STEP_ADD(62.0f / 2835.0f)                                                                  \
+    TESSERA_STEP_ADD(-17.0f / 315.0f)                                                                  \
+    TESSERA_STEP_ADD(2.0f / 15.0f)                                                                     \
+    TESSERA_STEP_ADD(-1.0f / 3.0f)
+
+__attribute__((target("avx2,fma"))) static inline __m256 tessera_tanh8(__m256 x) {
+    const __m256 signbit = _mm256_set1_ps(-0.0f);
+    __m256 z = _mm256_andnot_ps(signbit, x);
+    __m256 x2 = _mm256_mul_ps(x, x);
+    __m256 p;
+#define TESSERA_STEP(a, b) p = _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(a), x2), _mm256_set1_ps(b));
+#define TESSERA_STEP_ADD(c) p = _mm256_add_ps(_mm256_mul_ps(p, x2), _mm256_set1_ps(c));
+    TESSERA_TANH_COEFFICIENTS
+#undef TESSERA_STEP
+#undef TESSERA_STEP_ADD
+    __m256 small = _mm256_add_ps(x, _mm256_mul_ps(_mm256_mul_ps(x, x2), p));
+    __m256 clamped = _mm256_min_ps(z, _mm256_set1_ps(10.0f));
+    __m256 e = tessera_exp8(_mm256_add_ps(clamped, clamped));
+    __m256 large = _mm256_sub_ps(_mm256_set1_ps(1.0f), _mm256_div_ps(_mm256_set1_ps(2.0f), _mm256_add_ps(e, _mm256_set1_ps(1.0f))));
+    __m256 result = _mm256_blendv_ps(large, small, _mm256_cmp_ps(z, _mm256_set1_ps(0.4f), _CMP_LT_OQ));
+    result = _mm256_or_ps(_mm256_andnot_ps(signbit, result), _mm256_and_ps(x, signbit));
+    return _mm256_blendv_ps(result, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+__attribute__((target("avx512f,avx2,fma"))) static inline __m512 tessera_tanh16(__m512 x) {
+    __m512 z = _mm512_abs_ps(x);
+    __m512 x2 = _mm512_mul_ps(x, x);
+    __m512 p;
+#define TESSERA_STEP(a, b) p = _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(a), x2), _mm512_set1_ps(b));
+#define TESSERA_STEP_ADD(c) p = _mm512_add_ps(_mm512_mul_ps(p, x2), _mm512_set1_ps(c));
+    TESSERA_TANH_COEFFICIENTS
+#undef TESSERA_STEP
+#undef TESSERA_STEP_ADD
+    __m512 small = _mm512_add_ps(x, _mm512_mul_ps(_mm512_mul_ps(x, x2), p));
+    __m512 clamped = _mm512_min_ps(z, _mm512_set1_ps(10.0f));
+    __m512 e = tessera_exp16(_mm512_add_ps(clamped, clamped));
+    __m512 large = _mm512_sub_ps(_mm512_set1_ps(1.0f), _mm512_div_ps(_mm512_set1_ps(2.0f), _mm512_add_ps(e, _mm512_set1_ps(1.0f))));
+    __m512 result = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(z, _mm512_set1_ps(0.4f), _CMP_LT_OQ), large, small);
+    const __m512i signbit = _mm512_set1_epi32((int)0x80000000u);
+    result = _mm512_castsi512_ps(_mm512_or_si512(_mm512_andnot_si512(signbit, _mm512_castps_si512(result)),
+                                                 _mm512_and_si512(_mm512_castps_si512(x), signbit)));
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), result, x);
+}
+#undef TESSERA_TANH_COEFFICIENTS
+
+// The logistic function 1 / (1 + e^{−x}) with the vector exp.
+__attribute__((target("avx2,fma"))) static inline __m256 tessera_sigmoid8(__m256 x) {
+    __m256 e = tessera_exp8(_mm256_xor_ps(x, _mm256_set1_ps(-0.0f)));
+    return _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_add_ps(_mm256_set1_ps(1.0f), e));
+}
+
+__attribute__((target("avx512f,avx2,fma"))) static inline __m512 tessera_sigmoid16(__m512 x) {
+    __m512 e = tessera_exp16(_mm512_sub_ps(_mm512_setzero_ps(), x));
+    return _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_add_ps(_mm512_set1_ps(1.0f), e));
+}
+
+// Each lane-wise function over a block: whole vectors, then the tail through a zero-padded
+// vector (AVX2) or a masked load and store (AVX-512).
+#define TESSERA_UNARY_MAP8(F)                                                                          \
+    do {                                                                                               \
+        long i = 0;                                                                                    \
+        for (; i + 8 <= n; i += 8) _mm256_storeu_ps(dst + i, F(_mm256_loadu_ps(src + i)));             \
+        if (i < n) {                                                                                   \
+            float lanes[8] = {0};                                                                      \
+            for (long j = 0; j < n - i; j++) lanes[j] = src[i + j];                                    \
+            _mm256_storeu_ps(lanes, F(_mm256_loadu_ps(lanes)));                                        \
+            for (long j = 0; j < n - i; j++) dst[i + j] = lanes[j];                                    \
+        }                                                                                              \
+    } while (0)
+#define TESSERA_UNARY_MAP16(F)                                                                         \
+    do {                                                                                               \
+        long i = 0;                                                                                    \
+        for (; i + 16 <= n; i += 16) _mm512_storeu_ps(dst + i, F(_mm512_loadu_ps(src + i)));           \
+        if (i < n) {                                                                                   \
+            __mmask16 m = (__mmask16)((1u << (n - i)) - 1u);                                           \
+            _mm512_mask_storeu_ps(dst + i, m, F(_mm512_maskz_loadu_ps(m, src + i)));                    \
+        }                                                                                              \
+    } while (0)
+
+// The one-operation functions as plain loops clang vectorises under each copy's target
+// attribute (no FMA contraction, so each result is the IEEE operation the Swift body does).
+#define TESSERA_UNARY_LOOP(EXPR)                                                                       \
+    do {                                                                                               \
+        for (long i = 0; i < n; i++) { float x = src[i]; dst[i] = (EXPR); }                           \
+    } while (0)
+#define TESSERA_UNARY_SIMPLE_BODY                                                                      \
+    switch (op) {                                                                                      \
+    case TESSERA_UNARY_ABS: TESSERA_UNARY_LOOP(__builtin_fabsf(x)); break;                             \
+    case TESSERA_UNARY_NEG: TESSERA_UNARY_LOOP(-x); break;                                             \
+    case TESSERA_UNARY_SIGN:                                                                           \
+        TESSERA_UNARY_LOOP(x > 0 ? 1.0f : (x < 0 ? -1.0f : (x != x ? x : 0.0f)));                      \
+        break;                                                                                         \
+    case TESSERA_UNARY_SQUARE: TESSERA_UNARY_LOOP(x * x); break;                                       \
+    case TESSERA_UNARY_RECIPROCAL: TESSERA_UNARY_LOOP(1.0f / x); break;                                \
+    case TESSERA_UNARY_RSQRT: TESSERA_UNARY_LOOP(1.0f / __builtin_sqrtf(x)); break;                    \
+    case TESSERA_UNARY_FLOOR: TESSERA_UNARY_LOOP(__builtin_floorf(x)); break;                          \
+    case TESSERA_UNARY_CEIL: TESSERA_UNARY_LOOP(__builtin_ceilf(x)); break;                            \
+    case TESSERA_UNARY_ROUND: TESSERA_UNARY_LOOP(__builtin_roundevenf(x)); break;                      \
+    default: break;                                                                                    \
+    }
+
+__attribute__((target("avx2,fma"))) static void tessera_unary_f32_avx2(int op, const float *src, float *dst, long n) {
+#pragma clang fp contract(off)
+    if (op == TESSERA_UNARY_TANH) {
+        TESSERA_UNARY_MAP8(tessera_tanh8);
+    } else if (op == TESSERA_UNARY_SIGMOID) {
+        TESSERA_UNARY_MAP8(tessera_sigmoid8);
+    } else {
+        TESSERA_UNARY_SIMPLE_BODY
+    }
+}
+
+__attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static void tessera_unary_f32_avx512(
+    int op, const float *src, float *dst, long n) {
+#pragma clang fp contract(off)
+    if (op == TESSERA_UNARY_TANH) {
+        TESSERA_UNARY_MAP16(tessera_tanh16);
+    } else if (op == TESSERA_UNARY_SIGMOID) {
+        TESSERA_UNARY_MAP16(tessera_sigmoid16);
+    } else {
+        TESSERA_UNARY_SIMPLE_BODY
+    }
+}
+#undef TESSERA_UNARY_SIMPLE_BODY
+#undef TESSERA_UNARY_LOOP
+#undef TESSERA_UNARY_MAP8
+#undef TESSERA_UNARY_MAP16
+
+void tessera_unary_f32_vector(int op, const float *src, float *dst, long n) {
+    if (tessera_cpu_has_avx512f()) {
+        tessera_unary_f32_avx512(op, src, dst, n);
+    } else {
+        tessera_unary_f32_avx2(op, src, dst, n);
+    }
+}
+
 // wins = !(v <= best) && best is not NaN (max), !(v >= best) && best is not NaN (min): a
 // strict win, or a NaN over a number.
 #define TESSERA_ARG_FOLD_LOOP(PREDICATE)                                                              \
@@ -1092,4 +1233,7 @@ float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float s
     return 0;
 }
 void tessera_erf_f32_vector(const float *src, float *dst, long n) { (void)src; (void)dst; (void)n; }
+void tessera_unary_f32_vector(int op, const float *src, float *dst, long n) {
+    (void)op; (void)src; (void)dst; (void)n;
+}
 #endif

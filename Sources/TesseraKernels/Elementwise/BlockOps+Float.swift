@@ -12,6 +12,8 @@ protocol FloatComputeScalar: FusedComputeScalar, BinaryFloatingPoint, Codable {
     static func wideBinary(
         _ op: BinaryOp, _ a: BlockOperand<Self>, _ b: BlockOperand<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int
     ) -> Bool
+    /// Runs `op` with a vector kernel when the CPU has one; `false` when it did nothing.
+    static func wideUnary(_ op: UnaryOp, _ src: UnsafePointer<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int) -> Bool
     /// `dst[i] = sqrt(src[i])` over a block.
     static func blockSqrt(_ src: UnsafePointer<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int)
     static func vectorSqrt(_ x: SIMD16<Self>) -> SIMD16<Self>
@@ -26,9 +28,10 @@ extension FloatComputeScalar {
     @usableFromInline
     static func apply(_ op: UnaryOp, _ src: UnsafePointer<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int) {
         typealias V = SIMD16<Self>
+        if wideUnary(op, src, dst, n) { return }
         switch op {
         case .neg: BlockLoop.map(src, dst, n) { -$0 }
-        case .abs: BlockLoop.map(src, dst, n) { $0.replacing(with: -$0, where: $0 .< 0) }
+        case .abs: BlockLoop.map(src, dst, n) { $0.replacing(with: -$0, where: $0 .< 0).replacing(with: 0, where: $0 .== 0) }
         case .sign:
             BlockLoop.map(src, dst, n) { x in
                 var r = V(repeating: 0)
@@ -202,6 +205,29 @@ extension Float: FloatComputeScalar {
         return true
     }
     @usableFromInline
+    static func wideUnary(_ op: UnaryOp, _ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, _ n: Int)
+        -> Bool
+    {
+        guard SIMDMath.hasAVX2FMA else { return false }
+        let code: Int
+        switch op {
+        case .abs: code = TESSERA_UNARY_ABS
+        case .neg: code = TESSERA_UNARY_NEG
+        case .sign: code = TESSERA_UNARY_SIGN
+        case .square: code = TESSERA_UNARY_SQUARE
+        case .reciprocal: code = TESSERA_UNARY_RECIPROCAL
+        case .rsqrt: code = TESSERA_UNARY_RSQRT
+        case .floor: code = TESSERA_UNARY_FLOOR
+        case .ceil: code = TESSERA_UNARY_CEIL
+        case .round: code = TESSERA_UNARY_ROUND
+        case .sigmoid: code = TESSERA_UNARY_SIGMOID
+        case .tanh: code = TESSERA_UNARY_TANH
+        default: return false
+        }
+        tessera_unary_f32_vector(Int32(code), src, dst, n)
+        return true
+    }
+    @usableFromInline
     static func blockSqrt(_ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
         if SIMDMath.hasAVX2FMA {
             tessera_sqrt_f32_vector(src, dst, n)
@@ -252,6 +278,10 @@ extension Double: FloatComputeScalar {
         _ op: BinaryOp, _ a: BlockOperand<Double>, _ b: BlockOperand<Double>, _ dst: UnsafeMutablePointer<Double>,
         _ n: Int
     ) -> Bool { false }
+    @usableFromInline
+    static func wideUnary(_ op: UnaryOp, _ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>, _ n: Int)
+        -> Bool
+    { false }
     @usableFromInline
     static func blockSqrt(_ src: UnsafePointer<Double>, _ dst: UnsafeMutablePointer<Double>, _ n: Int) {
         BlockLoop.map(src, dst, n) { vectorSqrt($0) }
