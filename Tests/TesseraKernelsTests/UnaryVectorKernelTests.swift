@@ -37,7 +37,9 @@ struct UnaryVectorKernelTests {
     static func run(_ op: Int32, _ source: [Float], count: Int) -> [Float] {
         var out = [Float](repeating: 12345, count: count + 1)
         source.withUnsafeBufferPointer { src in
-            out.withUnsafeMutableBufferPointer { tessera_unary_f32_vector(op, src.baseAddress!, $0.baseAddress!, count) }
+            out.withUnsafeMutableBufferPointer {
+                tessera_unary_f32_vector(op, src.baseAddress!, $0.baseAddress!, count)
+            }
         }
         return out
     }
@@ -92,13 +94,17 @@ struct UnaryVectorKernelTests {
     func blockOpsInPlace() throws {
         try #require(SIMDMath.hasAVX2FMA, "no AVX2 on this CPU: the C kernel is never called")
         var values: [Float] = [-2, -0.1, 0, 0.3, 1, 5, .nan, 20, -20]
-        values.withUnsafeMutableBufferPointer { Float.apply(.tanh, UnsafePointer($0.baseAddress!), $0.baseAddress!, $0.count) }
+        values.withUnsafeMutableBufferPointer {
+            Float.apply(.tanh, UnsafePointer($0.baseAddress!), $0.baseAddress!, $0.count)
+        }
         let want: [Double] = [-2, -0.1, 0, 0.3, 1, 5, .nan, 20, -20].map { Foundation.tanh($0) }
         for (got, want) in zip(values, want) {
             #expect(want.isNaN ? got.isNaN : Swift.abs(Double(got) - want) <= 4e-7 * Swift.abs(want))
         }
         var signs: [Float] = [-3, -0.0, 0, 2, .nan]
-        signs.withUnsafeMutableBufferPointer { Float.apply(.sign, UnsafePointer($0.baseAddress!), $0.baseAddress!, $0.count) }
+        signs.withUnsafeMutableBufferPointer {
+            Float.apply(.sign, UnsafePointer($0.baseAddress!), $0.baseAddress!, $0.count)
+        }
         #expect(signs[0...3] == [-1, 0, 0, 1] && signs[4].isNaN)
     }
 }

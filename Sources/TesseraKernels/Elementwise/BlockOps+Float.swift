@@ -13,7 +13,8 @@ protocol FloatComputeScalar: FusedComputeScalar, BinaryFloatingPoint, Codable {
         _ op: BinaryOp, _ a: BlockOperand<Self>, _ b: BlockOperand<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int
     ) -> Bool
     /// Runs `op` with a vector kernel when the CPU has one; `false` when it did nothing.
-    static func wideUnary(_ op: UnaryOp, _ src: UnsafePointer<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int) -> Bool
+    static func wideUnary(_ op: UnaryOp, _ src: UnsafePointer<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int)
+        -> Bool
     /// `dst[i] = sqrt(src[i])` over a block.
     static func blockSqrt(_ src: UnsafePointer<Self>, _ dst: UnsafeMutablePointer<Self>, _ n: Int)
     static func vectorSqrt(_ x: SIMD16<Self>) -> SIMD16<Self>
@@ -31,7 +32,8 @@ extension FloatComputeScalar {
         if wideUnary(op, src, dst, n) { return }
         switch op {
         case .neg: BlockLoop.map(src, dst, n) { -$0 }
-        case .abs: BlockLoop.map(src, dst, n) { $0.replacing(with: -$0, where: $0 .< 0).replacing(with: 0, where: $0 .== 0) }
+        case .abs:
+            BlockLoop.map(src, dst, n) { $0.replacing(with: -$0, where: $0 .< 0).replacing(with: 0, where: $0 .== 0) }
         case .sign:
             BlockLoop.map(src, dst, n) { x in
                 var r = V(repeating: 0)
