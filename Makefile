@@ -125,7 +125,7 @@ bench-python: python
 #   fuzz          one libFuzzer target for SECONDS (default 30): make fuzz TARGET=spec SECONDS=60;
 #                 TARGET=all runs each in turn
 #   fuzz-smoke    every fuzz target for 20 s (what .ci/run runs after `make test`); the
-#                 fuzz build is optimized (FUZZ_CONFIG=debug for an unoptimized one)
+#                 fuzz build is debug (FUZZ_CONFIG=release for an optimized one, for long runs)
 #   soak          64 concurrent tasks predicting on one model, against the serial outputs,
 #                 with RSS at start and end (release build); ARGS go to the soak
 #   leaks         valgrind's memcheck over COUNT (default 1000) predictions and loads,
