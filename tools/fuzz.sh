@@ -7,9 +7,10 @@
 # The build (debug, AddressSanitizer and coverage on; .build/fuzz-debug) is made once and
 # reused; FUZZ_CONFIG=release builds it optimized instead (.build/fuzz-release: 1.4-2.1 times
 # fewer CPU seconds per execution, for long runs, but three times the build time, so CI and
-# short runs stay on debug; Docs/Reliability.md). The corpus lives in .build/fuzz/corpus/TARGET, seeded from Tests/Fixtures on first use;
-# findings (crash-*, leak-*, timeout-*) go to .build/fuzz/findings/TARGET/ and make the run fail.
-# Replay one with `swift run TesseraFuzz TARGET FILE` (any build) and add it as a regression test.
+# short runs stay on debug; Docs/Reliability.md). The corpus lives in .build/fuzz/corpus/TARGET,
+# seeded from Tests/Fixtures on first use; findings (crash-*, leak-*, timeout-*) go to
+# .build/fuzz/findings/TARGET/ and make the run fail. Replay one with
+# `swift run TesseraFuzz TARGET FILE` (any build) and add it as a regression test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:?usage: tools/fuzz.sh TARGET SECONDS [libFuzzer flags]}
