@@ -12,7 +12,7 @@
 SUDO := $(shell [ "$$(id -u)" -eq 0 ] || echo sudo)
 FORMATTED := Sources Tests Benchmarks Package.swift
 
-.PHONY: deps demo build test check lint warnings check-api api-list docs bench bench-peers bench-models format python python-venv wheel test-python test-scale test-coremltools-ops bench-python tsan asan fuzz fuzz-smoke soak leaks
+.PHONY: deps demo build test check lint warnings check-api api-list docs bench bench-peers bench-models format python python-venv wheel test-python test-scale test-coremltools-ops bench-python tsan tsan-ci asan fuzz fuzz-smoke soak leaks
 
 deps:
 	@missing=""; \
@@ -120,9 +120,12 @@ bench-python: python
 # Reliability (Docs/Reliability.md), none of it part of `make test`:
 #   tsan / asan   the Swift tests under ThreadSanitizer / AddressSanitizer (own build
 #                 directories, built once); FILTER=… narrows the run; any report fails it
+#   tsan-ci       ThreadSanitizer over the suites that share models, graphs, buffers and
+#                 states across threads (TSAN_CI_SUITES; what .ci/run runs, with `make asan`)
 #   fuzz          one libFuzzer target for SECONDS (default 30): make fuzz TARGET=spec SECONDS=60;
 #                 TARGET=all runs each in turn
-#   fuzz-smoke    every fuzz target for 20 s (what .ci/run runs after `make test`)
+#   fuzz-smoke    every fuzz target for 20 s (what .ci/run runs after `make test`); the
+#                 fuzz build is debug (FUZZ_CONFIG=release for an optimized one, for long runs)
 #   soak          64 concurrent tasks predicting on one model, against the serial outputs,
 #                 with RSS at start and end (release build); ARGS go to the soak
 #   leaks         valgrind's memcheck over COUNT (default 1000) predictions and loads,
@@ -134,6 +137,13 @@ COUNT ?= 1000
 
 tsan: deps
 	tools/sanitize.sh thread $(FILTER)
+
+# The concurrency, executor, buffer-pool, plan-cache, model-load, prediction, MLState, bridge,
+# memory-limit and fuzz-finding suites (a `swift test --filter` pattern).
+TSAN_CI_SUITES = ConcurrentPredictionTests|GraphConcurrencyTests|LoweringConcurrencyTests|BufferPoolTests|GraphExecutionTests|PlanCacheTests|State[A-Za-z]*Tests|APIPredictionTests|APICompileTests|BatchPredictionTests|MLTensorShapedArrayBridgeTests|MemoryLimitTests|FuzzFindingTests|InMemoryLoadTests
+
+tsan-ci: deps
+	tools/sanitize.sh thread '$(TSAN_CI_SUITES)'
 
 asan: deps
 	tools/sanitize.sh address $(FILTER)

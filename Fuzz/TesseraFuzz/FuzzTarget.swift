@@ -118,19 +118,20 @@ struct FuzzTarget: Sendable {
             for blob in blobs.prefix(64) { _ = try? file.floatValues(of: blob) }
         }, seeds: { weightSeeds($0) })
 
-    /// A whole package loaded by `MLModel` (decoding, weight references, lowering and the
-    /// load-time build on the declared shapes; an ML program, a NeuralNetwork or a classic
-    /// model), then one prediction on small made-up inputs (``smallInputs(for:)``), which is what
-    /// reaches a classic model's evaluation. The input is `[UInt32 LE n][n bytes of
-    /// model.mlmodel][weight.bin]`.
+    /// A whole package loaded by `MLModel` from memory (decoding, weight references, lowering
+    /// and the load-time build on the declared shapes; an ML program, a NeuralNetwork or a
+    /// classic model), then one prediction on small made-up inputs (``smallInputs(for:)``),
+    /// which is what reaches a classic model's evaluation. The input is `[UInt32 LE
+    /// n][n bytes of model.mlmodel][weight.bin]`; nothing is written to disk (the in-memory
+    /// load, `MLModel(modelData:weightFiles:name:)`, does everything a load from a directory
+    /// does after reading the files).
     static let package = FuzzTarget(
         name: "package", summary: "an .mlpackage: model.mlmodel + weight.bin, loaded by MLModel, one prediction",
         run: { data in
             let (specBytes, weightBytes) = split(data)
-            let scratch = Scratch.shared
-            try? specBytes.write(to: scratch.modelFile)
-            try? weightBytes.write(to: scratch.weightFile)
-            guard let model = try? MLModel(contentsOf: scratch.package),
+            guard
+                let model = try? MLModel(
+                    modelData: specBytes, weightFiles: ["weight.bin": weightBytes], name: "Model.mlpackage"),
                 let inputs = smallInputs(for: model.modelDescription)
             else { return }
             _ = try? model.prediction(from: MLDictionaryFeatureProvider(features: inputs))
@@ -172,14 +173,14 @@ struct FuzzTarget: Sendable {
         return inputs
     }
 
-    /// A model compiled by Tessera (`model.tessera`), loaded by `MLModel`. The harness rewrites the
-    /// size and both checksums first, so mutations reach the sections behind them.
+    /// A model compiled by Tessera (`model.tessera`), loaded by `MLModel` from memory
+    /// (`MLModel(compiledData:name:)`). The harness rewrites the size and both checksums first,
+    /// so mutations reach the sections behind them.
     static let compiled = FuzzTarget(
         name: "compiled", summary: "a compiled model, model.tessera (CompiledModelReader)",
         run: { data in
-            let scratch = Scratch.shared
-            try? Data(CompiledModelHeader.repairingChecksums([UInt8](data))).write(to: scratch.compiledFile)
-            _ = try? MLModel(contentsOf: scratch.compiled)
+            let bytes = Data(CompiledModelHeader.repairingChecksums([UInt8](data)))
+            _ = try? MLModel(compiledData: bytes, name: "Model.mlmodelc")
         },
         seeds: { fixtures in
             try seedPackages.prefix(5).map { package in
@@ -219,39 +220,5 @@ struct FuzzTarget: Sendable {
     static func join(_ first: Data, _ rest: Data) -> Data {
         let count = UInt32(first.count)
         return Data((0..<4).map { UInt8(truncatingIfNeeded: count >> (8 * $0)) }) + first + rest
-    }
-}
-
-/// The files the package and compiled targets write each input to (one process, one thread).
-final class Scratch: @unchecked Sendable {
-    static let shared = Scratch()
-
-    let root: URL
-    let package: URL
-    let modelFile: URL
-    let weightFile: URL
-    let compiled: URL
-    let compiledFile: URL
-
-    init() {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("tessera-fuzz-\(getpid())")
-        package = root.appendingPathComponent("Model.mlpackage")
-        let data = package.appendingPathComponent("Data/com.apple.CoreML")
-        modelFile = data.appendingPathComponent("model.mlmodel")
-        weightFile = data.appendingPathComponent("weights/weight.bin")
-        compiled = root.appendingPathComponent("Model.mlmodelc")
-        compiledFile = compiled.appendingPathComponent(CompiledModelHeader.fileName)
-        let manager = FileManager.default
-        try? manager.createDirectory(at: data.appendingPathComponent("weights"), withIntermediateDirectories: true)
-        try? manager.createDirectory(at: compiled, withIntermediateDirectories: true)
-        let manifest = """
-            {"fileFormatVersion": "1.0.0", "itemInfoEntries": {
-              "A": {"author": "com.apple.CoreML", "description": "CoreML Model Specification", "name": "model.mlmodel",
-                    "path": "com.apple.CoreML/model.mlmodel"},
-              "B": {"author": "com.apple.CoreML", "description": "CoreML Model Weights", "name": "weights",
-                    "path": "com.apple.CoreML/weights"}},
-             "rootModelIdentifier": "A"}
-            """
-        try? Data(manifest.utf8).write(to: package.appendingPathComponent("Manifest.json"))
     }
 }

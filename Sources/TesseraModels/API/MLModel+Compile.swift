@@ -41,10 +41,6 @@ extension MLModel {
     /// let compiled = try await MLModel.compileModel(at: packageURL)
     /// ```
     public class func compileModel(at url: URL) async throws -> URL {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result { try compileModel(at: url) as URL })
-            }
-        }
+        try await runOffPool { try compileModel(at: url) as URL }
     }
 }

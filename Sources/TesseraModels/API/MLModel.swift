@@ -178,12 +178,7 @@ public final class MLModel: Sendable {
         contentsOf url: URL, configuration: MLModelConfiguration = MLModelConfiguration()
     ) async throws -> MLModel {
         let snapshot = configuration.snapshot
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(
-                    with: Result { try MLModel(contentsOf: url, configuration: MLModelConfiguration(snapshot)) })
-            }
-        }
+        return try await runOffPool { try MLModel(contentsOf: url, configuration: MLModelConfiguration(snapshot)) }
     }
 
     /// A copy of the configuration the model was loaded with.

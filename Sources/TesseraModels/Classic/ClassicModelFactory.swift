@@ -91,8 +91,10 @@ extension CoreMLPackage {
         modelURL = parent.modelURL
         weightsDirectory = parent.weightsDirectory
         self.model = model
+        inMemoryWeights = parent.inMemoryWeights
         weightFiles = try Self.loadWeights(
-            of: model, weightsDirectory: parent.weightsDirectory, modelURL: parent.modelURL)
+            of: model, weightsDirectory: parent.weightsDirectory, modelURL: parent.modelURL,
+            inMemory: parent.inMemoryWeights)
     }
 }
 

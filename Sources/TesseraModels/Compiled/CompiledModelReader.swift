@@ -58,10 +58,27 @@ package enum ModelSource {
 enum CompiledModelReader {
     /// Maps, verifies and decodes a compiled directory.
     static func open(directory: URL, progress: ProgressReporter) throws -> CoreMLPackage {
-        let name = directory.lastPathComponent
         let fileURL = directory.appendingPathComponent(CompiledModelHeader.fileName)
         progress.report(.reading)
-        let file = try MappedFile(fileURL, name: name)
+        let file = try MappedFile(fileURL, name: directory.lastPathComponent)
+        return try decode(file, directory: directory, progress: progress)
+    }
+
+    /// Verifies and decodes a compiled model given as the bytes of its `model.tessera`, without
+    /// the file system; `directory` only names it in errors.
+    ///
+    /// - Throws: ``MLModelError``, as ``open(directory:progress:)`` does.
+    static func open(bytes: Data, directory: URL) throws -> CoreMLPackage {
+        try decode(
+            MappedFile(copying: bytes), directory: directory, progress: ProgressReporter(handler: nil), inMemory: true)
+    }
+
+    /// Verifies and decodes the bytes of `directory`'s `model.tessera`.
+    static func decode(
+        _ file: MappedFile, directory: URL, progress: ProgressReporter, inMemory: Bool = false
+    ) throws -> CoreMLPackage {
+        let name = directory.lastPathComponent
+        let fileURL = directory.appendingPathComponent(CompiledModelHeader.fileName)
         let header: CompiledModelHeader
         do {
             header = try CompiledModelHeader(reading: file.bytes)
@@ -111,7 +128,8 @@ enum CompiledModelReader {
                     _ = try weights.blob(atMetadataOffset: reference.offset, for: tensorType)
                 }
             }
-            return CoreMLPackage(compiledAt: directory, modelURL: fileURL, model: model, weightFiles: weightFiles)
+            return CoreMLPackage(
+                compiledAt: directory, modelURL: fileURL, model: model, weightFiles: weightFiles, inMemory: inMemory)
         } catch let error as ModelFormatError {
             throw MLModelError(wrapping: error, model: name)
         } catch let problem as CompiledModelHeader.Problem {

@@ -8,16 +8,21 @@ import Foundation
     import Darwin
 #endif
 
-/// A whole file mapped read-only into memory. The mapping lives as long as the longest-lived
-/// `Data` made from it with ``data(in:)``, so weight files made from sections keep it alive.
+/// A whole file mapped read-only into memory, or (``init(copying:)``) a file's bytes given in
+/// memory, copied to a page-aligned buffer so sections keep the alignment a mapping has. The
+/// bytes live as long as the longest-lived `Data` made from them with ``data(in:)``, so weight
+/// files made from sections keep them alive.
 final class MappedFile: @unchecked Sendable {
     /// The mapped bytes.
     let bytes: UnsafeRawBufferPointer
+    /// Whether ``bytes`` is an allocation of ``init(copying:)`` (freed, not unmapped).
+    private let isCopy: Bool
 
     /// Maps `url`.
     ///
     /// - Throws: ``MLModelError`` `.io` when the file cannot be opened or mapped.
     init(_ url: URL, name: String) throws {
+        isCopy = false
         let descriptor = open(url.path, O_RDONLY)
         guard descriptor >= 0 else {
             throw MLModelError(.io, "cannot load \(name): cannot open \(url.lastPathComponent) (errno \(errno))")
@@ -38,8 +43,25 @@ final class MappedFile: @unchecked Sendable {
         bytes = UnsafeRawBufferPointer(start: address, count: size)
     }
 
+    /// The bytes of a file already in memory (a compiled model loaded from bytes), copied.
+    init(copying data: Data) {
+        isCopy = true
+        guard !data.isEmpty else {
+            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            return
+        }
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 4096)
+        data.copyBytes(to: copy)
+        bytes = UnsafeRawBufferPointer(copy)
+    }
+
     deinit {
-        if let base = bytes.baseAddress { munmap(UnsafeMutableRawPointer(mutating: base), bytes.count) }
+        guard let base = bytes.baseAddress else { return }
+        if isCopy {
+            base.deallocate()
+        } else {
+            munmap(UnsafeMutableRawPointer(mutating: base), bytes.count)
+        }
     }
 
     /// A `Data` over `range` of the mapping, without copying; it keeps the mapping alive.

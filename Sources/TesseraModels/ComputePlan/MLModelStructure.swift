@@ -73,12 +73,3 @@ struct StructureKey: Sendable, Hashable {
     /// The element's position in a depth-first walk of the structure.
     var index: Int
 }
-
-/// Runs `body` on a Dispatch worker so blocking file work never occupies the cooperative pool.
-func runOffPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global(qos: .userInitiated).async {
-            continuation.resume(with: Result { try body() })
-        }
-    }
-}

@@ -21,6 +21,10 @@ package struct CoreMLPackage: Sendable {
     package let model: CoreMLSpec.Model
     /// The weight files the program references, by their `BlobFileValue.fileName`.
     package let weightFiles: [String: WeightFile]
+    /// The weight files by base name (`weight.bin`) when the package was made from bytes in
+    /// memory (``init(modelData:weightFiles:url:)``): weight references (also a pipeline
+    /// stage's) resolve here and no file is read. `nil` for a package on disk.
+    package let inMemoryWeights: [String: Data]?
 
     /// The name errors use for the specification file.
     package var modelDisplayName: String { modelURL.lastPathComponent }
@@ -57,7 +61,25 @@ package struct CoreMLPackage: Sendable {
         }
         let name = modelURL.lastPathComponent
         model = try CoreMLSpec.Model(decoding: try Self.read(modelURL, name: name), file: name)
+        inMemoryWeights = nil
         weightFiles = try Self.loadWeights(of: model, weightsDirectory: weightsDirectory, modelURL: modelURL)
+    }
+
+    /// A package made from bytes in memory, without the file system: the specification
+    /// (`model.mlmodel`) and the weight files by base name (`["weight.bin": …]`). It decodes and
+    /// checks exactly as ``init(contentsOf:)`` does after reading the files; `url` only names
+    /// the package in errors (`Data/com.apple.CoreML/model.mlmodel` and `weights/` under it).
+    ///
+    /// - Throws: ``ModelFormatError`` when the specification is malformed, a weight reference
+    ///   names a file not in `weightFiles`, or a reference is invalid.
+    package init(modelData: Data, weightFiles: [String: Data], url: URL) throws {
+        self.url = url
+        modelURL = url.appendingPathComponent("Data/com.apple.CoreML/model.mlmodel")
+        weightsDirectory = modelURL.deletingLastPathComponent().appendingPathComponent("weights")
+        model = try CoreMLSpec.Model(decoding: modelData, file: modelURL.lastPathComponent)
+        inMemoryWeights = weightFiles
+        self.weightFiles = try Self.loadWeights(
+            of: model, weightsDirectory: weightsDirectory, modelURL: modelURL, inMemory: weightFiles)
     }
 
     /// The blob a constant refers to, checked against its type, and its file.
@@ -102,10 +124,11 @@ package struct CoreMLPackage: Sendable {
         return weightsDirectory.appendingPathComponent(String(base))
     }
 
-    /// Maps every weight file the program references and checks every blob reference.
-    static func loadWeights(of model: CoreMLSpec.Model, weightsDirectory: URL, modelURL: URL) throws -> [String:
-        WeightFile]
-    {
+    /// Maps every weight file the program references and checks every blob reference; with
+    /// `inMemory`, the files come from it by base name instead of from `weightsDirectory`.
+    static func loadWeights(
+        of model: CoreMLSpec.Model, weightsDirectory: URL, modelURL: URL, inMemory: [String: Data]? = nil
+    ) throws -> [String: WeightFile] {
         guard let program = model.mlProgram else { return [:] }
         let file = modelURL.lastPathComponent
         var files: [String: WeightFile] = [:]
@@ -113,7 +136,15 @@ package struct CoreMLPackage: Sendable {
         try program.forEachBlobReference { reference, type in
             if files[reference.fileName] == nil {
                 let url = try weightURL(for: reference.fileName, weightsDirectory: weightsDirectory, file: file)
-                files[reference.fileName] = try WeightFile(contentsOf: url)
+                if let inMemory {
+                    let name = url.pathComponents.suffix(2).joined(separator: "/")
+                    guard let data = inMemory[url.lastPathComponent] else {
+                        throw ModelFormatError(.fileNotFound, file: name, "the package has no weight file \(name)")
+                    }
+                    files[reference.fileName] = try WeightFile(data: data, url: url, displayName: name)
+                } else {
+                    files[reference.fileName] = try WeightFile(contentsOf: url)
+                }
             }
             guard let tensorType = type?.tensorType else {
                 throw ModelFormatError(

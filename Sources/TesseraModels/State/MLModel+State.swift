@@ -144,10 +144,6 @@ extension MLModel {
 
     /// Runs `work` on a Dispatch worker and suspends until it finishes.
     private func onWorker<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Swift.Result { try work() })
-            }
-        }
+        try await runOffPool(work)
     }
 }
