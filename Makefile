@@ -129,7 +129,8 @@ bench-python: python
 #   soak          64 concurrent tasks predicting on one model, against the serial outputs,
 #                 with RSS at start and end (release build); ARGS go to the soak
 #   leaks         valgrind's memcheck over COUNT (default 1000) predictions and loads,
-#                 failing loads included (debug build): nothing definitely lost
+#                 failing loads included (debug build; LEAKS_CONFIG=release for the
+#                 optimized one): nothing definitely lost
 FILTER ?=
 TARGET ?= all
 SECONDS ?= 30
