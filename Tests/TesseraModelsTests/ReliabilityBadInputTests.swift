@@ -121,4 +121,30 @@ struct ReliabilityBadInputTests {
             }
         }
     }
+
+    /// Lengths from NumPy: `len(np.arange(start, end, step))` for each row.
+    static let rangeLengths: [(Double, Double, Double, Int)] = [
+        (0, 10, 3, 4), (5, 0, -2, 3), (0, -1, 1, 0), (0, 1, 0.25, 4), (2, 2, 1, 0), (-3, 3, 1, 6),
+    ]
+
+    /// MIL `range_1d` and NeuralNetwork `rangeStatic` / `rangeDynamic` all count through this.
+    @Test("a range has NumPy's length; a zero step or an absurd length throws")
+    func rangeLengthRule() throws {
+        for (start, end, step, length) in Self.rangeLengths {
+            let count = try LoweredFunction.rangeCount(start: start, end: end, step: step)
+            #expect(count == length, "\(start) \(end) \(step)")
+        }
+        let cap = Double(LoweredFunction.maximumRangeCount)
+        for (start, end, step, message) in [
+            (0.0, 1.0, 0.0, "step must not be 0"), (0, .infinity, 1, "no finite length"),
+            (0, cap, 1, "more than"), (0, 1e12, 1, "more than"), (0, 1, 1e-30, "more than"),
+        ] {
+            let error = #expect(throws: OperandError.self, "\(start) \(end) \(step)") {
+                try LoweredFunction.rangeCount(start: start, end: end, step: step)
+            }
+            #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+        }
+        let largest = try LoweredFunction.rangeCount(start: 0, end: cap - 1, step: 1)
+        #expect(largest == LoweredFunction.maximumRangeCount - 1)
+    }
 }

@@ -297,6 +297,25 @@ package struct LoweredFunction: Sendable {
     /// The most elements one value may have (2³¹ − 1: 8 GiB of Float32).
     static let maximumElementCount = Int(Int32.max)
 
+    /// The most elements a range may have (MIL `range_1d`, NeuralNetwork `rangeStatic` and
+    /// `rangeDynamic`): 2²⁸. A range's values are computed one by one on the host, at load for
+    /// constant bounds and at prediction time otherwise, so its cap is below
+    /// ``maximumElementCount``.
+    static let maximumRangeCount = 1 << 28
+
+    /// How many values `start, start + step, …` has before reaching `end` (0 when `end` is
+    /// behind `start`); throws ``OperandError`` for a zero or non-finite step and for more than
+    /// ``maximumRangeCount`` values.
+    static func rangeCount(start: Double, end: Double, step: Double) throws -> Int {
+        try require(step != 0, "the range's step must not be 0")
+        let length = ((end - start) / step).rounded(.up)
+        try require(length.isFinite, "the range [\(start), \(end)) by \(step) has no finite length")
+        try require(
+            length < Double(maximumRangeCount),
+            "the range [\(start), \(end)) by \(step) has \(length) values, more than \(maximumRangeCount)")
+        return Swift.max(0, Int(length))
+    }
+
     /// A declared tensor shape with `nil` for unknown dimensions, or `nil` when the type is
     /// not a tensor of known rank (then nothing is checked).
     static func checkableShape(_ type: MILValueType) -> [Int?]? {

@@ -247,11 +247,7 @@ extension MILOp {
                 ]
                 let isFloat = [.float16, .float32, .float64].contains(lowering.declaredType("start")?.dataType)
                 @Sendable func range(_ start: Double, _ end: Double, _ step: Double) throws -> MLTensor {
-                    try require(step != 0, "step must not be 0")
-                    let length = ((end - start) / step).rounded(.up)
-                    try require(
-                        length < Double(MILOp.maximumRangeCount), "the range has \(length) elements")
-                    let count = Swift.max(0, Int(length))
+                    let count = try LoweredFunction.rangeCount(start: start, end: end, step: step)
                     let values = (0..<count).map { start + Double($0) * step }
                     return isFloat
                         ? MLTensor(shape: [count], scalars: values.map { Float($0) }, scalarType: Float.self)
@@ -366,9 +362,6 @@ extension MILOp {
 }
 
 extension MILOp {
-    /// The most elements a range (MIL `range_1d`, NeuralNetwork `rangeDynamic`) may have.
-    static let maximumRangeCount = 1 << 28
-
     /// `pieces` (one shape) concatenated along `axis` by interleaving: element `i` of piece
     /// `k` goes to position `i · count + k` (MIL `concat(interleave: true)`, NeuralNetwork
     /// `concatND` with `interleave`). Stacks along a new axis after `axis`, then merges the two.

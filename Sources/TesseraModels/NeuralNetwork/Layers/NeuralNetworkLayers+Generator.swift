@@ -69,10 +69,7 @@ extension NeuralNetworkLayerType {
                 let end = scalar(0)
                 let first = count >= 2 ? scalar(1) : start
                 let stride = count >= 3 ? scalar(2) : step
-                try require(stride != 0 && ((end - first) / stride).isFinite, "range step must be non-zero")
-                let length = ((end - first) / stride).rounded(.up)
-                try require(length < Float(MILOp.maximumRangeCount), "range of \(length) values is too long")
-                let n = Swift.max(0, Int(length))
+                let n = try LoweredFunction.rangeCount(start: Double(first), end: Double(end), step: Double(stride))
                 return [
                     MLTensor(shape: [n], scalars: (0..<n).map { first + Float($0) * stride }, scalarType: Float.self)
                 ]
@@ -82,12 +79,15 @@ extension NeuralNetworkLayerType {
 
     /// `start, start + step, …` below `end` (above it for a negative step).
     static func range(start: Float, end: Float, step: Float, _ layer: NeuralNetworkLayerLowering) throws -> [Float] {
-        guard step != 0 else { throw layer.invalid("stepSizeValue must not be 0") }
-        let length = ((end - start) / step).rounded(.up)
-        guard length >= 0, length <= Float(LoweredFunction.maximumElementCount) else {
-            throw layer.invalid("range [\(start), \(end)) by \(step) has \(length) values")
+        let count: Int
+        do {
+            count = try LoweredFunction.rangeCount(start: Double(start), end: Double(end), step: Double(step))
+        } catch let error as OperandError {
+            throw layer.invalid(error.message)
         }
-        let count = Int(length)
+        guard (end - start) / step >= 0 else {
+            throw layer.invalid("range [\(start), \(end)) by \(step) steps away from its end")
+        }
         return (0..<count).map { start + Float($0) * step }
     }
 }
