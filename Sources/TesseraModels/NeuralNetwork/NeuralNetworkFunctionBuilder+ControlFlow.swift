@@ -80,19 +80,12 @@ extension NeuralNetworkFunctionBuilder {
         }
         var operands = [condition]
         let free = blocks.map { block in block.freeSlots.map { appendOperand($0, to: &operands) } }
-        let results = exported.map { _ in newSlot() }
-        steps.append(
-            LoweredStep(
-                type: layer.typeName, name: layer.name, operands: operands, results: results,
-                declaredShapes: results.map { _ in nil }, valueReads: Array(operands.indices),
-                batchRule: .notSeparable,
-                compute: { args in
-                    let pick = try NeuralNetworkFunctionBuilder.truth(args[0]) ? 0 : 1
-                    let (outputs, signal) = try blocks[pick].runStopping(inputs: [], free: free[pick].map { args[$0] })
-                    if let signal { throw LoweredBlock.Signal(kind: signal.kind, results: outputs) }
-                    return outputs
-                }))
-        for (name, slot) in zip(exported, results) { define(name, slot) }
+        appendControlFlowStep(layer, operands: operands, defining: exported) { args in
+            let pick = try NeuralNetworkFunctionBuilder.truth(args[0]) ? 0 : 1
+            let (outputs, signal) = try blocks[pick].runStopping(inputs: [], free: free[pick].map { args[$0] })
+            if let signal { throw LoweredBlock.Signal(kind: signal.kind, results: outputs) }
+            return outputs
+        }
     }
 
     /// `loop`: runs the body network while the condition network's `conditionVar` holds and
@@ -149,49 +142,42 @@ extension NeuralNetworkFunctionBuilder {
         let initial = variables.map { appendOperand(outer[$0]!, to: &operands) }
         let conditionFree = (condition?.freeSlots ?? []).map { appendOperand($0, to: &operands) }
         let bodyFree = body.freeSlots.map { appendOperand($0, to: &operands) }
-        let results = variables.map { _ in newSlot() }
         let name = layer.name
-        steps.append(
-            LoweredStep(
-                type: layer.typeName, name: layer.name, operands: operands, results: results,
-                declaredShapes: results.map { _ in nil }, valueReads: Array(operands.indices),
-                batchRule: .notSeparable,
-                compute: { args in
-                    var bound: Int? = maxIterations > 0 || condition == nil ? maxIterations : nil
-                    if let limit {
-                        let value = args[limit].asFloat
-                        try require(
-                            value.scalarCount == 1, "loop '\(name)': the iteration limit has shape \(value.shape)")
-                        let raw = value.scalars(of: Float.self)[0]
-                        try require(raw.isFinite, "loop '\(name)': the iteration limit is \(raw)")
-                        bound = Int(Swift.min(Swift.max(raw, 0), 1e9).rounded(.towardZero))
-                    }
-                    var values = initial.map { args[$0] }
-                    let (conditionValues, bodyValues) = (conditionFree.map { args[$0] }, bodyFree.map { args[$0] })
-                    for iteration in 0...MILOp.maximumLoopIterations {
-                        if let bound, iteration >= bound { return values }
-                        if let condition {
-                            let outputs = try condition.run(inputs: values, free: conditionValues)
-                            values = Array(outputs.dropFirst())
-                            MLTensor.materialize(values + [outputs[0]])
-                            if !(try NeuralNetworkFunctionBuilder.truth(outputs[0])) { return values }
-                        } else {
-                            MLTensor.materialize(values)
-                        }
-                        guard iteration < MILOp.maximumLoopIterations else { break }
-                        let (next, signal) = try body.runStopping(inputs: values, free: bodyValues)
-                        for (index, value) in next.enumerated() where value.rank != values[index].rank {
-                            throw OperandError(
-                                "loop '\(name)': '\(variables[index])' changes rank from \(values[index].shape) "
-                                    + "to \(value.shape)")
-                        }
-                        values = next
-                        if signal?.kind == .breakLoop { return values }
-                    }
+        appendControlFlowStep(layer, operands: operands, defining: variables) { args in
+            var bound: Int? = maxIterations > 0 || condition == nil ? maxIterations : nil
+            if let limit {
+                let value = args[limit].asFloat
+                try require(
+                    value.scalarCount == 1, "loop '\(name)': the iteration limit has shape \(value.shape)")
+                let raw = value.scalars(of: Float.self)[0]
+                try require(raw.isFinite, "loop '\(name)': the iteration limit is \(raw)")
+                bound = Int(Swift.min(Swift.max(raw, 0), 1e9).rounded(.towardZero))
+            }
+            var values = initial.map { args[$0] }
+            let (conditionValues, bodyValues) = (conditionFree.map { args[$0] }, bodyFree.map { args[$0] })
+            for iteration in 0...MILOp.maximumLoopIterations {
+                if let bound, iteration >= bound { return values }
+                if let condition {
+                    let outputs = try condition.run(inputs: values, free: conditionValues)
+                    values = Array(outputs.dropFirst())
+                    MLTensor.materialize(values + [outputs[0]])
+                    if !(try NeuralNetworkFunctionBuilder.truth(outputs[0])) { return values }
+                } else {
+                    MLTensor.materialize(values)
+                }
+                guard iteration < MILOp.maximumLoopIterations else { break }
+                let (next, signal) = try body.runStopping(inputs: values, free: bodyValues)
+                for (index, value) in next.enumerated() where value.rank != values[index].rank {
                     throw OperandError(
-                        "loop '\(name)' ran \(MILOp.maximumLoopIterations) times without its condition failing")
-                }))
-        for (name, slot) in zip(variables, results) { define(name, slot) }
+                        "loop '\(name)': '\(variables[index])' changes rank from \(values[index].shape) "
+                            + "to \(value.shape)")
+                }
+                values = next
+                if signal?.kind == .breakLoop { return values }
+            }
+            throw OperandError(
+                "loop '\(name)' ran \(MILOp.maximumLoopIterations) times without its condition failing")
+        }
     }
 
     /// A network nested in a control-flow layer, lowered from `scope` inside `enclosingLoops`
@@ -261,6 +247,22 @@ extension NeuralNetworkFunctionBuilder {
             }
         }
         return names
+    }
+
+    /// Appends the step of control-flow `layer`: it reads every one of `operands`, runs
+    /// `compute` whole (never split by batch), and its results define the blobs `names`, in
+    /// order.
+    private mutating func appendControlFlowStep(
+        _ layer: CoreMLSpec.NeuralNetworkLayer, operands: [Int], defining names: [String],
+        compute: @escaping LoweredCompute
+    ) {
+        let results = names.map { _ in newSlot() }
+        steps.append(
+            LoweredStep(
+                type: layer.typeName, name: layer.name, operands: operands, results: results,
+                declaredShapes: results.map { _ in nil }, valueReads: Array(operands.indices),
+                batchRule: .notSeparable, compute: compute))
+        for (name, slot) in zip(names, results) { define(name, slot) }
     }
 
     /// The index of `slot` among `operands`, appending it when it is not there yet.
