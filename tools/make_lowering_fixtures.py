@@ -32,6 +32,8 @@ import coremltools as ct
 from coremltools.converters.mil import Builder as mb
 from coremltools.converters.mil.mil import types
 
+import fixture_cases
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures", "lowering")
 rng = np.random.default_rng(20261201)
 CASES = []
@@ -47,32 +49,14 @@ def save_case(name, inputs, build, expected, target=ct.target.iOS15, rtol=1e-4, 
     dtypes = {np.dtype(np.int32): types.int32, np.dtype(np.float16): types.fp16}
     specs = [(mb.StateTensorSpec if k in states else mb.TensorSpec)(shape=v.shape, dtype=dtypes.get(v.dtype, types.fp32))
              for k, v in inputs.items()]
-    names = list(inputs.keys())
-
-    # The builder names inputs after the function's parameters, so write one with ours.
-    namespace = {"build": build}
-    exec(f"def main({', '.join(names)}):\n    return build({', '.join(n + '=' + n for n in names)})", namespace)
-    prog = mb.program(input_specs=specs, opset_version=target)(namespace["main"])
+    prog = fixture_cases.program(build, specs, list(inputs.keys()), target)
     kwargs = dict(convert_to="mlprogram", minimum_deployment_target=target, compute_precision=precision)
     if pipeline == "empty":
         kwargs["pass_pipeline"] = ct.PassPipeline.EMPTY
     if classifier is not None:
         kwargs["classifier_config"] = ct.ClassifierConfig(classifier)
     model = ct.convert(prog, **kwargs)
-    directory = os.path.join(OUT, name)
-    os.makedirs(directory, exist_ok=True)
-    model.save(os.path.join(directory, "model.mlpackage"))
-    spec = model.get_spec()
-    for key, value in inputs.items():
-        np.save(os.path.join(directory, key + ".npy"), np.array(value, order="C"))
-    outputs = [o.name for o in spec.description.output]
-    if not isinstance(expected, (list, tuple)):
-        expected = [expected]
-    for i, value in enumerate(expected):
-        np.save(os.path.join(directory, f"expected_{i}.npy"), np.array(value, dtype=np.float32, order="C"))
-    ops = sorted({op.type for op in spec.mlProgram.functions["main"].block_specializations[
-        spec.mlProgram.functions["main"].opset].operations} - {"const"})
-    CASES.append(dict(name=name, inputs=names, outputs=outputs[:len(expected)], rtol=rtol, atol=atol, ops=ops))
+    CASES.append(fixture_cases.save(OUT, name, model, inputs, expected, rtol, atol))
 
 
 # ---------------------------------------------------------------- NumPy references

@@ -31,45 +31,22 @@ import coremltools as ct
 from coremltools.converters.mil import Builder as mb
 from coremltools.converters.mil.mil import types
 
+import fixture_cases
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures", "mil-ops")
 rng = np.random.default_rng(20261221)
 CASES = []
-
-
-def op_types(block):
-    types_ = set()
-    for op in block.operations:
-        types_.add(op.type)
-        for nested in op.blocks:
-            types_ |= op_types(nested)
-    return types_
 
 
 def save_case(name, inputs, build, expected, target=ct.target.iOS18, rtol=1e-5, atol=1e-5, passes=None):
     """Builds `build(**placeholders)` as a program, saves it and its NumPy references."""
     dtypes = {np.dtype(np.int32): types.int32, np.dtype(np.bool_): types.bool}
     specs = [mb.TensorSpec(shape=v.shape, dtype=dtypes.get(v.dtype, types.fp32)) for v in inputs.values()]
-    names = list(inputs.keys())
-    namespace = {"build": build}
-    exec(f"def main({', '.join(names)}):\n    return build({', '.join(n + '=' + n for n in names)})", namespace)
-    prog = mb.program(input_specs=specs, opset_version=target)(namespace["main"])
+    prog = fixture_cases.program(build, specs, list(inputs.keys()), target)
     model = ct.convert(prog, convert_to="mlprogram", minimum_deployment_target=target,
                        compute_precision=ct.precision.FLOAT32,
                        pass_pipeline=passes or ct.PassPipeline.EMPTY)
-    directory = os.path.join(OUT, name)
-    os.makedirs(directory, exist_ok=True)
-    model.save(os.path.join(directory, "model.mlpackage"))
-    spec = model.get_spec()
-    for key, value in inputs.items():
-        np.save(os.path.join(directory, key + ".npy"), np.array(value, order="C"))
-    outputs = [o.name for o in spec.description.output]
-    if not isinstance(expected, (list, tuple)):
-        expected = [expected]
-    for i, value in enumerate(expected):
-        np.save(os.path.join(directory, f"expected_{i}.npy"), np.array(value, dtype=np.float32, order="C"))
-    function = spec.mlProgram.functions["main"]
-    ops = sorted(op_types(function.block_specializations[function.opset]) - {"const"})
-    CASES.append(dict(name=name, inputs=names, outputs=outputs[:len(expected)], rtol=rtol, atol=atol, ops=ops))
+    CASES.append(fixture_cases.save(OUT, name, model, inputs, expected, rtol, atol, nested_ops=True))
 
 
 # MARK: quantize / dequantize (iOS 17)

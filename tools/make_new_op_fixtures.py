@@ -33,6 +33,8 @@ import coremltools as ct
 from coremltools.converters.mil import Builder as mb
 from coremltools.converters.mil.mil import get_new_symbol, types
 
+import fixture_cases
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures", "new-ops")
 rng = np.random.default_rng(20261202)
 CASES = []
@@ -52,30 +54,14 @@ def save_case(name, inputs, build, expected, target=ct.target.iOS15, rtol=1e-4, 
     specs = [mb.TensorSpec(shape=shapes.get(k, v.shape), dtype=dtypes.get(v.dtype, types.fp32))
              for k, v in inputs.items()]
     names = list(inputs.keys())
-    # The builder names inputs after the function's parameters, so write one with ours.
-    namespace = {"build": build}
-    exec(f"def main({', '.join(names)}):\n    return build({', '.join(n + '=' + n for n in names)})", namespace)
-    prog = mb.program(input_specs=specs, opset_version=target)(namespace["main"])
+    prog = fixture_cases.program(build, specs, names, target)
     # Symbolic dimensions are saved as ranges 1...16.
     flexible = [ct.TensorType(name=k, shape=[ct.RangeDim(1, 16) if not isinstance(d, int) else d for d in shapes[k]])
                 for k in names if k in shapes]
     model = ct.convert(prog, convert_to="mlprogram", minimum_deployment_target=target,
                        compute_precision=ct.precision.FLOAT32, pass_pipeline=ct.PassPipeline.EMPTY,
                        inputs=flexible or None)
-    directory = os.path.join(OUT, name)
-    os.makedirs(directory, exist_ok=True)
-    model.save(os.path.join(directory, "model.mlpackage"))
-    spec = model.get_spec()
-    for key, value in inputs.items():
-        np.save(os.path.join(directory, key + ".npy"), np.array(value, order="C"))
-    outputs = [o.name for o in spec.description.output]
-    if not isinstance(expected, (list, tuple)):
-        expected = [expected]
-    for i, value in enumerate(expected):
-        np.save(os.path.join(directory, f"expected_{i}.npy"), np.array(value, dtype=np.float32, order="C"))
-    function = spec.mlProgram.functions["main"]
-    ops = sorted({op.type for op in function.block_specializations[function.opset].operations} - {"const"})
-    CASES.append(dict(name=name, inputs=names, outputs=outputs[:len(expected)], rtol=rtol, atol=atol, ops=ops))
+    CASES.append(fixture_cases.save(OUT, name, model, inputs, expected, rtol, atol))
 
 
 # ---------------------------------------------------------------- einsum

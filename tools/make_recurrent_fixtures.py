@@ -36,6 +36,8 @@ import coremltools as ct
 from coremltools.converters.mil import Builder as mb
 from coremltools.converters.mil.mil import types
 
+import fixture_cases
+
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Tests", "Fixtures", "recurrent")
 rng = np.random.default_rng(20261202)
 CASES = []
@@ -46,27 +48,12 @@ def rand(*shape, low=-1.0, high=1.0):
 
 
 def record(name, model, inputs, expected, rtol, atol):
-    directory = os.path.join(OUT, name)
-    os.makedirs(directory, exist_ok=True)
-    model.save(os.path.join(directory, "model.mlpackage"))
-    spec = model.get_spec()
-    for key, value in inputs.items():
-        np.save(os.path.join(directory, key + ".npy"), np.array(value, dtype=np.float32, order="C"))
-    outputs = [o.name for o in spec.description.output]
-    for i, value in enumerate(expected):
-        np.save(os.path.join(directory, f"expected_{i}.npy"), np.array(value, dtype=np.float32, order="C"))
-    function = spec.mlProgram.functions["main"]
-    ops = sorted({op.type for op in function.block_specializations[function.opset].operations} - {"const"})
-    CASES.append(dict(name=name, inputs=list(inputs.keys()), outputs=outputs[:len(expected)], rtol=rtol, atol=atol,
-                      ops=ops))
+    CASES.append(fixture_cases.save(OUT, name, model, inputs, list(expected), rtol, atol, input_dtype=np.float32))
 
 
 def save_mil(name, inputs, build, expected, target=ct.target.iOS15, rtol=1e-4, atol=1e-5):
     specs = [mb.TensorSpec(shape=v.shape, dtype=types.fp32) for v in inputs.values()]
-    names = list(inputs.keys())
-    namespace = {"build": build}
-    exec(f"def main({', '.join(names)}):\n    return build({', '.join(n + '=' + n for n in names)})", namespace)
-    prog = mb.program(input_specs=specs, opset_version=target)(namespace["main"])
+    prog = fixture_cases.program(build, specs, list(inputs.keys()), target)
     model = ct.convert(prog, convert_to="mlprogram", minimum_deployment_target=target,
                        compute_precision=ct.precision.FLOAT32, pass_pipeline=ct.PassPipeline.EMPTY)
     record(name, model, inputs, expected, rtol, atol)
