@@ -135,7 +135,9 @@ let package = Package(
         // built without libFuzzer it replays inputs (findings) once each.
         .executableTarget(
             name: "TesseraFuzz",
-            dependencies: ["TesseraImaging", "TesseraModels", "TesseraMultiArray", "TesseraProtobuf"],
+            dependencies: [
+                "TesseraImaging", "TesseraModels", "TesseraMultiArray", "TesseraProtobuf", "_TesseraTestSupport",
+            ],
             path: "Fuzz/TesseraFuzz",
             swiftSettings: strictConcurrency
         ),

@@ -2,6 +2,7 @@ import Foundation
 import TesseraModels
 import TesseraMultiArray
 import TesseraProtobuf
+import _TesseraTestSupport
 
 /// One parser of outside data, driven by arbitrary bytes. Every error a parser throws is an
 /// accepted outcome; a trap, a sanitizer report or a hang is a finding.
@@ -120,7 +121,7 @@ struct FuzzTarget: Sendable {
 
     /// A whole package loaded by `MLModel` from memory (decoding, weight references, lowering
     /// and the load-time build on the declared shapes; an ML program, a NeuralNetwork or a
-    /// classic model), then one prediction on small made-up inputs (``smallInputs(for:)``),
+    /// classic model), then one prediction on small made-up inputs (`MLModelDescription.smallInputs`),
     /// which is what reaches a classic model's evaluation. The input is `[UInt32 LE
     /// n][n bytes of model.mlmodel][weight.bin]`; nothing is written to disk (the in-memory
     /// load, `MLModel(modelData:weightFiles:name:)`, does everything a load from a directory
@@ -132,7 +133,7 @@ struct FuzzTarget: Sendable {
             guard
                 let model = try? MLModel(
                     modelData: specBytes, weightFiles: ["weight.bin": weightBytes], name: "Model.mlpackage"),
-                let inputs = smallInputs(for: model.modelDescription)
+                let inputs = model.modelDescription.smallInputs
             else { return }
             _ = try? model.prediction(from: MLDictionaryFeatureProvider(features: inputs))
         },
@@ -143,35 +144,6 @@ struct FuzzTarget: Sendable {
                 return join(spec, weights)
             } + modelFileSeeds(fixtures).map { join($0, Data()) }
         })
-
-    /// A value for every input of a model: multi-arrays of the default shape filled with 0.5
-    /// (at most 4,096 elements), 1, 0.5, "a", a one-entry dictionary; `nil` when an input is of
-    /// another kind (image, sequence) or larger, so the prediction is skipped.
-    static func smallInputs(for description: MLModelDescription) -> [String: MLFeatureValue]? {
-        var inputs: [String: MLFeatureValue] = [:]
-        for (name, input) in description.inputDescriptionsByName {
-            switch input.type {
-            case .int64: inputs[name] = MLFeatureValue(int64: 1)
-            case .double: inputs[name] = MLFeatureValue(double: 0.5)
-            case .string: inputs[name] = MLFeatureValue(string: "a")
-            case .dictionary:
-                let key: AnyHashable = input.dictionaryConstraint?.keyType == .int64 ? AnyHashable(Int64(1)) : "a"
-                guard let value = try? MLFeatureValue(dictionary: [key: NSNumber(value: 0.5)]) else { return nil }
-                inputs[name] = value
-            case .multiArray:
-                guard let constraint = input.multiArrayConstraint else { return nil }
-                let shape = constraint.shape.map(\.intValue)
-                guard shape.allSatisfy({ $0 > 0 && $0 <= 4096 }),
-                    shape.reduce(1, { $0.multipliedReportingOverflow(by: $1).partialValue }) <= 4096,
-                    let array = try? MLMultiArray(shape: constraint.shape, dataType: constraint.dataType)
-                else { return nil }
-                for index in 0..<array.count { array[index] = NSNumber(value: 0.5) }
-                inputs[name] = MLFeatureValue(multiArray: array)
-            default: return nil
-            }
-        }
-        return inputs
-    }
 
     /// A model compiled by Tessera (`model.tessera`), loaded by `MLModel` from memory
     /// (`MLModel(compiledData:name:)`). The harness rewrites the size and both checksums first,

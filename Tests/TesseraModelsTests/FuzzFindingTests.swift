@@ -52,7 +52,9 @@ struct FuzzFindingTests {
         return unsafeBitCast(symbol, to: (@convention(c) () -> Int).self)()
     }
 
-    @Test("every package finding fails the load with a typed error")
+    /// As the target runs them: the load, then, when it succeeds, one prediction on the
+    /// target's small inputs (`MLModelDescription.smallInputs`).
+    @Test("every package finding fails with a typed error, at the load or at the prediction")
     func packageFindings() throws {
         let inputs = try Self.findings("package")
         #expect(!inputs.isEmpty)
@@ -60,8 +62,29 @@ struct FuzzFindingTests {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID())")
             defer { try? FileManager.default.removeItem(at: directory) }
             let package = try Self.writePackage(try Data(contentsOf: input), in: directory)
-            #expect(throws: MLModelError.self, "\(input.lastPathComponent)") { try MLModel(contentsOf: package) }
+            #expect(throws: MLModelError.self, "\(input.lastPathComponent)") {
+                let model = try MLModel(contentsOf: package)
+                let features = try #require(model.modelDescription.smallInputs)
+                _ = try model.prediction(from: MLDictionaryFeatureProvider(features: features))
+            }
         }
+    }
+
+    /// `crash-20ba6ce3…`: a NeuralNetwork whose output `y` is declared int64 computes NaN; the
+    /// prediction trapped converting it to Int64.
+    @Test("an int64 output that computes NaN or a value beyond Int64 throws .generic naming it")
+    func int64OutputOutOfRange() throws {
+        let input = try #require(
+            try Self.findings("package").first { $0.lastPathComponent.hasPrefix("crash-20ba6ce3") })
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = try MLModel(contentsOf: try Self.writePackage(try Data(contentsOf: input), in: directory))
+        let features = try #require(model.modelDescription.smallInputs)
+        let error = #expect(throws: MLModelError.self) {
+            try model.prediction(from: MLDictionaryFeatureProvider(features: features))
+        }
+        #expect(error?.code == .generic)
+        #expect(error?.localizedDescription.contains("output 'y'") == true, "\(String(describing: error))")
     }
 
     @Test("an empty model.mlmodel is read as empty and refused: it sets no model type")

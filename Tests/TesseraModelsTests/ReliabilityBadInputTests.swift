@@ -136,7 +136,7 @@ struct ReliabilityBadInputTests {
         }
         let cap = Double(LoweredFunction.maximumRangeCount)
         for (start, end, step, message) in [
-            (0.0, 1.0, 0.0, "step must not be 0"), (0, .infinity, 1, "no finite length"),
+            (0.0, 1.0, 0.0, "step must not be 0"), (0, .infinity, 1, "not a finite count"),
             (0, cap, 1, "more than"), (0, 1e12, 1, "more than"), (0, 1, 1e-30, "more than"),
         ] {
             let error = #expect(throws: OperandError.self, "\(start) \(end) \(step)") {

@@ -35,7 +35,12 @@ struct PendingOutputs {
             case .multiArray(let dataType):
                 values[name] = MLFeatureValue(multiArray: tensor.multiArray(dataType: dataType))
             case .double: values[name] = MLFeatureValue(double: Self.doubles(tensor).first ?? 0)
-            case .int64: values[name] = MLFeatureValue(int64: Int64(Self.doubles(tensor).first ?? 0))
+            case .int64:
+                let value = Self.doubles(tensor).first ?? 0
+                guard let integer = Int64(exactly: value.rounded(.towardZero)) else {
+                    throw MLModelError(.generic, "output '\(name)' is \(value), which an int64 feature cannot hold")
+                }
+                values[name] = MLFeatureValue(int64: integer)
             case .image(let layout):
                 values[name] = MLFeatureValue(
                     pixelBuffer: try ImagePreprocessing.pixelBuffer(from: tensor, layout: layout, name: name))

@@ -297,23 +297,38 @@ package struct LoweredFunction: Sendable {
     /// The most elements one value may have (2³¹ − 1: 8 GiB of Float32).
     static let maximumElementCount = Int(Int32.max)
 
-    /// The most elements a range may have (MIL `range_1d`, NeuralNetwork `rangeStatic` and
-    /// `rangeDynamic`): 2²⁸. A range's values are computed one by one on the host, at load for
-    /// constant bounds and at prediction time otherwise, so its cap is below
-    /// ``maximumElementCount``.
+    /// The most elements a size computed from numbers may give one axis: a range's length
+    /// (MIL `range_1d`, NeuralNetwork `rangeStatic` and `rangeDynamic`) or a resized axis. Such
+    /// values (a range's elements, a resampling grid) are made one by one on the host, at load
+    /// or at prediction time, so the cap, 2²⁸, is below ``maximumElementCount``.
     static let maximumRangeCount = 1 << 28
 
+    /// `value`, a size computed from numbers a model or its inputs hold, rounded toward zero;
+    /// throws ``OperandError`` naming `what` when it is negative, not finite, or not below
+    /// ``maximumRangeCount``.
+    static func computedCount(_ value: Double, _ what: @autoclosure () -> String) throws -> Int {
+        try require(value.isFinite && value >= 0, "\(what()) is \(value), not a finite count")
+        try require(value < Double(maximumRangeCount), "\(what()) is \(value), more than \(maximumRangeCount)")
+        return Int(value)
+    }
+
+    /// `value`, an index computed from numbers a model or its inputs hold, rounded toward zero;
+    /// throws ``OperandError`` naming `what` when it is not finite or its magnitude is not below
+    /// ``maximumElementCount`` (no axis is longer).
+    static func computedIndex(_ value: Double, _ what: @autoclosure () -> String) throws -> Int {
+        try require(
+            value.isFinite && Swift.abs(value) < Double(maximumElementCount), "\(what()) is \(value), not an index")
+        return Int(value)
+    }
+
     /// How many values `start, start + step, …` has before reaching `end` (0 when `end` is
-    /// behind `start`); throws ``OperandError`` for a zero or non-finite step and for more than
-    /// ``maximumRangeCount`` values.
+    /// behind `start`); throws ``OperandError`` for a zero step and for a length that
+    /// ``computedCount(_:_:)`` refuses.
     static func rangeCount(start: Double, end: Double, step: Double) throws -> Int {
         try require(step != 0, "the range's step must not be 0")
         let length = ((end - start) / step).rounded(.up)
-        try require(length.isFinite, "the range [\(start), \(end)) by \(step) has no finite length")
-        try require(
-            length < Double(maximumRangeCount),
-            "the range [\(start), \(end)) by \(step) has \(length) values, more than \(maximumRangeCount)")
-        return Swift.max(0, Int(length))
+        return try computedCount(
+            length < 0 ? 0 : length, "the length of the range [\(start), \(end)) by \(step)")
     }
 
     /// A declared tensor shape with `nil` for unknown dimensions, or `nil` when the type is

@@ -155,7 +155,7 @@ extension MILOp {
 
     /// A list index checked against the length (with `growing`, any non-negative index).
     static func listIndex(_ value: Double, length: Int, growing: Bool) throws -> Int {
-        let index = Int(value)
+        let index = try LoweredFunction.computedIndex(value, "list index")
         try require(index >= 0 && (growing || index < length), "list index \(index) is outside the list of \(length)")
         return index
     }

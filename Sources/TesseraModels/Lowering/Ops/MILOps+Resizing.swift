@@ -14,8 +14,8 @@ extension MILOp {
                 let v = args[x]
                 try require(v.rank >= 3, "needs rank ≥ 3, got \(v.shape)")
                 let (h, w) = (v.shape[v.rank - 2], v.shape[v.rank - 1])
-                let outH = Int((Double(h) * scaleHeight).rounded(.down))
-                let outW = Int((Double(w) * scaleWidth).rounded(.down))
+                let outH = try LoweredFunction.computedCount(Double(h) * scaleHeight, "the scaled height")
+                let outW = try LoweredFunction.computedCount(Double(w) * scaleWidth, "the scaled width")
                 // The scale is recomputed from the sizes (coremltools' tests pin this down for
                 // fractional scales): source = floor(i · in / out).
                 let rows = try nearest(v, axis: v.rank - 2, count: outH) { Double($0 * h) / Double(Swift.max(outH, 1)) }
@@ -37,7 +37,7 @@ extension MILOp {
                 var result = v
                 for (axis, scale) in [(v.rank - 2, scaleHeight), (v.rank - 1, scaleWidth)] {
                     let size = v.shape[axis]
-                    let count = Int((Double(size) * scale).rounded(.down))
+                    let count = try LoweredFunction.computedCount(Double(size) * scale, "the scaled size")
                     // coremltools' grid: corners aligned, half-pixel centres, or plain i·in/out.
                     let grid = (0..<count).map { i -> Double in
                         if alignCorners { return count > 1 ? Double(i) * Double(size - 1) / Double(count - 1) : 0 }

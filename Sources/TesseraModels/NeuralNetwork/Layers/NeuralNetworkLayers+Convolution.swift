@@ -229,7 +229,7 @@ extension NeuralNetworkLayerType {
             var y = x
             for (index, axis) in [x.rank - 2, x.rank - 1].enumerated() {
                 let size = x.shape[axis]
-                let out = Int((Double(size) * scales[index]).rounded(.down))
+                let out = try LoweredFunction.computedCount(Double(size) * scales[index], "the upsampled size")
                 if bilinear {
                     let grid: [Double] = (0..<out).map { i in
                         let (xin, xout) = (Double(size), Double(out))

@@ -28,7 +28,7 @@ extension NeuralNetworkLayerType {
                 func scalar(_ index: Int, _ fallback: Float) -> Float {
                     count > index ? args[index].asFloat.scalars(of: Float.self).first ?? fallback : fallback
                 }
-                let m = Int(scalar(4, Float(maxBoxes)))
+                let m = try LoweredFunction.computedCount(Double(scalar(4, Float(maxBoxes))), "maxBoxes")
                 try require(m >= 1 && m <= 1 << 20, "maxBoxes \(m) must be positive")
                 return try suppress(
                     boxes: args[0].asFloat, scores: args[1].asFloat, iouThreshold: scalar(2, iou),
