@@ -1237,3 +1237,44 @@ void tessera_unary_f32_vector(int op, const float *src, float *dst, long n) {
     (void)op; (void)src; (void)dst; (void)n;
 }
 #endif
+
+// One row of an im2col matrix, every architecture: the output rows the positions cross, each a
+// zero prefix (columns whose input column is left of the image), the copy (strided for stride 2
+// with tessera_copy_stride2_f32 where AVX2 runs) and a zero suffix; rows in the padding are zeros.
+void tessera_im2col_row_f32(float *out, const float *plane, const tessera_im2col_row *r, long start, long end) {
+    long y = start / r->ow, x0 = start % r->ow;
+#if defined(__x86_64__)
+    const int vectorStride2 = r->sw == 2 && tessera_cpu_has_avx2_fma();
+#endif
+    for (long p = start; p < end; y++, x0 = 0) {
+        long x1 = r->ow - x0 < end - p ? r->ow : x0 + (end - p);
+        long length = x1 - x0;
+        long row = y * r->sh + r->rowOffset;
+        if (row < 0 || row >= r->h) {
+            __builtin_memset(out, 0, (size_t)length * sizeof(float));
+        } else {
+            long lo = r->validLower > x0 ? r->validLower : x0;
+            if (lo > x1) lo = x1;
+            long hi = r->validUpper < x1 ? r->validUpper : x1;
+            if (hi < lo) hi = lo;
+            if (lo > x0) __builtin_memset(out, 0, (size_t)(lo - x0) * sizeof(float));
+            long count = hi - lo;
+            if (count > 0) {
+                float *copied = out + (lo - x0);
+                const float *source = plane + row * r->w + lo * r->sw + r->columnOffset;
+                if (r->sw == 1) {
+                    __builtin_memcpy(copied, source, (size_t)count * sizeof(float));
+#if defined(__x86_64__)
+                } else if (vectorStride2) {
+                    tessera_copy_stride2_f32(copied, source, count);
+#endif
+                } else {
+                    for (long i = 0; i < count; i++) copied[i] = source[i * r->sw];
+                }
+            }
+            if (hi < x1) __builtin_memset(out + (hi - x0), 0, (size_t)(x1 - hi) * sizeof(float));
+        }
+        out += length;
+        p += length;
+    }
+}

@@ -71,6 +71,12 @@ struct ConvCase: Sendable, CustomStringConvertible {
             name: "1×1 stride 2", input: [1, 4, 6, 6], weight: [3, 4, 1, 1],
             parameters: Conv2DParameters(strides: (2, 2)), path: .im2col),
         ConvCase(
+            name: "7×7 stride 2 pad 3 on 3 channels (ResNet-50's first layer), odd width", input: [1, 3, 13, 17],
+            weight: [5, 3, 7, 7], parameters: Conv2DParameters(strides: (2, 2), padding: (3, 3, 3, 3)), path: .im2col),
+        ConvCase(
+            name: "1×1 stride 3 on a ragged plane", input: [2, 5, 8, 11], weight: [6, 5, 1, 1],
+            parameters: Conv2DParameters(strides: (3, 3)), path: .im2col),
+        ConvCase(
             name: "3×3 on a 7×7 plane: im2col tasks split by columns and output channels", input: [1, 64, 7, 7],
             weight: [72, 64, 3, 3], parameters: Conv2DParameters(padding: (1, 1, 1, 1)), path: .im2col),
         ConvCase(

@@ -134,6 +134,19 @@ int tessera_maxpool_plane_f32(const float *in, float *out, const tessera_depthwi
 /// AVX-512 or AVX2; call only when tessera_cpu_has_avx2_fma() is true.
 void tessera_copy_stride2_f32(float *dst, const float *src, long n);
 
+/// What one row of an im2col matrix reads: kernel tap (i, j) of one input plane (h × w) over
+/// an output of width ow with strides sh × sw; input row y·sh + rowOffset (rowOffset =
+/// i·dh − padTop) and column x·sw + columnOffset (columnOffset = j·dw − padLeft); the output
+/// columns [validLower, validUpper) are those whose input column lies inside the image.
+typedef struct {
+    long h, w, ow, sh, sw, rowOffset, columnOffset, validLower, validUpper;
+} tessera_im2col_row;
+
+/// out[p − start] for the output positions p in [start, end) (row-major over the output plane):
+/// the input value the tap sees at p, or 0 in the padding. Any architecture; the stride-2
+/// copies are vectorised where tessera_cpu_has_avx2_fma() is true.
+void tessera_im2col_row_f32(float *out, const float *plane, const tessera_im2col_row *r, long start, long end);
+
 /// p[i] = min(max((p[i] + bias) + residual[i], lo), hi) for i < n, without the bias when
 /// add_bias is 0 and without the residual when it is NULL (it must not overlap p); the clamp as
 /// in tessera_depthwise_plane_f32. Call only when tessera_cpu_has_avx2_fma() is true.
