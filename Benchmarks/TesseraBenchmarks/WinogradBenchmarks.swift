@@ -41,7 +41,9 @@ private func benchmarkConv3x3(channels: Int, size: Int) {
     let bias = random(channels)
     var out = [Float](repeating: 0, count: input.reduce(1, *))
     let tile = ConvolutionKernels.winogradTile(inputShape: input, weightShape: weight, parameters: parameters)
-    let filter = tile.map { WinogradFilter(transforming: w, outputChannels: channels, inputChannels: channels, tile: $0) }
+    let filter = tile.map {
+        WinogradFilter(transforming: w, outputChannels: channels, inputChannels: channels, tile: $0)
+    }
     let packed = PackedGEMMOperand(packing: w, lda: channels * 9, rows: channels, depth: channels * 9)
     let flops = 2.0 * Double(out.count * channels * 9)
     let timing = measure(iterations: 30) {

@@ -21,11 +21,13 @@ struct WinogradCase: Sendable, CustomStringConvertible {
     var parameters: Conv2DParameters { Conv2DParameters(padding: padding) }
 
     static let all: [WinogradCase] = [
-        WinogradCase(name: "F(4,3) ResNet-like 16→16 pad 1", input: [1, 16, 16, 16], outputs: 16, padding: (1, 1, 1, 1), tile: 4),
+        WinogradCase(
+            name: "F(4,3) ResNet-like 16→16 pad 1", input: [1, 16, 16, 16], outputs: 16, padding: (1, 1, 1, 1), tile: 4),
         WinogradCase(
             name: "F(4,3) plane not a multiple of 4 (tails), 2 images", input: [2, 17, 15, 13], outputs: 19,
             padding: (1, 1, 1, 1), tile: 4),
-        WinogradCase(name: "F(4,3) no padding", input: [1, 24, 19, 18], outputs: 20, padding: (0, 0, 0, 0), bias: false, tile: 4),
+        WinogradCase(
+            name: "F(4,3) no padding", input: [1, 24, 19, 18], outputs: 20, padding: (0, 0, 0, 0), bias: false, tile: 4),
         WinogradCase(
             name: "F(4,3) asymmetric padding", input: [1, 16, 14, 17], outputs: 24, padding: (0, 2, 1, 0), tile: 4),
         WinogradCase(
@@ -164,8 +166,10 @@ struct WinogradConvolutionTests {
         #expect(tile([1, 64, 56, 56], [64, 64, 3, 3], pad1) == 4)
         #expect(tile([1, 256, 14, 14], [256, 256, 3, 3], pad1) == 4)
         #expect(tile([1, 512, 7, 7], [512, 512, 3, 3], pad1) == 2)
-        #expect(tile([1, 64, 56, 56], [64, 64, 3, 3], Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1))) == nil)
-        #expect(tile([1, 64, 56, 56], [64, 64, 3, 3], Conv2DParameters(dilations: (2, 2), padding: (2, 2, 2, 2))) == nil)
+        #expect(
+            tile([1, 64, 56, 56], [64, 64, 3, 3], Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1))) == nil)
+        #expect(
+            tile([1, 64, 56, 56], [64, 64, 3, 3], Conv2DParameters(dilations: (2, 2), padding: (2, 2, 2, 2))) == nil)
         #expect(tile([1, 64, 56, 56], [64, 32, 3, 3], Conv2DParameters(padding: (1, 1, 1, 1), groups: 2)) == nil)
         #expect(tile([1, 64, 56, 56], [64, 1, 3, 3], Conv2DParameters(padding: (1, 1, 1, 1), groups: 64)) == nil)
         #expect(tile([1, 64, 56, 56], [64, 64, 1, 1], Conv2DParameters()) == nil)

@@ -46,7 +46,8 @@ package enum Conv2DRule: OpRule {
     ) -> PreparedConvolutionWeight? {
         let shape = weight.layout.shape
         guard weight.layout.isContiguous else { return nil }
-        if let tile = ConvolutionKernels.winogradTile(inputShape: inputShape, weightShape: shape, parameters: parameters)
+        if let tile = ConvolutionKernels.winogradTile(
+            inputShape: inputShape, weightShape: shape, parameters: parameters)
         {
             return PreparedWeights.winograd(
                 weight.storage, offset: weight.layout.offset, outputChannels: shape[0], inputChannels: shape[1],

@@ -132,7 +132,8 @@ package enum PreparedWeights {
         let found = cached(
             storage, offset: offset, rows: outputChannels, depth: inputChannels, form: .winograd(tile: tile)
         ) { weights in
-            WinogradFilter(transforming: weights, outputChannels: outputChannels, inputChannels: inputChannels, tile: tile)
+            WinogradFilter(
+                transforming: weights, outputChannels: outputChannels, inputChannels: inputChannels, tile: tile)
         }
         return found as? WinogradFilter
     }
