@@ -60,27 +60,6 @@ long tessera_winograd_filter_count(int m, long o, long c) {
     return a * a * tessera_sgemm_packed_count(o, c);
 }
 
-void tessera_winograd_transform_filter(int m, const float *w, long o, long c, float *packed) {
-    const int a = m + 2;
-    const double *g = m == 4 ? tessera_wino_g4 : tessera_wino_g2;
-    float *u = malloc((size_t)(a * a) * (size_t)(o * c > 0 ? o * c : 1) * sizeof(float));
-    if (!u) abort();
-    for (long oc = 0; oc < o * c; oc++) {
-        const float *k = w + oc * 9;
-        double t[6][3];
-        for (int i = 0; i < a; i++)
-            for (int j = 0; j < 3; j++)
-                t[i][j] = g[i * 3] * k[j] + g[i * 3 + 1] * k[3 + j] + g[i * 3 + 2] * k[6 + j];
-        for (int i = 0; i < a; i++)
-            for (int j = 0; j < a; j++)
-                u[(long)(i * a + j) * o * c + oc] =
-                    (float)(t[i][0] * g[j * 3] + t[i][1] * g[j * 3 + 1] + t[i][2] * g[j * 3 + 2]);
-    }
-    long stride = tessera_sgemm_packed_count(o, c);
-    for (int xi = 0; xi < a * a; xi++) tessera_sgemm_pack(u + (long)xi * o * c, c, o, c, packed + xi * stride);
-    free(u);
-}
-
 // ---- bodies (instantiated per target below) ------------------------------------------------
 
 #define TB TESSERA_WINOGRAD_BLOCK
@@ -188,7 +167,43 @@ void tessera_winograd_transform_filter(int m, const float *w, long o, long c, fl
         }                                                                                                              \
     }
 
+// Filter transform straight into the panels of tessera_sgemm_pack: frequency ξ's element (row
+// i, depth k) at packed[ξ · stride + (i / 8) · 8 · c + k · 8 + i % 8], rows past o as zeros.
+// For each panel and depth, the 8 rows' 3×3 kernels are transformed together in double (the
+// row index in the vector lanes) and each frequency's 8 values stored at once.
+#define TESSERA_WINO_FILTER_BODY(M, G)                                                                                 \
+    {                                                                                                                  \
+        enum { A = M + 2, R = TESSERA_GEMM_PANEL_ROWS };                                                               \
+        const long stride = tessera_sgemm_packed_count(o, c);                                                          \
+        for (long p = 0; p < o; p += R) {                                                                              \
+            long rows = o - p < R ? o - p : R;                                                                         \
+            for (long k = 0; k < c; k++) {                                                                             \
+                double f[9][R], t[A][3][R];                                                                            \
+                for (int q = 0; q < 9; q++)                                                                            \
+                    for (long r = 0; r < R; r++) f[q][r] = r < rows ? w[((p + r) * c + k) * 9 + q] : 0.0;              \
+                for (int i = 0; i < A; i++)                                                                            \
+                    for (int j = 0; j < 3; j++)                                                                        \
+                        for (long r = 0; r < R; r++)                                                                   \
+                            t[i][j][r] = (G)[i * 3] * f[j][r] + (G)[i * 3 + 1] * f[3 + j][r] +                         \
+                                         (G)[i * 3 + 2] * f[6 + j][r];                                                 \
+                float *at = packed + p * c + k * R;                                                                    \
+                for (int i = 0; i < A; i++)                                                                            \
+                    for (int j = 0; j < A; j++)                                                                        \
+                        for (long r = 0; r < R; r++)                                                                   \
+                            at[(i * A + j) * stride + r] =                                                             \
+                                (float)(t[i][0][r] * (G)[j * 3] + t[i][1][r] * (G)[j * 3 + 1] +                        \
+                                        t[i][2][r] * (G)[j * 3 + 2]);                                                  \
+            }                                                                                                          \
+        }                                                                                                              \
+    }
+
 #define TESSERA_WINO_DEFINE(SUFFIX, ATTR)                                                                              \
+    ATTR static void tessera_wino_filter_##SUFFIX(int m, const float *w, long o, long c, float *packed) {              \
+        if (m == 4)                                                                                                    \
+            TESSERA_WINO_FILTER_BODY(4, tessera_wino_g4)                                                               \
+        else                                                                                                           \
+            TESSERA_WINO_FILTER_BODY(2, tessera_wino_g2)                                                               \
+    }                                                                                                                  \
     ATTR static void tessera_wino_input_##SUFFIX(int m, const float *x, long channels, long h, long w, long pad_top,   \
                                                  long pad_left, long tiles_w, long first_tile, long tiles, long c0,    \
                                                  long c1, float *v) {                                                  \
@@ -234,6 +249,16 @@ int tessera_winograd_variant(void) {
 static int tessera_wino_lowered(int variant) {
     int best = tessera_winograd_variant();
     return variant < best ? variant : best;
+}
+
+void tessera_winograd_transform_filter(int m, const float *w, long o, long c, float *packed) {
+    switch (tessera_winograd_variant()) {
+#if defined(__x86_64__)
+    case 2: tessera_wino_filter_avx512(m, w, o, c, packed); break;
+    case 1: tessera_wino_filter_avx2(m, w, o, c, packed); break;
+#endif
+    default: tessera_wino_filter_portable(m, w, o, c, packed);
+    }
 }
 
 void tessera_winograd_transform_input_variant(int variant, int m, const float *x, long channels, long h, long w,
