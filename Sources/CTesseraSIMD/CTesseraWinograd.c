@@ -252,7 +252,11 @@ static int tessera_wino_lowered(int variant) {
 }
 
 void tessera_winograd_transform_filter(int m, const float *w, long o, long c, float *packed) {
-    switch (tessera_winograd_variant()) {
+    tessera_winograd_transform_filter_variant(2, m, w, o, c, packed);
+}
+
+void tessera_winograd_transform_filter_variant(int variant, int m, const float *w, long o, long c, float *packed) {
+    switch (tessera_wino_lowered(variant)) {
 #if defined(__x86_64__)
     case 2: tessera_wino_filter_avx512(m, w, o, c, packed); break;
     case 1: tessera_wino_filter_avx2(m, w, o, c, packed); break;

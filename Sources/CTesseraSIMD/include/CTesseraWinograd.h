@@ -37,8 +37,10 @@ void tessera_winograd_transform_output(int m, const float *mb, long outputs, lon
 /// (chosen once with cpuid; TESSERA_NO_AVX512 set rules out AVX-512).
 int tessera_winograd_variant(void);
 
-/// tessera_winograd_transform_input / _output with the body chosen by the caller (for tests
+/// tessera_winograd_transform_filter, tessera_winograd_transform_input and _output with the body
+/// chosen by the caller (for tests
 /// of every body): variant as tessera_winograd_variant() returns, lowered to what the CPU has.
+void tessera_winograd_transform_filter_variant(int variant, int m, const float *w, long o, long c, float *packed);
 void tessera_winograd_transform_input_variant(int variant, int m, const float *x, long channels, long h, long w,
                                               long pad_top, long pad_left, long tiles_w, long first_tile, long tiles,
                                               long c0, long c1, float *v);
