@@ -3,7 +3,7 @@ import TesseraKernels
 import TesseraTensor
 
 // Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
-// Arguments: area names to run only some (tensor, elementwise, reduction, linalg, conv, copy,
+// Arguments: area names to run only some (tensor, elementwise, reduction, linalg, conv, winograd, copy,
 // multiarray, models, compile, classic; t9parts times the pieces of T9), `--json PATH` to write the tensor
 // workloads' medians for Benchmarks/peers/compare.py, and `--models-dir DIR` for the model
 // workloads (made by Benchmarks/peers/model_workloads.py --make-models DIR) and the compile
@@ -70,6 +70,7 @@ if wants("elementwise") { runElementwiseBenchmarks() }
 if wants("reduction") { runReductionBenchmarks() }
 if wants("linalg") { runLinearAlgebraBenchmarks() }
 if wants("conv") { runConvolutionBenchmarks() }
+if selected.contains("winograd") { runWinogradBenchmarks() }
 if wants("copy") { runCopyBenchmarks() }
 if wants("multiarray") { runMultiArrayBenchmarks() }
 var modelFigures: [String: Any]?

@@ -77,8 +77,8 @@ struct ConvCase: Sendable, CustomStringConvertible {
             name: "1×1 stride 3 on a ragged plane", input: [2, 5, 8, 11], weight: [6, 5, 1, 1],
             parameters: Conv2DParameters(strides: (3, 3)), path: .im2col),
         ConvCase(
-            name: "3×3 on a 7×7 plane: im2col tasks split by columns and output channels", input: [1, 64, 7, 7],
-            weight: [72, 64, 3, 3], parameters: Conv2DParameters(padding: (1, 1, 1, 1)), path: .im2col),
+            name: "3×3 on a 7×7 plane: im2col tasks split by columns and output channels", input: [1, 12, 7, 7],
+            weight: [72, 12, 3, 3], parameters: Conv2DParameters(padding: (1, 1, 1, 1)), path: .im2col),
         ConvCase(
             name: "1×1 in packed blocks of columns, the last partial", input: [2, 64, 30, 30], weight: [80, 64, 1, 1],
             parameters: Conv2DParameters(), path: .pointwise),

@@ -28,20 +28,35 @@ package enum Conv2DRule: OpRule {
     package static func run(_ op: GraphOp, _ call: KernelCall) {
         guard case .conv2d(let parameters) = op else { kernelFailure("[execute] \(op) is not a convolution") }
         let (input, weight) = (call.inputs[0], call.inputs[1])
+        let prepared = preparedWeights(weight, inputShape: input.layout.shape, parameters: parameters)
         ConvolutionKernels.conv2d(
             input: input.floats, inputShape: input.layout.shape, weights: weight.floats,
             weightShape: weight.layout.shape, bias: call.inputs.count > 2 ? call.inputs[2].floats : nil,
             output: call.floatOutput, parameters: parameters, residual: call.residual?.floats, clamp: call.clamp,
-            packedWeights: preparedWeights(weight, parameters: parameters))
+            packedWeights: prepared?.packed, winogradFilter: prepared?.winograd)
     }
 
-    /// A constant weight's packed panels, made on its first use and kept with the model
-    /// (``PreparedWeights``), when the convolution runs on the packed micro-kernel; `nil`
-    /// otherwise (the kernel then packs a weight that may change for this call alone).
-    static func preparedWeights(_ weight: TensorValue, parameters: Conv2DParameters) -> PackedGEMMOperand? {
+    /// A constant weight in the form its kernel consumes, made on its first use and kept with
+    /// the model (``PreparedWeights``): the Winograd-transformed filter when the convolution runs
+    /// by Winograd (``ConvolutionKernels/winogradTile(inputShape:weightShape:parameters:)``), the
+    /// packed panels when it runs on the packed micro-kernel; `nil` otherwise (the kernel then
+    /// prepares a weight that may change for this call alone).
+    static func preparedWeights(
+        _ weight: TensorValue, inputShape: [Int], parameters: Conv2DParameters
+    ) -> PreparedConvolutionWeight? {
         let shape = weight.layout.shape
-        guard PackedGEMM.isPreferred, parameters.groups == 1, weight.layout.isContiguous else { return nil }
+        guard weight.layout.isContiguous else { return nil }
+        if let tile = ConvolutionKernels.winogradTile(
+            inputShape: inputShape, weightShape: shape, parameters: parameters)
+        {
+            return PreparedWeights.winograd(
+                weight.storage, offset: weight.layout.offset, outputChannels: shape[0], inputChannels: shape[1],
+                tile: tile
+            ).map { .winograd($0) }
+        }
+        guard PackedGEMM.isPreferred, parameters.groups == 1 else { return nil }
         return PreparedWeights.packed(
-            weight.storage, offset: weight.layout.offset, rows: shape[0], depth: shape[1] * shape[2] * shape[3])
+            weight.storage, offset: weight.layout.offset, rows: shape[0], depth: shape[1] * shape[2] * shape[3]
+        ).map { .packed($0) }
     }
 }

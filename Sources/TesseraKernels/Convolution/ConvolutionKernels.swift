@@ -1,7 +1,9 @@
 /// 2-D convolution over contiguous NCHW Float32 tensors.
 ///
-/// Three paths, chosen from the shapes:
+/// Four paths, chosen from the shapes:
 ///
+/// - **Winograd** (3×3, stride 1, dilation 1, one group, at least 16 channels in and out):
+///   ``WinogradConvolution``, F(4×4, 3×3) or F(2×2, 3×3) by the output plane's size;
 /// - **depthwise** (`groups == C`, `C > 1`): a direct loop per output plane, each block of an
 ///   output row summed in a register across the kernel taps, parallel over `N × O` planes;
 /// - **pointwise** (1×1 kernel, stride 1, no padding): one GEMM per image and group,
@@ -75,6 +77,9 @@ package enum ConvolutionKernels {
     ///     default); the same bits as `min(max(out, lower), upper)` run afterwards.
     ///   - packedWeights: The weight already in the micro-kernel's panels (from
     ///     ``PreparedWeights``), or `nil` to pack it in this call when the packed path runs.
+    ///   - winogradFilter: The weight already transformed for Winograd (from
+    ///     ``PreparedWeights``), or `nil` to transform it in this call when the Winograd path
+    ///     (``winogradTile(inputShape:weightShape:parameters:)``) runs.
     /// - Precondition: The configuration is valid (see
     ///   ``Conv2DParameters/outputShape(inputShape:weightShape:)``).
     /// - Note: The im2col path needs a column buffer of at most ``defaultColumnBufferBytes``
@@ -87,12 +92,12 @@ package enum ConvolutionKernels {
         input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
         bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters,
         residual: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none,
-        packedWeights: PackedGEMMOperand? = nil
+        packedWeights: PackedGEMMOperand? = nil, winogradFilter: WinogradFilter? = nil
     ) {
         conv2d(
             input: input, inputShape: inputShape, weights: weights, weightShape: weightShape, bias: bias,
             output: output, parameters: parameters, residual: residual, clamp: clamp,
-            columnBufferBytes: defaultColumnBufferBytes, packedWeights: packedWeights)
+            columnBufferBytes: defaultColumnBufferBytes, packedWeights: packedWeights, winogradFilter: winogradFilter)
     }
 
     /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:)``
@@ -102,12 +107,18 @@ package enum ConvolutionKernels {
         input: UnsafePointer<Float>, inputShape: [Int], weights: UnsafePointer<Float>, weightShape: [Int],
         bias: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, parameters: Conv2DParameters,
         residual: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none, columnBufferBytes: Int,
-        packedWeights: PackedGEMMOperand? = nil
+        packedWeights: PackedGEMMOperand? = nil, winogradFilter: WinogradFilter? = nil
     ) {
         let outputShape = parameters.outputShape(inputShape: inputShape, weightShape: weightShape)
         let geometry = ConvGeometry(input: inputShape, weight: weightShape, output: outputShape, parameters: parameters)
         if geometry.outputCount == 0 { return }
         let epilogue = ConvEpilogue(bias: bias, residual: residual, clamp: clamp, positions: geometry.outputPositions)
+        if let tile = WinogradConvolution.tile(geometry) {
+            let filter = WinogradConvolution.filter(geometry, tile: tile, weights: weights, prepared: winogradFilter)
+            WinogradConvolution.run(geometry, input: input, filter: filter, output: output, epilogue: epilogue)
+            if clamp.hasNaNBound { clamp.fillNaN(output, count: geometry.outputCount) }
+            return
+        }
         if usesPackedGEMM(geometry) {
             let packed = weightPanels(geometry, weights: weights, prepared: packedWeights)
             if path(channels: geometry.c, kernelHeight: geometry.kh, kernelWidth: geometry.kw, parameters: parameters)

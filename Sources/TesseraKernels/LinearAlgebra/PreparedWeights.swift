@@ -32,6 +32,9 @@ package enum PreparedWeights {
         /// this row stride, or (`transposed`) as its `columns × depth` transpose with this row
         /// stride.
         case right(transposed: Bool, rowStride: Int)
+        /// ``WinogradFilter`` of an `[O, C, 3, 3]` weight (`rows` O, `depth` C) for output tiles
+        /// of this side.
+        case winograd(tile: Int)
     }
 
     private struct Key: Hashable {
@@ -110,6 +113,29 @@ package enum PreparedWeights {
                 packing: weights, rowStride: rowStride, transposed: transposed, depth: depth, columns: columns)
         }
         return found as? PackedGEMMRightOperand
+    }
+
+    /// The Winograd-transformed filter (``WinogradFilter``) of the contiguous
+    /// `[outputChannels, inputChannels, 3, 3]` float32 weight that starts `offset` elements into
+    /// `storage`, for output tiles of `tile × tile`, transformed on first use; `nil` when the
+    /// storage does not qualify (``isCacheable(_:)``).
+    ///
+    /// - Precondition: The storage holds `offset + outputChannels · inputChannels · 9` floats;
+    ///   `tile` is 2 or 4.
+    package static func winograd(
+        _ storage: TensorStorage, offset: Int, outputChannels: Int, inputChannels: Int, tile: Int
+    ) -> WinogradFilter? {
+        kernelPrecondition(
+            (offset + outputChannels * inputChannels * 9) * MemoryLayout<Float>.stride <= storage.byteCount,
+            "[conv2d] weight \(outputChannels)×\(inputChannels)×3×3 at offset \(offset) overruns its storage "
+                + "(\(storage.byteCount) bytes)")
+        let found = cached(
+            storage, offset: offset, rows: outputChannels, depth: inputChannels, form: .winograd(tile: tile)
+        ) { weights in
+            WinogradFilter(
+                transforming: weights, outputChannels: outputChannels, inputChannels: inputChannels, tile: tile)
+        }
+        return found as? WinogradFilter
     }
 
     /// The entry for these elements of `storage`'s adopted root, made by `pack` on first use.
