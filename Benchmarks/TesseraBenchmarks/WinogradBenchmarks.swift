@@ -40,7 +40,7 @@ private func benchmarkConv3x3(channels: Int, size: Int) {
     let w = random(weight.reduce(1, *))
     let bias = random(channels)
     var out = [Float](repeating: 0, count: input.reduce(1, *))
-    let tile = ConvolutionKernels.winogradTile(inputShape: input, weightShape: weight, parameters: parameters)
+    let tile = ConvolutionKernels.route(inputShape: input, weightShape: weight, parameters: parameters).winogradTile
     let filter = tile.map {
         WinogradFilter(transforming: w, outputChannels: channels, inputChannels: channels, tile: $0)
     }

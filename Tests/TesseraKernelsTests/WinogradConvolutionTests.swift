@@ -102,7 +102,7 @@ struct WinogradConvolutionTests {
     func matchesNaive(_ c: WinogradCase) throws {
         try #require(PackedGEMM.isAvailable, "Winograd needs AVX2 + FMA")
         #expect(
-            ConvolutionKernels.winogradTile(inputShape: c.input, weightShape: c.weight, parameters: c.parameters)
+            ConvolutionKernels.route(inputShape: c.input, weightShape: c.weight, parameters: c.parameters).winogradTile
                 == c.tile)
         let (got, expected, scale) = runWinograd(c)
         // Errors relative to the sum of the magnitudes of each output's terms (Σ|w·x| + |bias| +
@@ -179,7 +179,7 @@ struct WinogradConvolutionTests {
         try #require(PackedGEMM.isAvailable)
         let pad1 = Conv2DParameters(padding: (1, 1, 1, 1))
         let tile = { (input: [Int], weight: [Int], p: Conv2DParameters) in
-            ConvolutionKernels.winogradTile(inputShape: input, weightShape: weight, parameters: p)
+            ConvolutionKernels.route(inputShape: input, weightShape: weight, parameters: p).winogradTile
         }
         #expect(tile([1, 64, 56, 56], [64, 64, 3, 3], pad1) == 4)
         #expect(tile([1, 256, 14, 14], [256, 256, 3, 3], pad1) == 4)
@@ -195,7 +195,7 @@ struct WinogradConvolutionTests {
         #expect(tile([1, 3, 224, 224], [64, 3, 3, 3], pad1) == nil)
         #expect(tile([1, 64, 56, 56], [8, 64, 3, 3], pad1) == nil)
         #expect(
-            ConvolutionKernels.pathName(inputShape: [1, 64, 56, 56], weightShape: [64, 64, 3, 3], parameters: pad1)
+            ConvolutionKernels.route(inputShape: [1, 64, 56, 56], weightShape: [64, 64, 3, 3], parameters: pad1).name
                 == "Winograd F(4,3) conv")
     }
 

@@ -41,8 +41,9 @@ extension ExecutionPlan {
         switch entry.op {
         case .conv2d(let parameters):
             guard inputs.count >= 2, let x = inputs[0], let w = inputs[1] else { return "conv2d" }
-            return ConvolutionKernels.pathName(
-                inputShape: x.layout.shape, weightShape: w.layout.shape, parameters: parameters)
+            return ConvolutionKernels.route(
+                inputShape: x.layout.shape, weightShape: w.layout.shape, parameters: parameters
+            ).name
         case .matmul:
             guard inputs.count == 2, let a = inputs[0], let b = inputs[1] else { return "matmul" }
             if MatMulRule.takesPreparedPath(a, b) { return "packed GEMM (weights prepared once)" }

@@ -38,7 +38,7 @@ package enum Conv2DRule: OpRule {
 
     /// A constant weight in the form its kernel consumes, made on its first use and kept with
     /// the model (``PreparedWeights``): the Winograd-transformed filter when the convolution runs
-    /// by Winograd (``ConvolutionKernels/winogradTile(inputShape:weightShape:parameters:)``), the
+    /// by Winograd (``ConvolutionRoute/winograd(tile:)``), the
     /// packed panels when it runs on the packed micro-kernel; `nil` otherwise (the kernel then
     /// prepares a weight that may change for this call alone).
     static func preparedWeights(
@@ -46,15 +46,14 @@ package enum Conv2DRule: OpRule {
     ) -> PreparedConvolutionWeight? {
         let shape = weight.layout.shape
         guard weight.layout.isContiguous else { return nil }
-        if let tile = ConvolutionKernels.winogradTile(
-            inputShape: inputShape, weightShape: shape, parameters: parameters)
-        {
+        let route = ConvolutionKernels.route(inputShape: inputShape, weightShape: shape, parameters: parameters)
+        if let tile = route.winogradTile {
             return PreparedWeights.winograd(
                 weight.storage, offset: weight.layout.offset, outputChannels: shape[0], inputChannels: shape[1],
                 tile: tile
             ).map { .winograd($0) }
         }
-        guard PackedGEMM.isPreferred, parameters.groups == 1 else { return nil }
+        guard route.usesPackedPanels else { return nil }
         return PreparedWeights.packed(
             weight.storage, offset: weight.layout.offset, rows: shape[0], depth: shape[1] * shape[2] * shape[3]
         ).map { .packed($0) }

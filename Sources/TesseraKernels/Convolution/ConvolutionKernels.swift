@@ -79,7 +79,7 @@ package enum ConvolutionKernels {
     ///     ``PreparedWeights``), or `nil` to pack it in this call when the packed path runs.
     ///   - winogradFilter: The weight already transformed for Winograd (from
     ///     ``PreparedWeights``), or `nil` to transform it in this call when the Winograd path
-    ///     (``winogradTile(inputShape:weightShape:parameters:)``) runs.
+    ///     (``ConvolutionRoute/winograd(tile:)``) runs.
     /// - Precondition: The configuration is valid (see
     ///   ``Conv2DParameters/outputShape(inputShape:weightShape:)``).
     /// - Note: The im2col path needs a column buffer of at most ``defaultColumnBufferBytes``
@@ -113,32 +113,23 @@ package enum ConvolutionKernels {
         let geometry = ConvGeometry(input: inputShape, weight: weightShape, output: outputShape, parameters: parameters)
         if geometry.outputCount == 0 { return }
         let epilogue = ConvEpilogue(bias: bias, residual: residual, clamp: clamp, positions: geometry.outputPositions)
-        if let tile = WinogradConvolution.tile(geometry) {
+        switch route(geometry) {
+        case .winograd(let tile):
             let filter = WinogradConvolution.filter(geometry, tile: tile, weights: weights, prepared: winogradFilter)
             WinogradConvolution.run(geometry, input: input, filter: filter, output: output, epilogue: epilogue)
-            if clamp.hasNaNBound { clamp.fillNaN(output, count: geometry.outputCount) }
-            return
-        }
-        if usesPackedGEMM(geometry) {
+        case .packedPointwise:
             let packed = weightPanels(geometry, weights: weights, prepared: packedWeights)
-            if path(channels: geometry.c, kernelHeight: geometry.kh, kernelWidth: geometry.kw, parameters: parameters)
-                == .pointwise
-            {
-                packedPointwise(geometry, input: input, packed: packed, output: output, epilogue: epilogue)
-            } else {
-                packedIm2colGEMM(
-                    geometry, input: input, packed: packed, output: output, epilogue: epilogue,
-                    columnBufferBytes: columnBufferBytes)
-            }
-            if clamp.hasNaNBound { clamp.fillNaN(output, count: geometry.outputCount) }
-            return
-        }
-        switch path(channels: geometry.c, kernelHeight: geometry.kh, kernelWidth: geometry.kw, parameters: parameters) {
+            packedPointwise(geometry, input: input, packed: packed, output: output, epilogue: epilogue)
+        case .packedIm2col:
+            let packed = weightPanels(geometry, weights: weights, prepared: packedWeights)
+            packedIm2colGEMM(
+                geometry, input: input, packed: packed, output: output, epilogue: epilogue,
+                columnBufferBytes: columnBufferBytes)
         case .depthwise:
             DepthwiseConvolution.run(geometry, input: input, weights: weights, output: output, epilogue: epilogue)
-        case .pointwise:
+        case .blasPointwise:
             pointwise(geometry, input: input, weights: weights, output: output, epilogue: epilogue)
-        case .im2col:
+        case .blasIm2col:
             im2colGEMM(
                 geometry, input: input, weights: weights, output: output, epilogue: epilogue,
                 columnBufferBytes: columnBufferBytes)

@@ -182,19 +182,3 @@ extension ParallelCost {
         .perItem(nanoseconds: nanosecondsPerItem * Double(factor))
     }
 }
-
-extension ConvolutionKernels {
-    /// The output tile side (4 for F(4×4, 3×3), 2 for F(2×2, 3×3)) with which
-    /// ``conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:packedWeights:winogradFilter:)``
-    /// runs this convolution by Winograd (``WinogradConvolution``), or `nil` when it takes
-    /// another path; what a caller preparing the weight once
-    /// (``PreparedWeights/winograd(_:offset:outputChannels:inputChannels:tile:)``) asks first.
-    ///
-    /// - Precondition: The configuration is valid (see
-    ///   ``Conv2DParameters/outputShape(inputShape:weightShape:)``).
-    package static func winogradTile(inputShape: [Int], weightShape: [Int], parameters: Conv2DParameters) -> Int? {
-        let outputShape = parameters.outputShape(inputShape: inputShape, weightShape: weightShape)
-        return WinogradConvolution.tile(
-            ConvGeometry(input: inputShape, weight: weightShape, output: outputShape, parameters: parameters))
-    }
-}
