@@ -61,6 +61,14 @@ final class ExecutionPlan: @unchecked Sendable {
         /// outputs equal to a zero bound that bound's bits.
         var lowerOnLeft = false
         var upperOnLeft = false
+        /// For a `matmul`: the activation applied after the clamp (``LinearActivationFusion``).
+        var activation: LinearActivation?
+        /// The single-element float32 entries the activation's expression reads, with the values
+        /// they must hold for the fused kernel to compute it (checked at run time).
+        var activationConstants: [(entry: Int, value: Float)] = []
+        /// The program the step replaces and its leaves, run after the bare product when an
+        /// activation constant differs.
+        var unfused: (program: FusedProgram, leaves: [Int])?
     }
 
     let entries: [GraphSnapshot.Entry]
@@ -104,6 +112,7 @@ final class ExecutionPlan: @unchecked Sendable {
         SoftmaxAbsorption.run(&state)
         ConcatReduction.run(&state)
         ConvolutionEpilogueFusion.run(&state)
+        LinearActivationFusion.run(&state)
         StepSchedule.run(&state)
         MemoryPlan.run(&state)
         InPlaceReuse.run(&state)
