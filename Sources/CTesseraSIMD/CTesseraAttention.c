@@ -3,8 +3,8 @@
 // transposed into scratch, the 32 × 128 scores computed, scaled and masked, each row's running
 // maximum and sum of exponentials updated (the output rows rescaled when the maximum grows), and
 // the exponentials times the block's values added to the output rows. The output is divided by
-// the sums at the end. AVX-512 body with a per-function target attribute, picked at run time; a
-// scalar loop with the same blocking elsewhere.
+// the sums at the end. AVX-512 and AVX2 + FMA bodies with per-function target attributes, picked
+// at run time; a scalar loop with the same blocking elsewhere.
 #include "CTesseraAttention.h"
 
 #include "CTesseraSIMD.h"
@@ -368,6 +368,157 @@ TESSERA_ATTN_ATTR static void tessera_attention_avx512(const tessera_attention_h
     }
 }
 
+// The AVX2 + FMA body: the scalar loop's blocking and order of operations (scores row-major,
+// keys transposed into scratch), with the scores and the value products as register tiles of 8
+// lanes: each score is the same FMA sum over e from zero, then scaled, then masked, so it equals
+// the scalar loop's; the exponentials are tessera_exp_shifted_f32_vector's.
+#define TESSERA_ATTN2_ATTR __attribute__((target("avx2,fma")))
+
+// Lanes [0, width) of an 8-lane mask (width ≥ 8: all).
+TESSERA_ATTN2_ATTR static __m256i tessera_attn2_tail(long width) {
+    __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(width < 8 ? width : 8)), lane);
+}
+
+// Scores of R ≤ 4 query rows (q rows ldq apart) against NV ≤ 3 vectors of 8 transposed keys
+// (kt rows KEY_BLOCK apart): p[r, j] = scale · Σ_e q[r, e] · kt[e, j]. Lanes past the block's
+// keys compute on scratch and are stored into the scores row's spare room, never read.
+TESSERA_ATTN2_ATTR __attribute__((always_inline)) static inline void tessera_attn2_scores_tile(
+    const int R, const int NV, const float *restrict q, long ldq, const float *restrict kt, long E, float scale,
+    float *restrict p) {
+    __m256 acc[4][3];
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < NV; v++) acc[r][v] = _mm256_setzero_ps();
+    for (long e = 0; e < E; e++) {
+        __m256 kv[3];
+        for (int v = 0; v < NV; v++) kv[v] = _mm256_loadu_ps(kt + e * KEY_BLOCK + 8 * v);
+        for (int r = 0; r < R; r++) {
+            __m256 w = _mm256_set1_ps(q[r * ldq + e]);
+            for (int v = 0; v < NV; v++) acc[r][v] = _mm256_fmadd_ps(w, kv[v], acc[r][v]);
+        }
+    }
+    __m256 sv = _mm256_set1_ps(scale);
+    for (int r = 0; r < R; r++)
+        for (int v = 0; v < NV; v++) _mm256_storeu_ps(p + r * KEY_BLOCK + 8 * v, _mm256_mul_ps(acc[r][v], sv));
+}
+
+// out[r, c] += Σ_j p[r, j] · v[j, c] for R ≤ 4 rows (p rows KEY_BLOCK apart) and NV ≤ 4 vectors
+// of 8 columns, the last one's lanes past `last` neither read nor written.
+TESSERA_ATTN2_ATTR __attribute__((always_inline)) static inline void tessera_attn2_values_tile(
+    const int R, const int NV, const float *restrict p, const float *restrict v, long ldv, long count,
+    float *restrict out, long ldo, __m256i last) {
+    const __m256i all = _mm256_set1_epi32(-1);
+    __m256 acc[4][4];
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < NV; c++) acc[r][c] = _mm256_maskload_ps(out + r * ldo + 8 * c, c == NV - 1 ? last : all);
+    for (long j = 0; j < count; j++) {
+        __m256 vv[4];
+        for (int c = 0; c < NV; c++) vv[c] = _mm256_maskload_ps(v + j * ldv + 8 * c, c == NV - 1 ? last : all);
+        for (int r = 0; r < R; r++) {
+            __m256 w = _mm256_set1_ps(p[r * KEY_BLOCK + j]);
+            for (int c = 0; c < NV; c++) acc[r][c] = _mm256_fmadd_ps(w, vv[c], acc[r][c]);
+        }
+    }
+    for (int r = 0; r < R; r++)
+        for (int c = 0; c < NV; c++) _mm256_maskstore_ps(out + r * ldo + 8 * c, c == NV - 1 ? last : all, acc[r][c]);
+}
+
+#define TESSERA_ATTN2_SCORES(R, NV)                                                                             \
+    TESSERA_ATTN2_ATTR static void tessera_attn2_scores_##R##_##NV(const float *q, long ldq, const float *kt,   \
+                                                                   long E, float scale, float *p) {            \
+        tessera_attn2_scores_tile(R, NV, q, ldq, kt, E, scale, p);                                               \
+    }
+#define TESSERA_ATTN2_SCORES_NV(R) TESSERA_ATTN2_SCORES(R, 1) TESSERA_ATTN2_SCORES(R, 2) TESSERA_ATTN2_SCORES(R, 3)
+TESSERA_ATTN2_SCORES_NV(1)
+TESSERA_ATTN2_SCORES_NV(2)
+TESSERA_ATTN2_SCORES_NV(3)
+TESSERA_ATTN2_SCORES_NV(4)
+
+#define TESSERA_ATTN2_VALUES(R, NV)                                                                             \
+    TESSERA_ATTN2_ATTR static void tessera_attn2_values_##R##_##NV(const float *p, const float *v, long ldv,    \
+                                                                   long count, float *out, long ldo,             \
+                                                                   __m256i last) {                               \
+        tessera_attn2_values_tile(R, NV, p, v, ldv, count, out, ldo, last);                                      \
+    }
+#define TESSERA_ATTN2_VALUES_NV(R)                                                                              \
+    TESSERA_ATTN2_VALUES(R, 1) TESSERA_ATTN2_VALUES(R, 2) TESSERA_ATTN2_VALUES(R, 3) TESSERA_ATTN2_VALUES(R, 4)
+TESSERA_ATTN2_VALUES_NV(1)
+TESSERA_ATTN2_VALUES_NV(2)
+TESSERA_ATTN2_VALUES_NV(3)
+TESSERA_ATTN2_VALUES_NV(4)
+
+typedef void (*tessera_attn2_scores_fn)(const float *, long, const float *, long, float, float *);
+typedef void (*tessera_attn2_values_fn)(const float *, const float *, long, long, float *, long, __m256i);
+#define TESSERA_ATTN2_TRIPLE(R) {tessera_attn2_scores_##R##_1, tessera_attn2_scores_##R##_2, tessera_attn2_scores_##R##_3}
+static const tessera_attn2_scores_fn tessera_attn2_scores[4][3] = {TESSERA_ATTN2_TRIPLE(1), TESSERA_ATTN2_TRIPLE(2),
+                                                                     TESSERA_ATTN2_TRIPLE(3), TESSERA_ATTN2_TRIPLE(4)};
+#define TESSERA_ATTN2_QUAD(R)                                                                                   \
+    {tessera_attn2_values_##R##_1, tessera_attn2_values_##R##_2, tessera_attn2_values_##R##_3,                   \
+     tessera_attn2_values_##R##_4}
+static const tessera_attn2_values_fn tessera_attn2_values[4][4] = {TESSERA_ATTN2_QUAD(1), TESSERA_ATTN2_QUAD(2),
+                                                                     TESSERA_ATTN2_QUAD(3), TESSERA_ATTN2_QUAD(4)};
+
+TESSERA_ATTN2_ATTR static void tessera_attention_avx2(const tessera_attention_head *h, long first_row, long rows,
+                                                     float *scratch) {
+    tessera_attention_scratch s = tessera_attention_split(scratch, h->E);
+    const long E = h->E, Ev = h->Ev;
+    for (long i0 = first_row; i0 < first_row + rows; i0 += ROW_BLOCK) {
+        long rb = first_row + rows - i0 < ROW_BLOCK ? first_row + rows - i0 : ROW_BLOCK;
+        int live[ROW_BLOCK];
+        for (long j0 = 0; j0 < h->S; j0 += KEY_BLOCK) {
+            long nb = h->S - j0 < KEY_BLOCK ? h->S - j0 : KEY_BLOCK;
+            int first_block = j0 == 0;
+            tessera_attention_transpose_keys(h, j0, nb, s.kt);
+            // Scores: 4 rows × 24 keys per tile (the keys rounded up to 8 lanes: the scores rows
+            // and the transposed keys have KEY_BLOCK floats of room).
+            for (long r0 = 0; r0 < rb; r0 += 4) {
+                int R = (int)(rb - r0 < 4 ? rb - r0 : 4);
+                for (long j = 0; j < nb; j += 24) {
+                    long width = nb - j < 24 ? nb - j : 24;
+                    int NV = (int)((width + 7) / 8);
+                    tessera_attn2_scores[R - 1][NV - 1](h->q + (i0 + r0) * h->ldq, h->ldq, s.kt + j, E, h->scale,
+                                                        s.scores + r0 * KEY_BLOCK + j);
+                }
+            }
+            for (long r = 0; r < rb; r++) {
+                long i = i0 + r;
+                float *p = s.scores + r * KEY_BLOCK;
+                if (h->mask)
+                    for (long j = 0; j < nb; j++) p[j] += h->mask[i * h->ldm + (j0 + j) * h->mask_column_stride];
+                float *out = h->out + i * h->ldo;
+                if (first_block)
+                    for (long c = 0; c < Ev; c++) out[c] = 0;
+                live[r] = tessera_attention_row_update(p, nb, s.maximum + r, s.sum + r, out, Ev, first_block, 1);
+            }
+            // The value products, 4 rows × 32 columns per tile; rows whose scores are all
+            // -infinity so far are left alone (a group containing one goes row by row).
+            const float *v = h->v + j0 * h->ldv;
+            for (long r0 = 0; r0 < rb; r0 += 4) {
+                int R = (int)(rb - r0 < 4 ? rb - r0 : 4);
+                int all_live = 1;
+                for (int r = 0; r < R; r++) all_live &= live[r0 + r];
+                for (int r = 0; r < R; r += all_live ? R : 1) {
+                    if (!all_live && !live[r0 + r]) continue;
+                    int tile_rows = all_live ? R : 1;
+                    for (long c0 = 0; c0 < Ev; c0 += 32) {
+                        long width = Ev - c0 < 32 ? Ev - c0 : 32;
+                        int CV = (int)((width + 7) / 8);
+                        tessera_attn2_values[tile_rows - 1][CV - 1](
+                            s.scores + (r0 + r) * KEY_BLOCK, v + c0, h->ldv, nb, h->out + (i0 + r0 + r) * h->ldo + c0,
+                            h->ldo, tessera_attn2_tail(width - 8 * (CV - 1)));
+                    }
+                }
+            }
+        }
+        for (long r = 0; r < rb; r++) {
+            float *out = h->out + (i0 + r) * h->ldo;
+            float total = s.sum[r];
+            if (s.maximum[r] == -__builtin_inff()) total = 0;  // every score -inf: 0 / 0
+            for (long c = 0; c < Ev; c++) out[c] = out[c] / total;
+        }
+    }
+}
+
 int tessera_attention_is_vectorized(void) {
     static int cached = -1;
     if (cached < 0) {
@@ -380,8 +531,10 @@ int tessera_attention_is_vectorized(void) {
 void tessera_attention_f32_variant(int vectorized, const tessera_attention_head *h, long first_row, long rows,
                                    float *scratch) {
     if (rows <= 0 || h->Ev <= 0 || tessera_attention_without_keys(h, first_row, rows)) return;
-    if (vectorized && tessera_attention_is_vectorized()) {
+    if (vectorized == 1 && tessera_attention_is_vectorized()) {
         tessera_attention_avx512(h, first_row, rows, scratch);
+    } else if (vectorized != 0 && tessera_cpu_has_avx2_fma()) {
+        tessera_attention_avx2(h, first_row, rows, scratch);
     } else {
         tessera_attention_scalar(h, first_row, rows, scratch);
     }

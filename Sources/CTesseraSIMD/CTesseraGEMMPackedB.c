@@ -5,6 +5,7 @@
 
 #include "CTesseraSIMD.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #define STRIP TESSERA_GEMM_STRIP_COLUMNS
@@ -40,8 +41,67 @@ static inline float tessera_gemm_b_finish(float x, long row, long column, const 
     return x;
 }
 
+// The activation over a chunk of at most TESSERA_ACTIVATION_CHUNK values; every multiply and add
+// a statement of its own so that none contracts into an FMA (the element-wise programs round each).
+#define TESSERA_ACTIVATION_CHUNK 256
+static void tessera_activation_chunk(int activation, float *p, long n, int vector) {
+    float t[TESSERA_ACTIVATION_CHUNK];
+    switch (activation) {
+    case TESSERA_ACTIVATION_GELU_ERF:
+        for (long i = 0; i < n; i++) t[i] = p[i] * 0.70710678118654752f;
+        if (vector) {
+            tessera_erf_f32_vector(t, t, n);
+        } else {
+            for (long i = 0; i < n; i++) t[i] = erff(t[i]);
+        }
+        for (long i = 0; i < n; i++) {
+            float half = p[i] * 0.5f;
+            float shifted = t[i] + 1.0f;
+            p[i] = half * shifted;
+        }
+        break;
+    case TESSERA_ACTIVATION_GELU_TANH:
+        for (long i = 0; i < n; i++) {
+            float x = p[i];
+            float square = x * x;
+            float cube = square * x;
+            float scaled = cube * 0.044715f;
+            float sum = x + scaled;
+            t[i] = sum * 0.79788456080286536f;
+        }
+        if (vector) {
+            tessera_unary_f32_vector(TESSERA_UNARY_TANH, t, t, n);
+        } else {
+            for (long i = 0; i < n; i++) t[i] = tanhf(t[i]);
+        }
+        for (long i = 0; i < n; i++) {
+            float half = p[i] * 0.5f;
+            float shifted = t[i] + 1.0f;
+            p[i] = half * shifted;
+        }
+        break;
+    case TESSERA_ACTIVATION_SILU:
+        if (vector) {
+            tessera_unary_f32_vector(TESSERA_UNARY_SIGMOID, p, t, n);
+        } else {
+            for (long i = 0; i < n; i++) t[i] = 1.0f / (1.0f + expf(-p[i]));
+        }
+        for (long i = 0; i < n; i++) p[i] = p[i] * t[i];
+        break;
+    default: break;
+    }
+}
+
+void tessera_activation_f32(int activation, float *p, long n) {
+    if (activation == TESSERA_ACTIVATION_NONE) return;
+    int vector = tessera_cpu_has_avx2_fma();
+    for (long i = 0; i < n; i += TESSERA_ACTIVATION_CHUNK)
+        tessera_activation_chunk(activation, p + i, n - i < TESSERA_ACTIVATION_CHUNK ? n - i : TESSERA_ACTIVATION_CHUNK,
+                                 vector);
+}
+
 static void tessera_sgemm_packed_b_scalar(long m, long n, long k, const float *a, long lda, const float *packed,
-                                          float *c, long ldc, const tessera_gemm_epilogue *e) {
+                                          float *c, long ldc, const tessera_gemm_epilogue *e, int activation) {
     for (long i = 0; i < m; i++) {
         for (long j = 0; j < n; j++) {
             const float *strip = packed + (j / STRIP) * STRIP * k + (j % STRIP);
@@ -49,6 +109,7 @@ static void tessera_sgemm_packed_b_scalar(long m, long n, long k, const float *a
             for (long kk = 0; kk < k; kk++) x = __builtin_fmaf(a[i * lda + kk], strip[kk * STRIP], x);
             c[i * ldc + j] = tessera_gemm_b_finish(x, i, j, e);
         }
+        tessera_activation_f32(activation, c + i * ldc, n);
     }
 }
 
@@ -126,7 +187,7 @@ static const tessera_gemmb_tile_fn tessera_gemmb_tiles[3][TESSERA_GEMMB_ROWS] = 
 
 TESSERA_GEMMB_ATTR static void tessera_sgemm_packed_b_avx512(long m, long n, long k, const float *a, long lda,
                                                             const float *packed, float *c, long ldc,
-                                                            const tessera_gemm_epilogue *e) {
+                                                            const tessera_gemm_epilogue *e, int activation) {
     // Rows outer: a block of 8 rows of A (8 · k floats) stays in L1 while the strips of B stream
     // past it from L2.
     for (long i = 0; i < m; i += TESSERA_GEMMB_ROWS) {
@@ -146,6 +207,9 @@ TESSERA_GEMMB_ATTR static void tessera_sgemm_packed_b_avx512(long m, long n, lon
             tessera_gemmb_tiles[nv - 1][rows - 1](a + i * lda, lda, packed + j * k, k, c + i * ldc + j, ldc, last, te,
                                                  j);
         }
+        // The block's rows were just written: finish them while they are in cache.
+        if (activation != TESSERA_ACTIVATION_NONE)
+            for (long r = 0; r < rows; r++) tessera_activation_f32(activation, c + (i + r) * ldc, n);
     }
 }
 
@@ -158,13 +222,13 @@ int tessera_sgemm_packed_b_is_vectorized(void) {
     return cached;
 }
 
-void tessera_sgemm_packed_b(long m, long n, long k, const float *a, long lda, const float *packed, float *c, long ldc,
-                            const tessera_gemm_epilogue *e) {
+void tessera_sgemm_packed_b_activated(long m, long n, long k, const float *a, long lda, const float *packed, float *c,
+                                      long ldc, const tessera_gemm_epilogue *e, int activation) {
     if (m <= 0 || n <= 0) return;
     if (tessera_sgemm_packed_b_is_vectorized()) {
-        tessera_sgemm_packed_b_avx512(m, n, k, a, lda, packed, c, ldc, e);
+        tessera_sgemm_packed_b_avx512(m, n, k, a, lda, packed, c, ldc, e, activation);
     } else {
-        tessera_sgemm_packed_b_scalar(m, n, k, a, lda, packed, c, ldc, e);
+        tessera_sgemm_packed_b_scalar(m, n, k, a, lda, packed, c, ldc, e, activation);
     }
 }
 
@@ -172,10 +236,15 @@ void tessera_sgemm_packed_b(long m, long n, long k, const float *a, long lda, co
 
 int tessera_sgemm_packed_b_is_vectorized(void) { return 0; }
 
-void tessera_sgemm_packed_b(long m, long n, long k, const float *a, long lda, const float *packed, float *c, long ldc,
-                            const tessera_gemm_epilogue *e) {
+void tessera_sgemm_packed_b_activated(long m, long n, long k, const float *a, long lda, const float *packed, float *c,
+                                      long ldc, const tessera_gemm_epilogue *e, int activation) {
     if (m <= 0 || n <= 0) return;
-    tessera_sgemm_packed_b_scalar(m, n, k, a, lda, packed, c, ldc, e);
+    tessera_sgemm_packed_b_scalar(m, n, k, a, lda, packed, c, ldc, e, activation);
 }
 
 #endif
+
+void tessera_sgemm_packed_b(long m, long n, long k, const float *a, long lda, const float *packed, float *c, long ldc,
+                            const tessera_gemm_epilogue *e) {
+    tessera_sgemm_packed_b_activated(m, n, k, a, lda, packed, c, ldc, e, TESSERA_ACTIVATION_NONE);
+}

@@ -20,7 +20,7 @@ struct AttentionKernelTests {
     /// result next to the naive one.
     static func run(
         _ shape: (heads: Int, l: Int, s: Int, e: Int, ev: Int), mask form: MaskForm, sharedKeys: Bool,
-        vectorized: Bool, seed: UInt64, masking: (Int, Int, Int) -> Bool = { _, _, _ in false }
+        body: AttentionKernels.Body, seed: UInt64, masking: (Int, Int, Int) -> Bool = { _, _, _ in false }
     ) -> (got: [Float], want: [Double]) {
         let (heads, l, s, e, ev) = shape
         var rng = SeededRandom(seed: seed)
@@ -79,7 +79,7 @@ struct AttentionKernelTests {
                                 valueLayout: StridedLayout(
                                     shape: [heads, s, ev], strides: [keyBatch * s * ev, ev, 1]),
                                 mask: layout == nil ? nil : mp.baseAddress!, maskLayout: layout, scale: scale,
-                                output: out.baseAddress!, vectorized: vectorized)
+                                output: out.baseAddress!, body: body)
                         }
                     }
                 }
@@ -88,16 +88,16 @@ struct AttentionKernelTests {
         return (got, want)
     }
 
-    @Test("matches the naive attention: odd sizes, several heads, every mask form, both bodies")
+    @Test("matches the naive attention: odd sizes, several heads, every mask form, every body")
     func matchesNaive() {
         for (index, shape) in Self.shapes.enumerated() {
             for form in MaskForm.allCases {
-                for vectorized in [true, false] {
+                for body in AttentionKernels.Body.allCases {
                     let (got, want) = Self.run(
-                        shape, mask: form, sharedKeys: index % 2 == 1, vectorized: vectorized, seed: UInt64(index),
+                        shape, mask: form, sharedKeys: index % 2 == 1, body: body, seed: UInt64(index),
                         masking: { h, i, j in (h + i + j) % 5 == 0 })
                     let mismatch = firstMismatch(got.map(Double.init), want, rtol: 1e-5, atol: 2e-6)
-                    #expect(mismatch == nil, "\(shape) mask \(form) vectorized \(vectorized): \(mismatch ?? "")")
+                    #expect(mismatch == nil, "\(shape) mask \(form) body \(body): \(mismatch ?? "")")
                 }
             }
         }
@@ -108,25 +108,25 @@ struct AttentionKernelTests {
         // 300 keys: blocks of 128, 128 and 44. Row 0 of head 0 masks every key; row 1 masks the
         // first block entirely; row 2 masks everything but the last key.
         let shape = (heads: 2, l: 40, s: 300, e: 16, ev: 24)
-        for vectorized in [true, false] {
+        for body in AttentionKernels.Body.allCases {
             let (got, want) = Self.run(
-                shape, mask: .full, sharedKeys: false, vectorized: vectorized, seed: 9,
+                shape, mask: .full, sharedKeys: false, body: body, seed: 9,
                 masking: { h, i, j in h == 0 && (i == 0 || (i == 1 && j < 128) || (i == 2 && j < 299)) })
             let maskedRowIsNaN = got[0..<24].allSatisfy(\.isNaN)
             let othersAreNumbers = got[24...].allSatisfy { !$0.isNaN }
-            #expect(maskedRowIsNaN, "vectorized \(vectorized)")
-            #expect(othersAreNumbers, "vectorized \(vectorized)")
+            #expect(maskedRowIsNaN, "body \(body)")
+            #expect(othersAreNumbers, "body \(body)")
             let mismatch = firstMismatch(got.map(Double.init), want, rtol: 1e-5, atol: 2e-6)
-            #expect(mismatch == nil, "vectorized \(vectorized): \(mismatch ?? "")")
+            #expect(mismatch == nil, "body \(body): \(mismatch ?? "")")
         }
     }
 
     @Test("split across threads or run serially, the result is the same")
     func threadsAgree() {
         let shape = (heads: 3, l: 100, s: 70, e: 32, ev: 40)
-        let (parallel, _) = Self.run(shape, mask: .full, sharedKeys: false, vectorized: true, seed: 4)
+        let (parallel, _) = Self.run(shape, mask: .full, sharedKeys: false, body: .best, seed: 4)
         let (serial, _) = KernelThreads.withSerialLoops {
-            Self.run(shape, mask: .full, sharedKeys: false, vectorized: true, seed: 4)
+            Self.run(shape, mask: .full, sharedKeys: false, body: .best, seed: 4)
         }
         #expect(parallel == serial)
     }

@@ -31,4 +31,30 @@ struct LoweringFusionTests {
         #expect(statistics.convEpilogues == 1, "\(statistics)")
         #expect(statistics.steps == 1, "\(statistics)")
     }
+
+    @Test(
+        "linear then gelu (both modes) or silu runs as one matmul step",
+        arguments: ["gelu EXACT", "gelu TANH_APPROXIMATION", "silu"])
+    func linearActivationFuses(_ activation: String) throws {
+        let parts = activation.split(separator: " ").map(String.init)
+        var operations = [
+            P.floats("w", shape: [20, 8], (0..<160).map { Float($0 % 7) * 0.1 - 0.3 }),
+            P.floats("b", shape: [20], (0..<20).map { Float($0 % 5) * 0.1 - 0.2 }),
+            P.op("linear", "h", [("x", "x"), ("weight", "w"), ("bias", "b")], outputRanks: [3]),
+        ]
+        var inputs = [("x", "h")]
+        if parts.count == 2 {
+            operations.append(P.string("mode", parts[1]))
+            inputs.append(("mode", "mode"))
+        }
+        operations.append(P.op(parts[0], "y", inputs, outputRanks: [3]))
+        let function = try HandBuiltProgram(inputs: [("x", [1, 5, 8])], operations: operations, outputs: ["y"])
+            .lowered()
+        let x = MLTensor(shape: [1, 5, 8], scalars: (0..<40).map { Float($0 % 11) * 0.2 - 1 })
+        let y = try #require(try function.run(["x": x])["y"])
+        let statistics = MLTensor.materialize([y])
+        #expect(statistics.convEpilogues == 1, "\(statistics)")
+        // One kernel: the product with its bias and activation (the weight's transpose is a view).
+        #expect(statistics.kernels == 1 && statistics.fusedGroups == 0, "\(statistics)")
+    }
 }

@@ -34,13 +34,14 @@ long tessera_attention_scratch_count(long E);
 
 /// Computes rows [first_row, first_row + rows) of one head's output. scratch holds
 /// tessera_attention_scratch_count(h->E) floats (it need not be aligned or initialized).
-/// Single-threaded. AVX-512 when tessera_attention_is_vectorized(), a scalar loop with the same
-/// blocking otherwise; both compute each row as sum_j exp(s_j - m) · v_j / sum_j exp(s_j - m) with
+/// Single-threaded. AVX-512 when tessera_attention_is_vectorized(), else AVX2 + FMA when the CPU
+/// has them, else a scalar loop with the same blocking; both compute each row as sum_j exp(s_j - m) · v_j / sum_j exp(s_j - m) with
 /// m the running maximum of the row's scores over the key blocks seen so far.
 void tessera_attention_f32(const tessera_attention_head *h, long first_row, long rows, float *scratch);
 
-/// tessera_attention_f32 with the body chosen by the caller (for tests of both): AVX-512 when
-/// vectorized is non-zero and the CPU has it, else the scalar loop.
+/// tessera_attention_f32 with the body chosen by the caller (for tests of each): vectorized 0 runs
+/// the scalar loop, 2 the AVX2 + FMA body (the scalar loop without AVX2 + FMA), 1 the best body
+/// the CPU has (as tessera_attention_f32).
 void tessera_attention_f32_variant(int vectorized, const tessera_attention_head *h, long first_row, long rows,
                                    float *scratch);
 

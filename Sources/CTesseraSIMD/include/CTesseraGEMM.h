@@ -74,4 +74,29 @@ void tessera_sgemm_packed_b(long m, long n, long k, const float *a, long lda, co
 /// TESSERA_NO_AVX512 is not set).
 int tessera_sgemm_packed_b_is_vectorized(void);
 
+/// The activations a linear layer's product can apply after its epilogue (see
+/// tessera_sgemm_packed_b_activated).
+enum {
+    TESSERA_ACTIVATION_NONE = 0,
+    /// x · 0.5 · (erf(x · 0.70710677) + 1): MIL's gelu EXACT.
+    TESSERA_ACTIVATION_GELU_ERF = 1,
+    /// x · 0.5 · (tanh((x + x · x · x · 0.044715) · 0.7978846) + 1): MIL's gelu TANH_APPROXIMATION.
+    TESSERA_ACTIVATION_GELU_TANH = 2,
+    /// x · sigmoid(x) (SiLU, swish).
+    TESSERA_ACTIVATION_SILU = 3,
+};
+
+/// p[i] = f(p[i]) for i < n, f one of the TESSERA_ACTIVATION_ functions, each multiply and add
+/// rounded separately in the order written above (no contraction). With AVX2 + FMA, erf, tanh
+/// and the logistic are tessera_erf_f32_vector's and tessera_unary_f32_vector's — the bits of
+/// Tessera's element-wise programs computing the same expression; elsewhere libm's erff, tanhf
+/// and expf.
+void tessera_activation_f32(int activation, float *p, long n);
+
+/// tessera_sgemm_packed_b followed by activation (a TESSERA_ACTIVATION_ value) on each result,
+/// applied to each block of eight rows as soon as the micro-kernel has written it (while it is
+/// still in cache): c = activation(epilogue(a · B)).
+void tessera_sgemm_packed_b_activated(long m, long n, long k, const float *a, long lda, const float *packed, float *c,
+                                      long ldc, const tessera_gemm_epilogue *e, int activation);
+
 #endif

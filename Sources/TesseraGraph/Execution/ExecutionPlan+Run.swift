@@ -73,9 +73,24 @@ extension ExecutionPlan {
             case .convEpilogue(_, let epilogue):
                 let clamp = epilogue.clamp(values)
                 let conv = entries[epilogue.conv]
-                value = runKernel(
-                    conv, inputs: conv.inputs.map(input), residual: epilogue.residual.map { values[$0]! }, clamp: clamp)
-                epilogue.giveTiesTheLeftBound(clamp, in: value)
+                if let (program, leaves) = epilogue.unfused, !epilogue.activationConstantsHold(values) {
+                    let product = runKernel(conv, inputs: conv.inputs.map(input))
+                    let out = TensorStorage.allocate(count: entry.shape.reduce(1, *), type: entry.type)
+                    program.run(
+                        shape: entry.shape,
+                        inputs: leaves.map { leaf in
+                            let v = leaf == epilogue.conv ? product : values[leaf]!
+                            return FusedInput(
+                                pointer: v.pointer, layout: v.layout.broadcast(to: entry.shape), type: v.type)
+                        },
+                        outputs: [FusedOutput(pointer: out.pointer, type: entry.type)], memo: nil)
+                    value = TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
+                } else {
+                    value = runKernel(
+                        conv, inputs: conv.inputs.map(input), residual: epilogue.residual.map { values[$0]! },
+                        clamp: clamp, activation: epilogue.activation)
+                    epilogue.giveTiesTheLeftBound(clamp, in: value)
+                }
             }
             if value.storage.byteCount > 0 && !entry.op.isView {
                 allocatedBytes[i] = value.storage.byteCount
@@ -252,7 +267,7 @@ extension ExecutionPlan {
     /// ``Step/convEpilogue(entry:_:)``).
     private func runKernel(
         _ entry: GraphSnapshot.Entry, inputs: [TensorValue], residual: TensorValue? = nil,
-        clamp: ConvolutionClamp = .none
+        clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
     ) -> TensorValue {
         let rule = entry.op.rule
         var operands = inputs
@@ -264,7 +279,7 @@ extension ExecutionPlan {
             entry.op,
             KernelCall(
                 inputs: operands, output: out.pointer, shape: entry.shape, type: entry.type,
-                residual: residual?.compacted(), clamp: clamp))
+                residual: residual?.compacted(), clamp: clamp, activation: activation))
         return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
     }
 }

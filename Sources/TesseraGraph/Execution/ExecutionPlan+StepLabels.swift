@@ -31,7 +31,8 @@ extension ExecutionPlan {
             let absorbed = entries[epilogue.conv]
             return (
                 "convEpilogue", Self.operationName(absorbed.op),
-                kernelPath(absorbed, inputs: absorbed.inputs.map(input)) + " + fused epilogue"
+                kernelPath(absorbed, inputs: absorbed.inputs.map(input))
+                    + (epilogue.activation.map { " + fused \($0) epilogue" } ?? " + fused epilogue")
             )
         }
     }

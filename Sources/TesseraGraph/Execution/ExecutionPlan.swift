@@ -29,8 +29,10 @@ final class ExecutionPlan: @unchecked Sendable {
         case reduceConcat(entry: Int, parts: [Int])
         /// A convolution whose only reader is a fused program computing
         /// `min(max(conv + residual, lower), upper)` (the residual, and either bound, may be
-        /// absent): the convolution kernel writes `entry`, the program's result, adding the
-        /// residual and applying the clamp as it finishes each part of the output.
+        /// absent), or a `matmul` whose only reader computes `gelu` or `silu` of it (plus a bias;
+        /// ``LinearActivationFusion``): the kernel writes `entry`, the program's result, adding
+        /// the residual and applying the clamp (and activation) as it finishes each part of the
+        /// output.
         case convEpilogue(entry: Int, ConvolutionEpilogue)
         /// A fused program and the per-row reductions it reads, computed a chunk of rows at a
         /// time in one parallel loop (``RowFusion``): `entry` is the program's root.
@@ -46,7 +48,8 @@ final class ExecutionPlan: @unchecked Sendable {
         }
     }
 
-    /// What a convolution epilogue step adds to and clamps its convolution's output with.
+    /// What a convolution epilogue step adds to and clamps its convolution's output with (and,
+    /// for a `matmul`, the activation it then applies).
     struct ConvolutionEpilogue {
         /// The convolution entry (absorbed: it has no step of its own).
         var conv: Int
@@ -61,6 +64,14 @@ final class ExecutionPlan: @unchecked Sendable {
         /// outputs equal to a zero bound that bound's bits.
         var lowerOnLeft = false
         var upperOnLeft = false
+        /// For a `matmul`: the activation applied after the clamp (``LinearActivationFusion``).
+        var activation: LinearActivation?
+        /// The single-element float32 entries the activation's expression reads, with the values
+        /// they must hold for the fused kernel to compute it (checked at run time).
+        var activationConstants: [(entry: Int, value: Float)] = []
+        /// The program the step replaces and its leaves, run after the bare product when an
+        /// activation constant differs.
+        var unfused: (program: FusedProgram, leaves: [Int])?
     }
 
     let entries: [GraphSnapshot.Entry]
@@ -104,6 +115,7 @@ final class ExecutionPlan: @unchecked Sendable {
         SoftmaxAbsorption.run(&state)
         ConcatReduction.run(&state)
         ConvolutionEpilogueFusion.run(&state)
+        LinearActivationFusion.run(&state)
         StepSchedule.run(&state)
         MemoryPlan.run(&state)
         InPlaceReuse.run(&state)

@@ -19,9 +19,10 @@ package enum MatMulRule: OpRule {
         return (batch + [a[a.count - 2], b[b.count - 1]], inputs[0].type)
     }
 
-    /// With a fused epilogue (``ConvolutionEpilogueFusion``; float32 only), the call's residual
-    /// is a bias of `n` values added to every row or a result-shaped tensor, and its clamp the
-    /// activation: `clamp(a · b + residual)`.
+    /// With a fused epilogue (``ConvolutionEpilogueFusion``, ``LinearActivationFusion``; float32
+    /// only), the call's residual is a bias of `n` values added to every row or a result-shaped
+    /// tensor, its clamp and then its activation applied last:
+    /// `activation(clamp(a · b + residual))`.
     package static func run(_ op: GraphOp, _ call: KernelCall) {
         let (a, b) = (call.inputs[0], call.inputs[1])
         let n = call.shape.last ?? 1
@@ -30,12 +31,16 @@ package enum MatMulRule: OpRule {
         // A residual of n values is a bias per column; any other is result-shaped.
         let columnBias = residual.flatMap { $0.layout.count == n ? $0.floats : nil }
         let hasEpilogue = residual != nil || !call.clamp.isIdentity
-        // A result-shaped residual is added (and the clamp applied) after the product.
+        // A result-shaped residual is added (and the clamp and activation applied) after the product.
         let addsAfter = residual != nil && columnBias == nil
-        if runPrepared(a, b, output: call.floatOutput, columnBias: columnBias, clamp: addsAfter ? .none : call.clamp) {
+        if runPrepared(
+            a, b, output: call.floatOutput, columnBias: columnBias, clamp: addsAfter ? .none : call.clamp,
+            activation: addsAfter ? nil : call.activation)
+        {
             if addsAfter {
                 call.clamp.finishRows(
                     call.floatOutput, rows: rows, columns: n, adding: residual?.floats, addRowStride: n)
+                call.activation?.applyRows(call.floatOutput, rows: rows, columns: n)
             }
             return
         }
@@ -46,6 +51,7 @@ package enum MatMulRule: OpRule {
                 call.floatOutput, rows: rows, columns: n, adding: residual?.floats,
                 addRowStride: columnBias != nil ? 0 : n)
         }
+        call.activation?.applyRows(call.floatOutput, rows: rows, columns: n)
     }
 
     /// A float32 product by a constant matrix — a linear layer's weight, `[k, n]` row-major or
@@ -53,11 +59,13 @@ package enum MatMulRule: OpRule {
     /// right-packed micro-kernel with the weight packed once, when that kernel is preferred
     /// (``PackedGEMM/rightPackedIsPreferred``) and the left operand's rows are evenly spaced
     /// with unit column stride (every batch dimension folds into its rows); `columnBias` and
-    /// `clamp` are applied in the kernel's registers. Returns whether it ran; otherwise ``GEMMKernels/matmul(a:aLayout:b:bLayout:type:output:)`` does the product.
+    /// `clamp` are applied in the kernel's registers, `activation` to each block of rows as the
+    /// kernel writes it. Returns whether it ran; otherwise
+    /// ``GEMMKernels/matmul(a:aLayout:b:bLayout:type:output:)`` does the product.
     static func runPrepared(
         _ a: TensorValue, _ b: TensorValue, output: UnsafeMutablePointer<Float>,
         columnBias: UnsafePointer<Float>? = nil,
-        clamp: ConvolutionClamp = .none
+        clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
     ) -> Bool {
         guard PackedGEMM.rightPackedIsPreferred, a.type == .float32, b.type == .float32, b.layout.rank == 2,
             a.layout.rank >= 2
@@ -77,9 +85,13 @@ package enum MatMulRule: OpRule {
             let packed = PreparedWeights.packedRight(
                 b.storage, offset: b.layout.offset, depth: k, columns: n, rowStride: stride, transposed: transposed)
         else { return false }
+        // A NaN bound is applied after the kernel, so the activation then comes after it too.
+        let late = clamp.hasNaNBound ? activation : nil
         PackedGEMM.product(
-            rows: rows, a: a.floats, lda: lda, packed, c: output, ldc: n, columnBias: columnBias, clamp: clamp)
+            rows: rows, a: a.floats, lda: lda, packed, c: output, ldc: n, columnBias: columnBias, clamp: clamp,
+            activation: late == nil ? activation : nil)
         if clamp.hasNaNBound { clamp.finishRows(output, rows: rows, columns: n, adding: nil, addRowStride: 0) }
+        late?.applyRows(output, rows: rows, columns: n)
         return true
     }
 

@@ -100,11 +100,14 @@ package struct KernelCall {
     package let residual: TensorValue?
     /// For a convolution or `matmul` with a fused epilogue: the activation's bounds.
     package let clamp: ConvolutionClamp
+    /// For a `matmul` with a fused epilogue: the activation applied after the clamp (see
+    /// ``LinearActivationFusion``); `nil` otherwise.
+    package let activation: LinearActivation?
 
     /// A call with the given operands and output.
     package init(
         inputs: [TensorValue], output: UnsafeMutableRawPointer, shape: [Int], type: KernelScalarType,
-        residual: TensorValue? = nil, clamp: ConvolutionClamp = .none
+        residual: TensorValue? = nil, clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
     ) {
         self.inputs = inputs
         self.output = output
@@ -112,6 +115,7 @@ package struct KernelCall {
         self.type = type
         self.residual = residual
         self.clamp = clamp
+        self.activation = activation
     }
 
     /// The first operand.

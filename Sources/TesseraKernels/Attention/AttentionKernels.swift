@@ -6,11 +6,30 @@ import CTesseraSIMD
 /// Each head runs `tessera_attention_f32` (`CTesseraSIMD/CTesseraAttention.c`): query rows in
 /// blocks of 32, keys in blocks of 128, a running maximum and sum per row (the online softmax of
 /// flash attention), so memory beyond the output is 32 × 128 scores and one block of keys or
-/// queries per task, whatever the sequence length. AVX-512 body when the CPU has it, a scalar
-/// loop with the same blocking otherwise.
+/// queries per task, whatever the sequence length. AVX-512 body when the CPU has it, else an
+/// AVX2 + FMA body, else a scalar loop with the same blocking.
 package enum AttentionKernels {
     /// Whether the AVX-512 body runs (AVX-512F and AVX2 + FMA, `TESSERA_NO_AVX512` unset).
     package static let isVectorized: Bool = tessera_attention_is_vectorized() != 0
+
+    /// Which body of the kernel runs (for tests of each).
+    package enum Body: Sendable, CaseIterable {
+        /// The scalar loop.
+        case scalar
+        /// The AVX2 + FMA body (the scalar loop on CPUs without AVX2 + FMA).
+        case avx2
+        /// The best body the CPU has: AVX-512, else AVX2 + FMA, else scalar.
+        case best
+
+        /// The `vectorized` argument of `tessera_attention_f32_variant`.
+        var code: Int32 {
+            switch self {
+            case .scalar: 0
+            case .best: 1
+            case .avx2: 2
+            }
+        }
+    }
 
     /// Writes `out [batch…, L, Ev]` (row-major) = `softmax(scale · q · kᵀ + mask) · v`, with
     /// `q [batch…, L, E]`, `k [batch…, S, E]`, `v [batch…, S, Ev]` read through their layouts
@@ -27,12 +46,12 @@ package enum AttentionKernels {
     ///                            valueLayout: vl, mask: nil, maskLayout: nil, scale: 0.125, output: out)
     /// ```
     ///
-    /// - Parameter vectorized: `false` runs the scalar loop (for tests of both bodies).
+    /// - Parameter body: The body to run (for tests of each); ``Body/best`` otherwise.
     /// - Precondition: Shapes as above; the mask's row stride is below 2²⁶.
     package static func attention(
         query: UnsafeRawPointer, queryLayout: StridedLayout, key: UnsafeRawPointer, keyLayout: StridedLayout,
         value: UnsafeRawPointer, valueLayout: StridedLayout, mask: UnsafeRawPointer?, maskLayout: StridedLayout?,
-        scale: Float, output: UnsafeMutablePointer<Float>, vectorized: Bool = true
+        scale: Float, output: UnsafeMutablePointer<Float>, body: Body = .best
     ) {
         let rank = queryLayout.rank
         kernelPrecondition(
@@ -116,7 +135,7 @@ package enum AttentionKernels {
                     ldv: ldv, mask: maskPointer, ldm: maskStrides?.row ?? 0,
                     mask_column_stride: maskStrides?.column ?? 0, scale: scale, out: output + h * l * ev, ldo: ev)
                 tessera_attention_f32_variant(
-                    vectorized ? 1 : 0, &head, firstRow, Swift.min(rowsPerTask, l - firstRow), scratch)
+                    body.code, &head, firstRow, Swift.min(rowsPerTask, l - firstRow), scratch)
             }
         }
     }

@@ -6,7 +6,7 @@ import CTesseraSIMD
 ///
 /// A linear layer's constant weight `W [out, in]` is `Bᵀ` for `y = x · Wᵀ`: it is packed once
 /// (see ``PreparedWeights/packedRight(_:offset:depth:columns:rowStride:transposed:)``) and
-/// ``PackedGEMM/product(rows:a:lda:_:c:ldc:columnBias:clamp:)`` multiplies row-major
+/// ``PackedGEMM/product(rows:a:lda:_:c:ldc:columnBias:clamp:activation:)`` multiplies row-major
 /// activations by it, read in place.
 ///
 /// ```swift
@@ -49,9 +49,10 @@ extension PackedGEMM {
     /// included, on a transformer's linear layers, single-threaded); elsewhere OpenBLAS.
     package static let rightPackedIsPreferred: Bool = tessera_sgemm_packed_b_is_vectorized() != 0
 
-    /// `c[i, j] = clamp(Σ_k a[i, k] · B[k, firstColumn + j] + columnBias[j])` for `i < rows`,
-    /// `j < columns`, sums in `k` order with FMA; `columnBias` is relative to the block's first
-    /// column and optional.
+    /// `c[i, j] = activation(clamp(Σ_k a[i, k] · B[k, firstColumn + j] + columnBias[j]))` for
+    /// `i < rows`, `j < columns`, sums in `k` order with FMA; `columnBias` is relative to the
+    /// block's first column and optional, `activation` (optional) runs on each block of eight
+    /// rows as soon as the kernel has written it.
     ///
     /// - Precondition: `firstColumn` is a multiple of ``PackedGEMMRightOperand/stripColumns``
     ///   and `firstColumn + columns ≤ b.columns`; `a` holds `rows` rows of `b.depth` floats
@@ -59,23 +60,24 @@ extension PackedGEMM {
     package static func multiply(
         rows: Int, a: UnsafePointer<Float>, lda: Int, _ b: PackedGEMMRightOperand, firstColumn: Int, columns: Int,
         c: UnsafeMutablePointer<Float>, ldc: Int, columnBias: UnsafePointer<Float>? = nil,
-        clamp: ConvolutionClamp = .none
+        clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
     ) {
         kernelPrecondition(
             firstColumn % PackedGEMMRightOperand.stripColumns == 0 && firstColumn >= 0
                 && firstColumn + columns <= b.columns,
             "[gemm] columns \(firstColumn)..<\(firstColumn + columns) are not a strip-aligned block of \(b.columns)")
         let strips = b.strips + firstColumn * b.depth
+        let code = activation?.code ?? Int32(TESSERA_ACTIVATION_NONE)
         if columnBias == nil && clamp.isIdentity {
-            tessera_sgemm_packed_b(rows, columns, b.depth, a, lda, strips, c, ldc, nil)
+            tessera_sgemm_packed_b_activated(rows, columns, b.depth, a, lda, strips, c, ldc, nil, code)
             return
         }
         let (lo, hi) = clamp.kernelBounds
         var epilogue = tessera_gemm_epilogue(bias: columnBias, residual: nil, ldr: 0, lo: lo, hi: hi)
-        tessera_sgemm_packed_b(rows, columns, b.depth, a, lda, strips, c, ldc, &epilogue)
+        tessera_sgemm_packed_b_activated(rows, columns, b.depth, a, lda, strips, c, ldc, &epilogue, code)
     }
 
-    /// `c = clamp(a · B + columnBias)` over `rows` rows of `a` and all of B's columns, split
+    /// `c = activation(clamp(a · B + columnBias))` over `rows` rows of `a` and all of B's columns, split
     /// into one block of output columns (a multiple of 16) or rows (a multiple of 8) per kernel
     /// thread when the product is large enough; one micro-kernel call per block.
     ///
@@ -84,11 +86,13 @@ extension PackedGEMM {
     /// PackedGEMM.product(rows: 128, a: x, lda: 256, packed, c: y, ldc: 768)
     /// ```
     ///
-    /// - Precondition: As for ``multiply(rows:a:lda:_:firstColumn:columns:c:ldc:columnBias:clamp:)``
-    ///   over the whole operand. Runs multithreaded: do not call it from a `parallelFor` body.
+    /// - Precondition: As for
+    ///   ``multiply(rows:a:lda:_:firstColumn:columns:c:ldc:columnBias:clamp:activation:)`` over the
+    ///   whole operand. Runs multithreaded: do not call it from a `parallelFor` body.
     package static func product(
         rows m: Int, a: UnsafePointer<Float>, lda: Int, _ b: PackedGEMMRightOperand, c: UnsafeMutablePointer<Float>,
-        ldc: Int, columnBias: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none
+        ldc: Int, columnBias: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none,
+        activation: LinearActivation? = nil
     ) {
         let n = b.columns
         if m == 0 || n == 0 { return }
@@ -100,7 +104,7 @@ extension PackedGEMM {
         if tasks == 1 {
             multiply(
                 rows: m, a: a, lda: lda, b, firstColumn: 0, columns: n, c: c, ldc: ldc, columnBias: columnBias,
-                clamp: clamp)
+                clamp: clamp, activation: activation)
             return
         }
         let work = Double(m) * Double(n) * Double(b.depth)
@@ -112,7 +116,7 @@ extension PackedGEMM {
                     rows: Swift.min(rowBlock, m - firstRow), a: a + firstRow * lda, lda: lda, b,
                     firstColumn: firstColumn, columns: Swift.min(columnBlock, n - firstColumn),
                     c: c + firstRow * ldc + firstColumn, ldc: ldc, columnBias: columnBias.map { $0 + firstColumn },
-                    clamp: clamp)
+                    clamp: clamp, activation: activation)
             }
         }
     }

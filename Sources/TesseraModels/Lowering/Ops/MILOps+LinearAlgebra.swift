@@ -46,10 +46,21 @@ extension MILOp {
     /// `x · weightᵀ + bias` over the last axis of `x` (any rank ≥ 1), as one GEMM over all
     /// leading rows: `[rows, D_in] · [D_in, D_out]`. The reshapes and the product report
     /// an input or bias that does not fit.
+    ///
+    /// When every leading axis but the last has size 1 (`[1, L, D_in]`, a transformer's
+    /// activations) the product takes `x` as it is — a batch of one, the same GEMM — so the
+    /// bias and what follows (an activation) read the product itself, not a reshaped view of
+    /// it, and fuse into its step (`ConvolutionEpilogueFusion`, `LinearActivationFusion`).
     static func linear(_ x: MLTensor, weight: MLTensor, bias: MLTensor?) throws -> MLTensor {
         try require(weight.rank == 2, "weight must be [D_out, D_in], got \(weight.shape)")
         let (outFeatures, inFeatures) = (weight.shape[0], weight.shape[1])
         let leading = Array(x.shape.dropLast())
+        if x.rank >= 2 && leading.dropLast().allSatisfy({ $0 == 1 }) {
+            try require(x.shape[x.rank - 1] == inFeatures, "x \(x.shape) does not fit weight \(weight.shape)")
+            let y = x.matmul(weight.transposed())
+            guard let bias else { return y }
+            return y + bias.reshapedIfNeeded(to: [outFeatures])
+        }
         var y = x.reshapedIfNeeded(to: [leading.reduce(1, *), inFeatures]).matmul(weight.transposed())
         if let bias {
             y = y + bias.reshapedIfNeeded(to: [outFeatures])
