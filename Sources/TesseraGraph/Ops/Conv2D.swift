@@ -35,9 +35,17 @@ package enum Conv2DRule: OpRule {
             packedWeights: preparedWeights(weight, parameters: parameters))
     }
 
-    /// A constant weight's packed panels, made on its first use and kept with the model
-    /// (``PreparedWeights``), when the convolution runs on the packed micro-kernel; `nil`
-    /// otherwise (the kernel then packs a weight that may change for this call alone).
+    /// A constant weight's packed panels, made at load (``prepare(_:operands:)``) or on its first
+    /// use, and kept with the model (``PreparedWeights``).
+    package static func prepare(_ op: GraphOp, operands: [TensorValue?]) {
+        guard case .conv2d(let parameters) = op, operands.count > 1, let weight = operands[1] else { return }
+        _ = preparedWeights(weight, parameters: parameters)
+    }
+
+    /// A constant weight's packed panels, made on its first use (or at load,
+    /// ``prepare(_:operands:)``) and kept with the model (``PreparedWeights``), when the
+    /// convolution runs on the packed micro-kernel; `nil` otherwise (the kernel then packs a
+    /// weight that may change for this call alone).
     static func preparedWeights(_ weight: TensorValue, parameters: Conv2DParameters) -> PackedGEMMOperand? {
         let shape = weight.layout.shape
         guard PackedGEMM.isPreferred, parameters.groups == 1, weight.layout.isContiguous else { return nil }

@@ -59,9 +59,28 @@ package enum MatMulRule: OpRule {
         columnBias: UnsafePointer<Float>? = nil,
         clamp: ConvolutionClamp = .none
     ) -> Bool {
-        guard PackedGEMM.rightPackedIsPreferred, a.type == .float32, b.type == .float32, b.layout.rank == 2,
-            a.layout.rank >= 2
+        guard a.type == .float32, a.layout.rank >= 2, let k = b.layout.shape.first,
+            let (rows, lda) = evenRows(a.layout, depth: k), let packed = preparedRight(b)
         else { return false }
+        let n = b.layout.shape[1]
+        PackedGEMM.product(
+            rows: rows, a: a.floats, lda: lda, packed, c: output, ldc: n, columnBias: columnBias, clamp: clamp)
+        if clamp.hasNaNBound { clamp.finishRows(output, rows: rows, columns: n, adding: nil, addRowStride: 0) }
+        return true
+    }
+
+    /// A constant right operand's packed strips, made at load (``prepare(_:operands:)``) or on
+    /// its first use, and kept with the model (``PreparedWeights``).
+    package static func prepare(_ op: GraphOp, operands: [TensorValue?]) {
+        guard operands.count == 2, let b = operands[1] else { return }
+        _ = preparedRight(b)
+    }
+
+    /// The packed strips of `b` when ``runPrepared(_:_:output:columnBias:clamp:)`` may use
+    /// them: a float32 rank-2 operand `[k, n]`, row-major or the transposed view of `[n, k]`,
+    /// in memory nobody writes, with the right-packed kernel preferred; `nil` otherwise.
+    static func preparedRight(_ b: TensorValue) -> PackedGEMMRightOperand? {
+        guard PackedGEMM.rightPackedIsPreferred, b.type == .float32, b.layout.rank == 2 else { return nil }
         let (k, n) = (b.layout.shape[0], b.layout.shape[1])
         let (rowStride, columnStride) = (b.layout.strides[0], b.layout.strides[1])
         let transposed: Bool
@@ -71,16 +90,11 @@ package enum MatMulRule: OpRule {
         } else if rowStride == 1 && columnStride >= k {
             (transposed, stride) = (true, columnStride)
         } else {
-            return false
+            return nil
         }
-        guard k > 0, n > 0, let (rows, lda) = evenRows(a.layout, depth: k),
-            let packed = PreparedWeights.packedRight(
-                b.storage, offset: b.layout.offset, depth: k, columns: n, rowStride: stride, transposed: transposed)
-        else { return false }
-        PackedGEMM.product(
-            rows: rows, a: a.floats, lda: lda, packed, c: output, ldc: n, columnBias: columnBias, clamp: clamp)
-        if clamp.hasNaNBound { clamp.finishRows(output, rows: rows, columns: n, adding: nil, addRowStride: 0) }
-        return true
+        guard k > 0, n > 0 else { return nil }
+        return PreparedWeights.packedRight(
+            b.storage, offset: b.layout.offset, depth: k, columns: n, rowStride: stride, transposed: transposed)
     }
 
     /// The rows of a `[..., m, k]` layout as one matrix: their count and the distance between
