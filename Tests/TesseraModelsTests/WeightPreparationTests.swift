@@ -11,21 +11,23 @@ import _TesseraTestSupport
 /// its outputs are still NumPy's.
 @Suite("Weight preparation at load")
 struct WeightPreparationTests {
-    /// Fixtures whose weights take a packed kernel: convolutions (`batch_cnn`) and linear
-    /// layers (`batch_mlp`, `linear_relu_softmax`), with a NumPy reference case each.
-    static let fixtures: [(model: String, reference: () throws -> APIExpected.Case)] = [
-        ("batch_cnn", { try #require(BatchExpected.all["batch_cnn"]?.first) }),
-        ("batch_mlp", { try #require(BatchExpected.all["batch_mlp"]?.first) }),
-        ("linear_relu_softmax", { try #require(APIExpected.all["linear_relu_softmax"]) }),
-    ]
+    /// Fixtures whose weights take a packed kernel — convolutions (`batch_cnn`) and linear
+    /// layers (`batch_mlp`, `linear_relu_softmax`) — each with a NumPy reference case.
+    static let names = ["batch_cnn", "batch_mlp", "linear_relu_softmax"]
+
+    /// Fixture `index` of ``names`` and its reference case.
+    static func fixture(_ index: Int) throws -> (String, APIExpected.Case) {
+        let name = names[index]
+        let reference = name == "linear_relu_softmax" ? APIExpected.all[name] : BatchExpected.all[name]?.first
+        return (name, try #require(reference))
+    }
 
     /// Whether this CPU runs the packed kernels, so that weights get packed forms at all.
     static var packs: Bool { PackedGEMM.isPreferred || PackedGEMM.rightPackedIsPreferred }
 
     @Test("a loaded model's first prediction packs no weight, and matches NumPy", arguments: 0..<3)
     func firstPredictionPacksNothing(_ index: Int) async throws {
-        let (name, reference) = Self.fixtures[index]
-        let expected = try reference()
+        let (name, expected) = try Self.fixture(index)
         let model = try MLModel(contentsOf: modelFixture("\(name).mlpackage"))
         let (output, misses) = try await PreparedWeights.countingMisses {
             try await model.prediction(from: try expected.provider())
@@ -46,8 +48,7 @@ struct WeightPreparationTests {
     @Test("the same program lowered without a model's load preparation packs on its first run", arguments: 0..<3)
     func unpreparedRunPacks(_ index: Int) async throws {
         guard Self.packs else { return }
-        let (name, reference) = Self.fixtures[index]
-        let expected = try reference()
+        let (name, expected) = try Self.fixture(index)
         let package = try CoreMLPackage(contentsOf: modelFixture("\(name).mlpackage"))
         let function = try LoweredFunction(package: package, functionName: "main")
         let inputs = expected.inputs.mapValues {
@@ -62,8 +63,7 @@ struct WeightPreparationTests {
 
     @Test("prepare readies a graph's constant weights without computing it")
     func prepareComputesNothing() async throws {
-        let (name, reference) = Self.fixtures[0]
-        let expected = try reference()
+        let (name, expected) = try Self.fixture(0)
         let package = try CoreMLPackage(contentsOf: modelFixture("\(name).mlpackage"))
         let function = try LoweredFunction(package: package, functionName: "main")
         let inputs = expected.inputs.mapValues {
