@@ -35,8 +35,8 @@ package enum Conv2DRule: OpRule {
             packedWeights: preparedWeights(weight, parameters: parameters))
     }
 
-    /// A constant weight's packed panels, made at load (``prepare(_:operands:)``) or on its first
-    /// use, and kept with the model (``PreparedWeights``).
+    /// Makes a constant weight's packed panels at load, as ``run(_:_:)`` looks them up
+    /// (``preparedWeights(_:parameters:)``).
     package static func prepare(_ op: GraphOp, operands: [TensorValue?]) {
         guard case .conv2d(let parameters) = op, operands.count > 1, let weight = operands[1] else { return }
         _ = preparedWeights(weight, parameters: parameters)

@@ -69,8 +69,8 @@ package enum MatMulRule: OpRule {
         return true
     }
 
-    /// A constant right operand's packed strips, made at load (``prepare(_:operands:)``) or on
-    /// its first use, and kept with the model (``PreparedWeights``).
+    /// Makes a constant right operand's packed strips at load, as ``run(_:_:)`` looks them up
+    /// (``preparedRight(_:)``).
     package static func prepare(_ op: GraphOp, operands: [TensorValue?]) {
         guard operands.count == 2, let b = operands[1] else { return }
         _ = preparedRight(b)

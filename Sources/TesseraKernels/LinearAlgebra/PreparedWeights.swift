@@ -1,7 +1,8 @@
 import Synchronization
 
-/// Packed forms of constant weights, made on a weight's first use and kept for as long as
-/// its memory lives, so a model's convolutions pack their weights once, not once per
+/// Packed forms of constant weights, made when a model loads (an op rule's `prepare`, from
+/// `GraphExecutor.prepare`) or else on a weight's first use, and kept for as long as its memory
+/// lives, so a model's convolutions and linear layers pack their weights once, never per
 /// prediction.
 ///
 /// Only memory nobody writes qualifies: storage adopted from the caller
