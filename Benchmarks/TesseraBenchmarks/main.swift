@@ -4,7 +4,8 @@ import TesseraTensor
 
 // Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
 // Arguments: area names to run only some (tensor, elementwise, reduction, linalg, conv, winograd, copy,
-// multiarray, models, compile, classic; t9parts times the pieces of T9), `--json PATH` to write the tensor
+// multiarray, models, compile, classic; t9parts times the pieces of T9, loadparts the phases of a
+// model load), `--json PATH` to write the tensor
 // workloads' medians for Benchmarks/peers/compare.py, and `--models-dir DIR` for the model
 // workloads (made by Benchmarks/peers/model_workloads.py --make-models DIR) and the compile
 // workloads (made by Benchmarks/peers/make_compile_model.py DIR) and the classic workloads (made by
@@ -82,6 +83,9 @@ if selected.contains("models") || modelsDirectory != nil {
 if selected.contains("compile") {
     compileFigures = await runCompileBenchmarks(
         modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? ".build/bench-models"))
+}
+if selected.contains("loadparts") {
+    await runLoadParts(modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? ".build/bench-models"))
 }
 if selected.contains("classic") {
     runClassicBenchmarks(modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? "Benchmarks/peers/models"))

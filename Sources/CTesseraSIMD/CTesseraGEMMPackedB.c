@@ -17,10 +17,13 @@ void tessera_sgemm_pack_b(const float *b, long ldb, int transposed, long k, long
         float *strip = packed + s * k;
         long width = n - s < STRIP ? n - s : STRIP;
         if (transposed) {
-            // b is [n, k]: column j of B is row j of b, read sequentially.
-            for (long j = 0; j < width; j++) {
-                const float *source = b + (s + j) * ldb;
-                for (long kk = 0; kk < k; kk++) strip[kk * STRIP + j] = source[kk];
+            // b is [n, k]: column j of B is row j of b. Depth outer, columns inner: sixteen
+            // sequential read streams and one sequential write stream. Column by column, every
+            // write went to another cache line of a strip larger than L1: 1.7x slower on a
+            // [1000, 1280] or [3072, 768] weight, level on [768, 3072] (thread CPU time).
+            for (long kk = 0; kk < k; kk++) {
+                float *row = strip + kk * STRIP;
+                for (long j = 0; j < width; j++) row[j] = b[(s + j) * ldb + kk];
             }
         } else {
             for (long kk = 0; kk < k; kk++)

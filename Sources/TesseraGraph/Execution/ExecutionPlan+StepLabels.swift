@@ -47,7 +47,7 @@ extension ExecutionPlan {
             ).name
         case .matmul:
             guard inputs.count == 2, let a = inputs[0], let b = inputs[1] else { return "matmul" }
-            if MatMulRule.takesPreparedPath(a, b) { return "packed GEMM (weights prepared once)" }
+            if MatMulRule.preparedOperands(a, b) != nil { return "packed GEMM (weights prepared once)" }
             let (m, k, n) = (
                 a.layout.shape[a.layout.rank - 2], a.layout.shape[a.layout.rank - 1], entry.shape.last ?? 1
             )
@@ -68,20 +68,5 @@ extension ExecutionPlan {
         let name = "\(op)"
         let end = name.firstIndex { "([<".contains($0) } ?? name.endIndex
         return String(name[..<end])
-    }
-}
-
-extension MatMulRule {
-    /// Whether ``run(_:_:)`` takes the right-packed micro-kernel with a prepared weight for
-    /// these operands: the guards of `runPrepared`, with the weight cache's test of the
-    /// storage (``PreparedWeights/isCacheable(_:)``) in place of its lookup.
-    static func takesPreparedPath(_ a: TensorValue, _ b: TensorValue) -> Bool {
-        guard PackedGEMM.rightPackedIsPreferred, a.type == .float32, b.type == .float32, b.layout.rank == 2,
-            a.layout.rank >= 2
-        else { return false }
-        let (k, n) = (b.layout.shape[0], b.layout.shape[1])
-        let (rowStride, columnStride) = (b.layout.strides[0], b.layout.strides[1])
-        guard (columnStride == 1 && rowStride >= n) || (rowStride == 1 && columnStride >= k) else { return false }
-        return k > 0 && n > 0 && evenRows(a.layout, depth: k) != nil && PreparedWeights.isCacheable(b.storage)
     }
 }

@@ -115,26 +115,7 @@ package enum GraphExecutor {
     private static func materialize(
         _ nodes: [Node], scope: PlanCacheScope?, reserving: Bool, memoryLimit: Int?
     ) throws(BufferPoolError) -> PlanStatistics {
-        // Collecting (which marks nodes with the epoch) and looking the plan up happen under
-        // the lock; compiling a new plan and running it do not, so the lock is only ever held
-        // for one pass over the pending graph and requests from several threads compute at
-        // the same time.
-        let (snapshot, cached) = state.withLock { state in
-            state.epoch += 1
-            if let scope { return scope.cache.lookUp(nodes, epoch: state.epoch, sizeHint: &state.snapshotSize) }
-            return state.cache.lookUp(nodes, epoch: state.epoch, sizeHint: &state.snapshotSize)
-        }
-        let plan: ExecutionPlan
-        if let cached {
-            plan = cached
-        } else {
-            let compiled = ExecutionPlan(entries: snapshot.entries(), outputs: snapshot.outputs)
-            plan = state.withLock { state in
-                if let scope { return scope.cache.insert(compiled, for: snapshot.key) }
-                return state.cache.insert(compiled, for: snapshot.key)
-            }
-        }
-        let cacheHit = cached != nil
+        let (snapshot, plan, cacheHit) = planned(nodes, scope: scope)
         // With another run in flight, this one keeps its loops on its own thread: two jobs on
         // two cores beat two jobs each splitting every loop across both (same bits either way).
         let othersRunning = runsInFlight.wrappingAdd(1, ordering: .relaxed).oldValue
@@ -160,6 +141,29 @@ package enum GraphExecutor {
         statistics.inPlaceSteps = inPlace
         state.withLock { $0.last = statistics }
         return statistics
+    }
+
+    /// The graph below `nodes` and its plan from `scope`'s cache (the process-wide one when
+    /// `nil`), compiled and kept there when new; `cacheHit` says whether it was found.
+    static func planned(_ nodes: [Node], scope: PlanCacheScope?) -> (
+        snapshot: GraphSnapshot, plan: ExecutionPlan, cacheHit: Bool
+    ) {
+        // Collecting (which marks nodes with the epoch) and looking the plan up happen under
+        // the lock; compiling a new plan and running it do not, so the lock is only ever held
+        // for one pass over the pending graph and requests from several threads compute at
+        // the same time.
+        let (snapshot, cached) = state.withLock { state in
+            state.epoch += 1
+            if let scope { return scope.cache.lookUp(nodes, epoch: state.epoch, sizeHint: &state.snapshotSize) }
+            return state.cache.lookUp(nodes, epoch: state.epoch, sizeHint: &state.snapshotSize)
+        }
+        if let cached { return (snapshot, cached, true) }
+        let compiled = ExecutionPlan(entries: snapshot.entries(), outputs: snapshot.outputs)
+        let plan = state.withLock { state in
+            if let scope { return scope.cache.insert(compiled, for: snapshot.key) }
+            return state.cache.insert(compiled, for: snapshot.key)
+        }
+        return (snapshot, plan, false)
     }
 
     /// Materializes `nodes` for an `async` caller, on the calling task's thread, and returns

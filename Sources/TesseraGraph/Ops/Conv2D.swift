@@ -36,8 +36,15 @@ package enum Conv2DRule: OpRule {
             packedWeights: prepared?.packed, winogradFilter: prepared?.winograd)
     }
 
-    /// A constant weight in the form its kernel consumes, made on its first use and kept with
-    /// the model (``PreparedWeights``): the Winograd-transformed filter when the convolution runs
+    /// Makes a constant weight's prepared form at load, as ``run(_:_:)`` looks it up
+    /// (``preparedWeights(_:inputShape:parameters:)``).
+    package static func prepare(_ op: GraphOp, operands: [TensorValue?], shapes: [[Int]]) {
+        guard case .conv2d(let parameters) = op, operands.count > 1, let weight = operands[1] else { return }
+        _ = preparedWeights(weight, inputShape: shapes[0], parameters: parameters)
+    }
+
+    /// A constant weight in the form its kernel consumes, made on its first use (or at load,
+    /// ``prepare(_:operands:shapes:)``) and kept with the model (``PreparedWeights``): the Winograd-transformed filter when the convolution runs
     /// by Winograd (``ConvolutionRoute/winograd(tile:)``), the
     /// packed panels when it runs on the packed micro-kernel; `nil` otherwise (the kernel then
     /// prepares a weight that may change for this call alone).

@@ -67,9 +67,43 @@ package enum MatMulRule: OpRule {
         columnBias: UnsafePointer<Float>? = nil,
         clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
     ) -> Bool {
-        guard PackedGEMM.rightPackedIsPreferred, a.type == .float32, b.type == .float32, b.layout.rank == 2,
-            a.layout.rank >= 2
-        else { return false }
+        guard let (rows, lda, packed) = preparedOperands(a, b) else { return false }
+        let n = b.layout.shape[1]
+        // A NaN bound is applied after the kernel, so the activation then comes after it too.
+        let late = clamp.hasNaNBound ? activation : nil
+        PackedGEMM.product(
+            rows: rows, a: a.floats, lda: lda, packed, c: output, ldc: n, columnBias: columnBias, clamp: clamp,
+            activation: late == nil ? activation : nil)
+        if clamp.hasNaNBound { clamp.finishRows(output, rows: rows, columns: n, adding: nil, addRowStride: 0) }
+        late?.applyRows(output, rows: rows, columns: n)
+        return true
+    }
+
+    /// The operands of ``runPrepared(_:_:output:columnBias:clamp:activation:)`` when it runs: a
+    /// float32 left operand of rank 2 or more whose rows are evenly spaced with unit column
+    /// stride (its row count and row stride), and `b`'s packed strips (``preparedRight(_:)``);
+    /// `nil` when ``GEMMKernels/matmul(a:aLayout:b:bLayout:type:output:)`` does the product.
+    static func preparedOperands(
+        _ a: TensorValue, _ b: TensorValue
+    ) -> (rows: Int, lda: Int, packed: PackedGEMMRightOperand)? {
+        guard a.type == .float32, a.layout.rank >= 2, let k = b.layout.shape.first,
+            let (rows, lda) = evenRows(a.layout, depth: k), let packed = preparedRight(b)
+        else { return nil }
+        return (rows, lda, packed)
+    }
+
+    /// Makes a constant right operand's packed strips at load, as ``run(_:_:)`` looks them up
+    /// (``preparedRight(_:)``).
+    package static func prepare(_ op: GraphOp, operands: [TensorValue?], shapes: [[Int]]) {
+        guard operands.count == 2, let b = operands[1] else { return }
+        _ = preparedRight(b)
+    }
+
+    /// The packed strips of `b` when ``runPrepared(_:_:output:columnBias:clamp:activation:)`` may use
+    /// them: a float32 rank-2 operand `[k, n]`, row-major or the transposed view of `[n, k]`,
+    /// in memory nobody writes, with the right-packed kernel preferred; `nil` otherwise.
+    static func preparedRight(_ b: TensorValue) -> PackedGEMMRightOperand? {
+        guard PackedGEMM.rightPackedIsPreferred, b.type == .float32, b.layout.rank == 2 else { return nil }
         let (k, n) = (b.layout.shape[0], b.layout.shape[1])
         let (rowStride, columnStride) = (b.layout.strides[0], b.layout.strides[1])
         let transposed: Bool
@@ -79,20 +113,11 @@ package enum MatMulRule: OpRule {
         } else if rowStride == 1 && columnStride >= k {
             (transposed, stride) = (true, columnStride)
         } else {
-            return false
+            return nil
         }
-        guard k > 0, n > 0, let (rows, lda) = evenRows(a.layout, depth: k),
-            let packed = PreparedWeights.packedRight(
-                b.storage, offset: b.layout.offset, depth: k, columns: n, rowStride: stride, transposed: transposed)
-        else { return false }
-        // A NaN bound is applied after the kernel, so the activation then comes after it too.
-        let late = clamp.hasNaNBound ? activation : nil
-        PackedGEMM.product(
-            rows: rows, a: a.floats, lda: lda, packed, c: output, ldc: n, columnBias: columnBias, clamp: clamp,
-            activation: late == nil ? activation : nil)
-        if clamp.hasNaNBound { clamp.finishRows(output, rows: rows, columns: n, adding: nil, addRowStride: 0) }
-        late?.applyRows(output, rows: rows, columns: n)
-        return true
+        guard k > 0, n > 0 else { return nil }
+        return PreparedWeights.packedRight(
+            b.storage, offset: b.layout.offset, depth: k, columns: n, rowStride: stride, transposed: transposed)
     }
 
     /// The rows of a `[..., m, k]` layout as one matrix: their count and the distance between

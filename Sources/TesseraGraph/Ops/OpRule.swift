@@ -39,6 +39,14 @@ package protocol OpRule {
     /// ``OpKind/kernel`` families.
     static func run(_ op: GraphOp, _ call: KernelCall)
 
+    /// Makes ahead of the first run, from the operands known before it (a loaded model's
+    /// constants; `nil` for every operand computed at run time) and every operand's shape, the
+    /// prepared forms ``run(_:_:)`` will look up for them (``PreparedWeights``: packed panels or
+    /// a Winograd filter of a constant weight), so no prediction pays for them. Only for
+    /// ``OpKind/kernel`` families; the default prepares nothing. It must look the forms up
+    /// exactly as `run` does, so the two cannot drift apart.
+    static func prepare(_ op: GraphOp, operands: [TensorValue?], shapes: [[Int]])
+
     /// `source` with the layout `op` gives it, sharing its storage. Only for ``OpKind/view``
     /// families.
     static func view(_ op: GraphOp, of source: TensorValue) -> TensorValue
@@ -54,6 +62,8 @@ extension OpRule {
     package static func view(_ op: GraphOp, of source: TensorValue) -> TensorValue {
         kernelFailure("[view] \(op) is not a view")
     }
+
+    package static func prepare(_ op: GraphOp, operands: [TensorValue?], shapes: [[Int]]) {}
 
     /// Throws unless there are exactly `count` inputs.
     static func expectInputs(_ op: GraphOp, _ inputs: [Node], _ count: Int) throws(OpError) {

@@ -1,7 +1,8 @@
 import Synchronization
 
-/// Packed forms of constant weights, made on a weight's first use and kept for as long as
-/// its memory lives, so a model's convolutions pack their weights once, not once per
+/// Packed forms of constant weights, made when a model loads (an op rule's `prepare`, from
+/// `GraphExecutor.prepare`) or else on a weight's first use, and kept for as long as its memory
+/// lives, so a model's convolutions and linear layers pack their weights once, never per
 /// prediction.
 ///
 /// Only memory nobody writes qualifies: storage adopted from the caller
@@ -153,12 +154,38 @@ package enum PreparedWeights {
         }) {
             return found
         }
+        MissCounter.current?.count.add(1, ordering: .relaxed)
         let packed = pack(UnsafePointer(weights))
         entries.withLock { table in
-            table = table.filter { $0.value.storage != nil }
+            // Rebuilt only when some storage was freed (a model's weights packed at load arrive
+            // one after another, and rebuilding for each cost a quadratic number of hashes).
+            if table.values.contains(where: { $0.storage == nil }) { table = table.filter { $0.value.storage != nil } }
             table[key] = Entry(storage: root, packed: packed)
         }
         return packed
+    }
+
+    /// Counts the packed forms made (weights not found prepared) by the task that runs
+    /// ``countingMisses(_:)``'s body, on its own thread: a test's view of whether a prediction
+    /// packed anything, unaffected by other tests running at the same time.
+    final class MissCounter: Sendable {
+        let count = Atomic<Int>(0)
+        @TaskLocal static var current: MissCounter?
+    }
+
+    /// Runs `body` and returns its result with the number of weights it packed because they
+    /// were not prepared yet (made on this task's thread; for tests: a prediction after a model
+    /// prepared its weights at load packs none).
+    ///
+    /// ```swift
+    /// let (_, misses) = try await PreparedWeights.countingMisses { try await model.prediction(from: input) }
+    /// ```
+    package static func countingMisses<Result>(
+        _ body: () async throws -> Result
+    ) async rethrows -> (result: Result, misses: Int) {
+        let counter = MissCounter()
+        let result = try await MissCounter.$current.withValue(counter, operation: body)
+        return (result, counter.count.load(ordering: .relaxed))
     }
 
     /// The number of packed weights kept (for tests).

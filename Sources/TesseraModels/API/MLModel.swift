@@ -152,13 +152,15 @@ public final class MLModel: Sendable {
         }
         let bindings = try InputBinding.make(function: function, description: description, model: name)
         let stateBindings = try StateBinding.make(function: function, description: description, model: name)
-        try MLModel.checkBuildsOnDeclaredShapes(function, inputs: bindings, states: stateBindings, model: name)
+        let checked = try MLModel.checkBuildsOnDeclaredShapes(
+            function, inputs: bindings, states: stateBindings, model: name)
         self.bindings = bindings
         self.stateBindings = stateBindings
         self.stateOwner = StateOwner(modelName: name)
         self.modelDescription = description
         self.configurationSnapshot = snapshot
         self.engine = .program(function)
+        if let checked { prepareFirstPrediction(checked) }
         reporter.report(.done)
     }
 

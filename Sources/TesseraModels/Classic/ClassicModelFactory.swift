@@ -89,6 +89,7 @@ extension CoreMLPackage {
     init(stage model: CoreMLSpec.Model, of parent: CoreMLPackage) throws {
         url = parent.url
         modelURL = parent.modelURL
+        modelDisplayName = parent.modelDisplayName
         weightsDirectory = parent.weightsDirectory
         self.model = model
         inMemoryWeights = parent.inMemoryWeights

@@ -16,6 +16,7 @@ extension CoreMLPackage {
     ) {
         self.url = url
         self.modelURL = modelURL
+        self.modelDisplayName = modelURL.lastPathComponent
         self.weightsDirectory = url
         self.model = model
         self.weightFiles = weightFiles

@@ -26,8 +26,9 @@ package struct CoreMLPackage: Sendable {
     /// stage's) resolve here and no file is read. `nil` for a package on disk.
     package let inMemoryWeights: [String: Data]?
 
-    /// The name errors use for the specification file.
-    package var modelDisplayName: String { modelURL.lastPathComponent }
+    /// The name errors use for the specification file (`modelURL`'s last component, taken once:
+    /// every constant of a program names it, and `URL` parses the path each time it is asked).
+    package let modelDisplayName: String
 
     /// Loads a model from an `.mlpackage` directory or an `.mlmodel` file.
     ///
@@ -60,6 +61,7 @@ package struct CoreMLPackage: Sendable {
             weightsDirectory = url.deletingLastPathComponent().appendingPathComponent("weights")
         }
         let name = modelURL.lastPathComponent
+        modelDisplayName = name
         model = try CoreMLSpec.Model(decoding: try Self.read(modelURL, name: name), file: name)
         inMemoryWeights = nil
         weightFiles = try Self.loadWeights(of: model, weightsDirectory: weightsDirectory, modelURL: modelURL)
@@ -76,7 +78,8 @@ package struct CoreMLPackage: Sendable {
         self.url = url
         modelURL = url.appendingPathComponent("Data/com.apple.CoreML/model.mlmodel")
         weightsDirectory = modelURL.deletingLastPathComponent().appendingPathComponent("weights")
-        model = try CoreMLSpec.Model(decoding: modelData, file: modelURL.lastPathComponent)
+        modelDisplayName = modelURL.lastPathComponent
+        model = try CoreMLSpec.Model(decoding: modelData, file: modelDisplayName)
         inMemoryWeights = weightFiles
         self.weightFiles = try Self.loadWeights(
             of: model, weightsDirectory: weightsDirectory, modelURL: modelURL, inMemory: weightFiles)

@@ -23,7 +23,8 @@ struct AttentionChain {
     /// Every chain in `operations` whose intermediates nothing else reads (`outputs`: the
     /// block's outputs; uses inside nested blocks count).
     static func find(in operations: [MILOperation], outputs: [String], context: LoweringContext) -> [AttentionChain] {
-        guard context.float16Rounding == .none else { return [] }
+        // A chain starts at a matmul: a block without one (a CNN's) skips the use counts.
+        guard context.float16Rounding == .none, operations.contains(where: { $0.type == "matmul" }) else { return [] }
         var uses: [String: Int] = [:]
         func count(_ operations: [MILOperation]) {
             for operation in operations {

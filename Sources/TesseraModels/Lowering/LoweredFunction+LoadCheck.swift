@@ -41,12 +41,18 @@ extension LoweredFunction {
     }
 
     /// Builds the graph of one prediction on inputs of `shapes` whose elements are all 1,
-    /// without computing it: the checks every prediction on these shapes makes, once.
+    /// without computing it: the checks every prediction on these shapes makes, once. Returns
+    /// the program's outputs, still pending: the graph a prediction on these shapes computes,
+    /// for the model to prepare (``MLTensor/prepare(_:)``), or `nil` when the check was skipped.
     ///
     /// `shapes` maps input (and state) names to the shapes a caller gives them (a rank-0
     /// input as `[1]`, as Core ML gives it). Inputs missing from `shapes` or of a type Tessera
     /// does not compute in skip the check. Call it only when ``shapesDependOnInputValues``
     /// is `false`; otherwise a failure may belong to these particular values.
+    ///
+    /// The inputs are tensors of their own (as a prediction's are, so the graph has the
+    /// prediction's structure and its plan is the one a prediction finds), up to
+    /// ``maximumCheckInputBytes`` in all; past that, broadcast scalars.
     ///
     /// ```swift
     /// try function.checkBuilds(inputShapes: ["x": [1, 3, 224, 224]])
@@ -54,17 +60,44 @@ extension LoweredFunction {
     ///
     /// - Throws: ``LoweringError`` as ``run(_:)`` does: `.shapeMismatch` naming the operation
     ///   whose operands do not fit it, `.invalidInput` when a shape is not the program's.
-    package func checkBuilds(inputShapes shapes: [String: [Int]]) throws {
-        var inputs: [String: MLTensor] = [:]
+    @discardableResult
+    package func checkBuilds(inputShapes shapes: [String: [Int]]) throws -> [String: MLTensor]? {
+        var typed: [(name: String, shape: [Int], type: KernelScalarType)] = []
         for input in self.inputs {
             var type = input.type
             if case .state(let wrapped) = type { type = wrapped }
             guard let shape = shapes[input.name], let tensorType = type.tensorType,
                 let computeType = LoweredFunction.computeType(tensorType.dataType)
-            else { return }
-            // A broadcast scalar: nothing is allocated for the input itself.
-            inputs[input.name] = MLTensor.scalarConstant(1, type: computeType).broadcast(to: shape)
+            else { return nil }
+            typed.append((input.name, shape, computeType))
         }
-        _ = try evaluate(inputs)
+        let bytes = typed.reduce(0) { $0 + $1.shape.reduce($1.type.byteCount) { $0 &* Swift.max($1, 0) } }
+        let ownTensors = bytes <= LoweredFunction.maximumCheckInputBytes
+        var inputs: [String: MLTensor] = [:]
+        for (name, shape, type) in typed {
+            // A broadcast scalar allocates nothing for the input itself.
+            inputs[name] =
+                ownTensors
+                ? MLTensor(shape: shape, kernelType: type) { LoweredFunction.fillWithOnes($0, count: $1, type: type) }
+                : MLTensor.scalarConstant(1, type: type).broadcast(to: shape)
+        }
+        return try run(inputs)
     }
+
+    /// Writes `count` ones of `type` at `pointer`: one converted, then doubling copies.
+    static func fillWithOnes(_ pointer: UnsafeMutableRawPointer, count: Int, type: KernelScalarType) {
+        guard count > 0 else { return }
+        withUnsafeBytes(of: 1.0) { one in
+            ScalarConversion.convert(one.baseAddress!, from: .float64, into: pointer, to: type, count: 1)
+        }
+        var filled = 1
+        while filled < count {
+            let next = Swift.min(filled, count - filled)
+            (pointer + filled * type.byteCount).copyMemory(from: pointer, byteCount: next * type.byteCount)
+            filled += next
+        }
+    }
+
+    /// The most bytes of inputs ``checkBuilds(inputShapes:)`` allocates (16 MiB).
+    static let maximumCheckInputBytes = 16 << 20
 }

@@ -104,3 +104,15 @@ extension MLTensor {
         }
     }
 }
+
+extension MLTensor {
+    /// Readies the first computation of `tensors` without computing them: their plan is
+    /// compiled and cached, and the constants their kernels read are prepared
+    /// (``GraphExecutor/prepare(_:)``). A model calls it at load.
+    ///
+    /// - Returns: The number of kernel steps that read a constant.
+    @discardableResult
+    package static func prepare(_ tensors: [MLTensor]) -> Int {
+        GraphExecutor.prepare(tensors.compactMap(\.storedNode))
+    }
+}

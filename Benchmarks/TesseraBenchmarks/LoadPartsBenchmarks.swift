@@ -1,0 +1,73 @@
+import Foundation
+import TesseraModels
+import TesseraMultiArray
+import TesseraTensor
+
+/// Where a model's load goes (`loadparts`): `MLModel(contentsOf:)` taken apart into its phases
+/// — opening the package (manifest, protobuf, MIL program, weight mapping), the description,
+/// the lowering, the build check on the declared shapes and the preparation (plan compiled,
+/// constant weights packed) — each the median of repeated runs on a freshly opened package, next
+/// to the whole load, the first prediction of a freshly loaded model and a warm one. Models from
+/// `TESSERA_BENCH_MODELS` (default `m1`) in the models directory.
+func runLoadParts(modelsDirectory: URL) async {
+    print("\n## Load phases (median of repeated runs, each on a freshly opened package)")
+    let picked = ProcessInfo.processInfo.environment["TESSERA_BENCH_MODELS"]?.split(separator: ",").map(String.init)
+    for id in picked ?? ["m1"] {
+        let url = modelsDirectory.appendingPathComponent("\(id).mlpackage")
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            print("\(id): no \(url.path)")
+            continue
+        }
+        do {
+            let model = try MLModel(contentsOf: url)
+            let shapes = model.modelDescription.inputDescriptionsByName.mapValues {
+                $0.multiArrayConstraint?.shape.map(\.intValue) ?? []
+            }
+            let open = measure(warmups: 2, iterations: 15) { blackHole(try? ModelSource.open(url)) }
+            let package = try ModelSource.open(url)
+            let describe = measure(warmups: 2, iterations: 15) {
+                blackHole(try? MLModelDescription(package.model, functionName: nil))
+            }
+            let lower = measure(warmups: 2, iterations: 15) {
+                blackHole(try? LoweredFunction(package: package, functionName: "main"))
+            }
+            let function = try LoweredFunction(package: package, functionName: "main")
+            let check = measure(warmups: 2, iterations: 15) {
+                blackHole(try? function.checkBuilds(inputShapes: shapes))
+            }
+            var prepareSamples: [Double] = []
+            for _ in 0..<15 {
+                let fresh = try LoweredFunction(package: try ModelSource.open(url), functionName: "main")
+                let outputs = try fresh.checkBuilds(inputShapes: shapes) ?? [:]
+                let start = DispatchTime.now().uptimeNanoseconds
+                MLTensor.prepare(outputs.keys.sorted().map { outputs[$0]! })
+                prepareSamples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            }
+            let load = measure(warmups: 2, iterations: 15) { blackHole(try? MLModel(contentsOf: url)) }
+            report("\(id) open package", open, "manifest, protobuf, MIL program, weights mapped")
+            report("\(id) description", describe, "")
+            report("\(id) lowering", lower, "")
+            report("\(id) build check", check, "")
+            report("\(id) preparation", Timing(samples: prepareSamples.sorted()), "plan and packed weights")
+            report("\(id) MLModel load", load, "")
+            let input = try NumPyFile.read(modelsDirectory.appendingPathComponent("\(id)_input.npy"))
+            let inputName = model.modelDescription.inputDescriptionsByName.keys.sorted()[0]
+            let provider = try MLDictionaryFeatureProvider(dictionary: [inputName: MLFeatureValue(multiArray: input)])
+            var firstSamples: [Double] = []
+            for _ in 0..<5 {
+                let fresh = try MLModel(contentsOf: url)
+                let start = DispatchTime.now().uptimeNanoseconds
+                blackHole(try await fresh.prediction(from: provider))
+                firstSamples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            }
+            let first = Timing(samples: firstSamples.sorted())
+            let warm = await measureAsync(warmups: 3, iterations: 10) {
+                blackHole(try? await model.prediction(from: provider))
+            }
+            report("\(id) first prediction", first, String(format: "%.2f× warm", first.median / warm.median))
+            report("\(id) warm prediction", warm, "")
+        } catch {
+            print("\(id): \(error)")
+        }
+    }
+}
