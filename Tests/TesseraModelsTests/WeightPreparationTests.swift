@@ -73,7 +73,7 @@ struct WeightPreparationTests {
         let prepared = MLTensor.prepare(Array(outputs.values))
         #expect(prepared > 0)
         #expect(outputs.values.allSatisfy { !$0.isMaterialized })
-        let (_, misses) = try await PreparedWeights.countingMisses {
+        let (_, misses) = await PreparedWeights.countingMisses {
             await MLTensor.materialize(Array(outputs.values))
         }
         #expect(misses == 0)
