@@ -343,6 +343,16 @@ float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float
     return tessera_cpu_has_avx512f() ? tessera_exp_shifted_f32_avx512(src, dst, n, shift)
                                      : tessera_exp_shifted_f32_avx2(src, dst, n, shift);
 }
+// The error function's two polynomials, evaluated by Horner's rule from the first coefficient:
+// the Taylor series of erf(x) / (2x/√π) in x² (for |x| < 0.5) and Numerical Recipes' Chebyshev
+// fit of the exponent of erfc in t = 1 / (1 + |x|/2). Each step is `p = p·v + c`; a negative `c`
+// gives the same bits as subtracting its magnitude.
+#define TESSERA_ERF_SERIES(FIRST, STEP) \
+    FIRST(-1.0f / 1320) STEP(1.0f / 216) STEP(-1.0f / 42) STEP(1.0f / 10) STEP(-1.0f / 3) STEP(1.0f)
+#define TESSERA_ERFC_FIT(FIRST, STEP)                                                             \
+    FIRST(0.17087277f) STEP(-0.82215223f) STEP(1.48851587f) STEP(-1.13520398f) STEP(0.27886807f) \
+    STEP(-0.18628806f) STEP(0.09678418f) STEP(0.37409196f) STEP(1.00002368f) STEP(-1.26551223f)
+
 // The error function of eight lanes, the algorithm and operation order of Tessera's SIMD16
 // `vectorErf` (a Taylor series below |x| = 0.5, Numerical Recipes' Chebyshev fit of erfc above,
 // relative error below 1.2e-7): separate multiplies and adds (no FMA) except inside exp.
@@ -350,24 +360,19 @@ __attribute__((target("avx2,fma"))) static inline __m256 tessera_erf8(__m256 x) 
 #define TESSERA_SET(c) _mm256_set1_ps(c)
     __m256 z = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
     __m256 x2 = _mm256_mul_ps(x, x);
-    __m256 series = TESSERA_SET(-1.0f / 1320);
-    series = _mm256_add_ps(_mm256_mul_ps(series, x2), TESSERA_SET(1.0f / 216));
-    series = _mm256_sub_ps(_mm256_mul_ps(series, x2), TESSERA_SET(1.0f / 42));
-    series = _mm256_add_ps(_mm256_mul_ps(series, x2), TESSERA_SET(1.0f / 10));
-    series = _mm256_sub_ps(_mm256_mul_ps(series, x2), TESSERA_SET(1.0f / 3));
-    series = _mm256_add_ps(_mm256_mul_ps(series, x2), TESSERA_SET(1.0f));
+    __m256 series, p;
+#define TESSERA_FIRST(c) series = TESSERA_SET(c);
+#define TESSERA_STEP(c) series = _mm256_add_ps(_mm256_mul_ps(series, x2), TESSERA_SET(c));
+    TESSERA_ERF_SERIES(TESSERA_FIRST, TESSERA_STEP)
+#undef TESSERA_FIRST
+#undef TESSERA_STEP
     __m256 small = _mm256_mul_ps(_mm256_mul_ps(series, x), TESSERA_SET(1.1283791670955126f));
     __m256 t = _mm256_div_ps(TESSERA_SET(1.0f), _mm256_add_ps(TESSERA_SET(1.0f), _mm256_mul_ps(TESSERA_SET(0.5f), z)));
-    __m256 p = TESSERA_SET(0.17087277f);
-    p = _mm256_sub_ps(_mm256_mul_ps(p, t), TESSERA_SET(0.82215223f));
-    p = _mm256_add_ps(_mm256_mul_ps(p, t), TESSERA_SET(1.48851587f));
-    p = _mm256_sub_ps(_mm256_mul_ps(p, t), TESSERA_SET(1.13520398f));
-    p = _mm256_add_ps(_mm256_mul_ps(p, t), TESSERA_SET(0.27886807f));
-    p = _mm256_sub_ps(_mm256_mul_ps(p, t), TESSERA_SET(0.18628806f));
-    p = _mm256_add_ps(_mm256_mul_ps(p, t), TESSERA_SET(0.09678418f));
-    p = _mm256_add_ps(_mm256_mul_ps(p, t), TESSERA_SET(0.37409196f));
-    p = _mm256_add_ps(_mm256_mul_ps(p, t), TESSERA_SET(1.00002368f));
-    p = _mm256_sub_ps(_mm256_mul_ps(p, t), TESSERA_SET(1.26551223f));
+#define TESSERA_FIRST(c) p = TESSERA_SET(c);
+#define TESSERA_STEP(c) p = _mm256_add_ps(_mm256_mul_ps(p, t), TESSERA_SET(c));
+    TESSERA_ERFC_FIT(TESSERA_FIRST, TESSERA_STEP)
+#undef TESSERA_FIRST
+#undef TESSERA_STEP
     __m256 negz = _mm256_xor_ps(z, _mm256_set1_ps(-0.0f));
     __m256 erfc = _mm256_mul_ps(t, tessera_exp8(_mm256_add_ps(_mm256_mul_ps(negz, z), p)));
     __m256 large = _mm256_sub_ps(TESSERA_SET(1.0f), erfc);
@@ -382,24 +387,19 @@ __attribute__((target("avx512f,avx2,fma"))) static inline __m512 tessera_erf16(_
 #define TESSERA_SET(c) _mm512_set1_ps(c)
     __m512 z = _mm512_abs_ps(x);
     __m512 x2 = _mm512_mul_ps(x, x);
-    __m512 series = TESSERA_SET(-1.0f / 1320);
-    series = _mm512_add_ps(_mm512_mul_ps(series, x2), TESSERA_SET(1.0f / 216));
-    series = _mm512_sub_ps(_mm512_mul_ps(series, x2), TESSERA_SET(1.0f / 42));
-    series = _mm512_add_ps(_mm512_mul_ps(series, x2), TESSERA_SET(1.0f / 10));
-    series = _mm512_sub_ps(_mm512_mul_ps(series, x2), TESSERA_SET(1.0f / 3));
-    series = _mm512_add_ps(_mm512_mul_ps(series, x2), TESSERA_SET(1.0f));
+    __m512 series, p;
+#define TESSERA_FIRST(c) series = TESSERA_SET(c);
+#define TESSERA_STEP(c) series = _mm512_add_ps(_mm512_mul_ps(series, x2), TESSERA_SET(c));
+    TESSERA_ERF_SERIES(TESSERA_FIRST, TESSERA_STEP)
+#undef TESSERA_FIRST
+#undef TESSERA_STEP
     __m512 small = _mm512_mul_ps(_mm512_mul_ps(series, x), TESSERA_SET(1.1283791670955126f));
     __m512 t = _mm512_div_ps(TESSERA_SET(1.0f), _mm512_add_ps(TESSERA_SET(1.0f), _mm512_mul_ps(TESSERA_SET(0.5f), z)));
-    __m512 p = TESSERA_SET(0.17087277f);
-    p = _mm512_sub_ps(_mm512_mul_ps(p, t), TESSERA_SET(0.82215223f));
-    p = _mm512_add_ps(_mm512_mul_ps(p, t), TESSERA_SET(1.48851587f));
-    p = _mm512_sub_ps(_mm512_mul_ps(p, t), TESSERA_SET(1.13520398f));
-    p = _mm512_add_ps(_mm512_mul_ps(p, t), TESSERA_SET(0.27886807f));
-    p = _mm512_sub_ps(_mm512_mul_ps(p, t), TESSERA_SET(0.18628806f));
-    p = _mm512_add_ps(_mm512_mul_ps(p, t), TESSERA_SET(0.09678418f));
-    p = _mm512_add_ps(_mm512_mul_ps(p, t), TESSERA_SET(0.37409196f));
-    p = _mm512_add_ps(_mm512_mul_ps(p, t), TESSERA_SET(1.00002368f));
-    p = _mm512_sub_ps(_mm512_mul_ps(p, t), TESSERA_SET(1.26551223f));
+#define TESSERA_FIRST(c) p = TESSERA_SET(c);
+#define TESSERA_STEP(c) p = _mm512_add_ps(_mm512_mul_ps(p, t), TESSERA_SET(c));
+    TESSERA_ERFC_FIT(TESSERA_FIRST, TESSERA_STEP)
+#undef TESSERA_FIRST
+#undef TESSERA_STEP
     __m512 negz = _mm512_sub_ps(_mm512_setzero_ps(), z);
     __m512 erfc = _mm512_mul_ps(t, tessera_exp16(_mm512_add_ps(_mm512_mul_ps(negz, z), p)));
     __m512 large = _mm512_sub_ps(TESSERA_SET(1.0f), erfc);
@@ -409,6 +409,8 @@ __attribute__((target("avx512f,avx2,fma"))) static inline __m512 tessera_erf16(_
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), result, x);
 #undef TESSERA_SET
 }
+#undef TESSERA_ERF_SERIES
+#undef TESSERA_ERFC_FIT
 
 __attribute__((target("avx2,fma"))) static void tessera_erf_f32_avx2(const float *src, float *dst, long n) {
     long i = 0;
