@@ -47,6 +47,15 @@ static inline float tessera_gemm_b_finish(float x, long row, long column, const 
 // The activation over a chunk of at most TESSERA_ACTIVATION_CHUNK values; every multiply and add
 // a statement of its own so that none contracts into an FMA (the element-wise programs round each).
 #define TESSERA_ACTIVATION_CHUNK 256
+// GELU's last step, both forms: p = (p · 0.5) · (t + 1), t holding erf(p/√2) or tanh(√(2/π)(p + 0.044715p³)).
+static void tessera_gelu_finish(float *p, const float *t, long n) {
+    for (long i = 0; i < n; i++) {
+        float half = p[i] * 0.5f;
+        float shifted = t[i] + 1.0f;
+        p[i] = half * shifted;
+    }
+}
+
 static void tessera_activation_chunk(int activation, float *p, long n, int vector) {
     float t[TESSERA_ACTIVATION_CHUNK];
     switch (activation) {
@@ -57,11 +66,7 @@ static void tessera_activation_chunk(int activation, float *p, long n, int vecto
         } else {
             for (long i = 0; i < n; i++) t[i] = erff(t[i]);
         }
-        for (long i = 0; i < n; i++) {
-            float half = p[i] * 0.5f;
-            float shifted = t[i] + 1.0f;
-            p[i] = half * shifted;
-        }
+        tessera_gelu_finish(p, t, n);
         break;
     case TESSERA_ACTIVATION_GELU_TANH:
         for (long i = 0; i < n; i++) {
@@ -77,11 +82,7 @@ static void tessera_activation_chunk(int activation, float *p, long n, int vecto
         } else {
             for (long i = 0; i < n; i++) t[i] = tanhf(t[i]);
         }
-        for (long i = 0; i < n; i++) {
-            float half = p[i] * 0.5f;
-            float shifted = t[i] + 1.0f;
-            p[i] = half * shifted;
-        }
+        tessera_gelu_finish(p, t, n);
         break;
     case TESSERA_ACTIVATION_SILU:
         if (vector) {

@@ -107,6 +107,13 @@
     /// The number of input operands the program reads (one more than the largest `input` index).
     package let inputCount: Int
 
+    /// The input operand that value `register` loads (``Instruction/input(_:)``), or `nil`
+    /// when it computes something else.
+    package func inputIndex(loadedBy register: Int) -> Int? {
+        if case .input(let k) = instructions[register] { return k }
+        return nil
+    }
+
     /// Checks and builds a program.
     ///
     /// - Precondition: every operand names an earlier instruction, every output names an

@@ -85,10 +85,7 @@ enum ConvolutionEpilogueFusion {
     static func readings(of program: FusedProgram) -> [Reading] {
         guard program.computeType == .float32, program.outputs.count == 1 else { return [] }
         let instructions = program.instructions
-        func leaf(_ r: Int) -> Int? {
-            if case .input(let k) = instructions[r] { return k }
-            return nil
-        }
+        let leaf = program.inputIndex(loadedBy:)
         /// The ways to peel an optional `op(rest, bound)` off register `r`, the bound a leaf.
         func clamps(_ op: BinaryOp, _ r: Int) -> [(rest: Int, bound: Int?, onLeft: Bool)] {
             guard case .binary(let o, let a, let b) = instructions[r], o == op else { return [(r, nil, false)] }

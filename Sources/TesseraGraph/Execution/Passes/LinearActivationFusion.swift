@@ -107,10 +107,7 @@ enum LinearActivationFusion {
     static func readings(of program: FusedProgram) -> [Reading] {
         guard program.computeType == .float32, program.outputs.count == 1 else { return [] }
         let instructions = program.instructions
-        func leaf(_ r: Int) -> Int? {
-            if case .input(let k) = instructions[r] { return k }
-            return nil
-        }
+        let leaf = program.inputIndex(loadedBy:)
         func ways(_ pattern: Pattern, _ r: Int, _ bound: Bindings) -> [Bindings] {
             switch pattern {
             case .x:
