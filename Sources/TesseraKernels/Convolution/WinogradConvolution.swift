@@ -79,7 +79,9 @@ package final class WinogradFilter: @unchecked Sendable {
     package var storage: UnsafePointer<Float> { start }
 
     /// The bytes the transformed filter takes.
-    package var byteCount: Int { Self.byteCount(outputChannels: outputChannels, inputChannels: inputChannels, tile: tile) }
+    package var byteCount: Int {
+        Self.byteCount(outputChannels: outputChannels, inputChannels: inputChannels, tile: tile)
+    }
 }
 
 /// 3×3, stride-1 convolutions by Winograd's minimal filtering F(m×m, 3×3) (Lavin & Gray 2016):

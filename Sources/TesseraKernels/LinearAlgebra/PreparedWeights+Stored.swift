@@ -41,8 +41,9 @@ extension PreparedWeights {
         /// overflowing sizes, a tile other than 2 or 4, a row stride shorter than a row).
         package var byteCount: Int? {
             let limit = 1 << 40
-            guard rows >= 0, depth >= 0, rows < limit, depth < limit, rows.multipliedReportingOverflow(by: depth)
-                .partialValue < limit, weightOffset >= 0
+            guard rows >= 0, depth >= 0, rows < limit, depth < limit,
+                rows.multipliedReportingOverflow(by: depth)
+                    .partialValue < limit, weightOffset >= 0
             else { return nil }
             switch kind {
             case .left:
@@ -103,7 +104,8 @@ extension PreparedWeights {
     /// and starts at that address then finds the form instead of packing it, for as long as
     /// `keepAlive` (which keeps both the weights and the packed bytes alive) lives.
     package static func register(
-        _ forms: [(form: StoredForm, packed: UnsafeRawPointer)], base: UnsafeRawPointer, keepAlive: any AnyObject & Sendable
+        _ forms: [(form: StoredForm, packed: UnsafeRawPointer)], base: UnsafeRawPointer,
+        keepAlive: any AnyObject & Sendable
     ) {
         var made: [(AddressKey, Registered)] = []
         for (form, bytes) in forms {
@@ -122,8 +124,10 @@ extension PreparedWeights {
             }
             let address = UInt(bitPattern: base + form.weightOffset)
             made.append(
-                (AddressKey(address: address, rows: form.rows, depth: form.depth, form: form.form),
-                 Registered(keepAlive: keepAlive, packed: packed)))
+                (
+                    AddressKey(address: address, rows: form.rows, depth: form.depth, form: form.form),
+                    Registered(keepAlive: keepAlive, packed: packed)
+                ))
         }
         registered.withLock { table in
             if table.values.contains(where: { $0.keepAlive == nil }) {
@@ -180,6 +184,8 @@ extension PreparedWeights {
                 found.append((form, bytes))
             }
         }
-        return found.sorted { ($0.0.weightOffset, $0.0.kind.rawValue, $0.0.rows) < ($1.0.weightOffset, $1.0.kind.rawValue, $1.0.rows) }
+        return found.sorted {
+            ($0.0.weightOffset, $0.0.kind.rawValue, $0.0.rows) < ($1.0.weightOffset, $1.0.kind.rawValue, $1.0.rows)
+        }
     }
 }
