@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import _TesseraTestSupport
 
@@ -18,6 +19,13 @@ struct PreparedWeightsStoredTests {
             pointer = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 64)
         }
         deinit { pointer.deallocate() }
+    }
+
+    /// Keeps memories alive together (as a compiled model's mapping holds both its weights and
+    /// their stored forms).
+    final class Holder: Sendable {
+        let memories: [Memory]
+        init(_ memories: [Memory]) { self.memories = memories }
     }
 
     /// Byte offsets of the three weights in the weights memory, and its size.
@@ -59,9 +67,10 @@ struct PreparedWeightsStoredTests {
         for (index, form) in exported.enumerated() {
             (stored.pointer + places[index]).copyMemory(from: form.bytes.baseAddress!, byteCount: form.bytes.count)
         }
+        let holder = Holder([copy, stored])
         PreparedWeights.register(
             exported.enumerated().map { ($0.element.form, UnsafeRawPointer(stored.pointer + places[$0.offset])) },
-            base: copy.pointer, keepAlive: stored)
+            base: copy.pointer, keepAlive: holder)
         let storage = TensorStorage(adopting: copy.pointer, byteCount: Self.weightBytes, release: nil)
         let (found, misses) = await PreparedWeights.countingMisses { Self.lookUp(storage) }
         #expect(misses == 0)
@@ -74,7 +83,7 @@ struct PreparedWeightsStoredTests {
         for (index, form) in exported.enumerated() {
             #expect(memcmp(stored.pointer + places[index], form.bytes.baseAddress!, form.bytes.count) == 0)
         }
-        withExtendedLifetime((made, adopted, original)) {}
+        withExtendedLifetime((made, adopted, original, holder)) {}
     }
 
     @Test("a registered form whose keep-alive is gone is not used: the weight is packed")
@@ -83,7 +92,8 @@ struct PreparedWeightsStoredTests {
         weights.pointer.initializeMemory(as: UInt8.self, repeating: 0, count: Self.weightBytes)
         var stored: Memory? = Memory(count: PackedGEMMOperand.byteCount(rows: 16, depth: 144))
         let form = PreparedWeights.StoredForm(kind: .left, weightOffset: 0, rows: 16, depth: 144, parameter: 0)
-        PreparedWeights.register([(form, UnsafeRawPointer(stored!.pointer))], base: weights.pointer, keepAlive: stored!)
+        PreparedWeights.register(
+            [(form, UnsafeRawPointer(stored!.pointer))], base: weights.pointer, keepAlive: Holder([stored!]))
         stored = nil
         let storage = TensorStorage(adopting: weights.pointer, byteCount: Self.weightBytes, release: nil)
         let (packed, misses) = await PreparedWeights.countingMisses {

@@ -81,10 +81,14 @@ extension PreparedWeights {
         return tag
     }()
 
-    /// A stored form registered for memory that lives while its keep-alive does.
+    /// A stored form registered for memory that lives while its keep-alive does. It holds the
+    /// keep-alive weakly and makes the borrowing operand (which holds it strongly) only when a
+    /// lookup finds it, so a registration alone never keeps a model's mapping alive.
     struct Registered {
         weak var keepAlive: (any AnyObject & Sendable)?
-        let packed: any AnyObject & Sendable
+        let form: StoredForm
+        /// The packed bytes' address.
+        let packed: UInt
     }
 
     /// Where a registered form's weight is: its first element's address, shape and form.
@@ -101,33 +105,20 @@ extension PreparedWeights {
     /// model's stored forms, mapped): each `(form, packed)` pair is the form of the weight at
     /// `base + form.weightOffset`, its packed bytes at `packed` (64-byte aligned, of
     /// ``StoredForm/byteCount`` bytes). A weight whose storage qualifies (``isCacheable(_:)``)
-    /// and starts at that address then finds the form instead of packing it, for as long as
-    /// `keepAlive` (which keeps both the weights and the packed bytes alive) lives.
+    /// and starts at that address then finds the form, read in place, instead of packing it, for
+    /// as long as `keepAlive` (which keeps both the weights and the packed bytes alive) lives;
+    /// the registration holds `keepAlive` weakly, the forms a lookup finds hold it strongly.
     package static func register(
         _ forms: [(form: StoredForm, packed: UnsafeRawPointer)], base: UnsafeRawPointer,
         keepAlive: any AnyObject & Sendable
     ) {
-        var made: [(AddressKey, Registered)] = []
-        for (form, bytes) in forms {
-            let floats = bytes.assumingMemoryBound(to: Float.self)
-            let packed: any AnyObject & Sendable
-            switch form.kind {
-            case .left:
-                packed = PackedGEMMOperand(borrowing: floats, rows: form.rows, depth: form.depth, keepAlive: keepAlive)
-            case .right, .rightTransposed:
-                packed = PackedGEMMRightOperand(
-                    borrowing: floats, depth: form.depth, columns: form.rows, keepAlive: keepAlive)
-            case .winograd:
-                packed = WinogradFilter(
-                    borrowing: floats, outputChannels: form.rows, inputChannels: form.depth, tile: form.parameter,
-                    keepAlive: keepAlive)
-            }
-            let address = UInt(bitPattern: base + form.weightOffset)
-            made.append(
-                (
-                    AddressKey(address: address, rows: form.rows, depth: form.depth, form: form.form),
-                    Registered(keepAlive: keepAlive, packed: packed)
-                ))
+        let made = forms.map { form, bytes in
+            (
+                AddressKey(
+                    address: UInt(bitPattern: base + form.weightOffset), rows: form.rows, depth: form.depth,
+                    form: form.form),
+                Registered(keepAlive: keepAlive, form: form, packed: UInt(bitPattern: bytes))
+            )
         }
         registered.withLock { table in
             if table.values.contains(where: { $0.keepAlive == nil }) {
@@ -137,14 +128,30 @@ extension PreparedWeights {
         }
     }
 
-    /// The registered form of the weight at `address`, if its keep-alive still lives.
+    /// The registered form of the weight at `address`, borrowing the stored bytes, if its
+    /// keep-alive still lives.
     static func storedForm(at address: UnsafeRawPointer, rows: Int, depth: Int, form: Form) -> (
         any AnyObject & Sendable
     )? {
         let key = AddressKey(address: UInt(bitPattern: address), rows: rows, depth: depth, form: form)
-        return registered.withLock { table in
-            guard let found = table[key], found.keepAlive != nil else { return nil }
-            return found.packed
+        guard
+            let (found, keepAlive) = registered.withLock({ table -> (StoredForm, UInt, any AnyObject & Sendable)? in
+                guard let entry = table[key], let keepAlive = entry.keepAlive else { return nil }
+                return (entry.form, entry.packed, keepAlive)
+            }).map({ ((form: $0.0, packed: $0.1), $0.2) }),
+            let floats = UnsafePointer<Float>(bitPattern: found.packed)
+        else { return nil }
+        let stored = found.form
+        switch stored.kind {
+        case .left:
+            return PackedGEMMOperand(borrowing: floats, rows: stored.rows, depth: stored.depth, keepAlive: keepAlive)
+        case .right, .rightTransposed:
+            return PackedGEMMRightOperand(
+                borrowing: floats, depth: stored.depth, columns: stored.rows, keepAlive: keepAlive)
+        case .winograd:
+            return WinogradFilter(
+                borrowing: floats, outputChannels: stored.rows, inputChannels: stored.depth, tile: stored.parameter,
+                keepAlive: keepAlive)
         }
     }
 

@@ -154,12 +154,10 @@ package enum PreparedWeights {
         }) {
             return found
         }
-        if let stored = storedForm(at: UnsafeRawPointer(weights), rows: rows, depth: depth, form: form) {
-            entries.withLock { table in table[key] = Entry(storage: root, packed: stored) }
-            return stored
-        }
-        MissCounter.current?.count.add(1, ordering: .relaxed)
-        let packed = pack(UnsafePointer(weights))
+        // A compiled model's stored form (``register(_:base:keepAlive:)``), else packed now.
+        let stored = storedForm(at: UnsafeRawPointer(weights), rows: rows, depth: depth, form: form)
+        if stored == nil { MissCounter.current?.count.add(1, ordering: .relaxed) }
+        let packed = stored ?? pack(UnsafePointer(weights))
         entries.withLock { table in
             // Rebuilt only when some storage was freed (a model's weights packed at load arrive
             // one after another, and rebuilding for each cost a quadratic number of hashes).
