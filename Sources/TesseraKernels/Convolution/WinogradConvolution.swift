@@ -15,7 +15,7 @@ package final class WinogradFilter: @unchecked Sendable {
     package let outputChannels: Int
     /// `C`.
     package let inputChannels: Int
-    /// The first frequency's first float: in ``owner``'s allocation, or in memory it keeps alive.
+    /// The first frequency's first float: in `owner`'s allocation, or in memory it keeps alive.
     private let start: UnsafePointer<Float>
     /// What keeps the filter's memory alive: its ``AlignedBuffer``, or the owner of borrowed
     /// memory (a compiled model's mapped file).
@@ -41,7 +41,7 @@ package final class WinogradFilter: @unchecked Sendable {
     }
 
     /// A filter already transformed, read in place from memory `keepAlive` keeps alive (a
-    /// compiled model's stored form, ``PreparedWeights/register(_:keepAlive:)``).
+    /// compiled model's stored form, ``PreparedWeights/register(_:base:keepAlive:)``).
     ///
     /// - Precondition: `tile` is 2 or 4; `filter` holds
     ///   ``byteCount(outputChannels:inputChannels:tile:)`` bytes, 64-byte aligned, that nobody
@@ -75,7 +75,7 @@ package final class WinogradFilter: @unchecked Sendable {
         start + xi * frequencyStride
     }
 
-    /// The first frequency's panels (all of them follow, ``frequencyStride`` floats apart).
+    /// The first frequency's panels (all of them follow, `frequencyStride` floats apart).
     package var storage: UnsafePointer<Float> { start }
 
     /// The bytes the transformed filter takes.

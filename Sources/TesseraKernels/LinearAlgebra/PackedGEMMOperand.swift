@@ -18,7 +18,7 @@ package final class PackedGEMMOperand: @unchecked Sendable {
     package let rows: Int
     /// `k`, the operand's columns (the product's inner dimension).
     package let depth: Int
-    /// The panels' first float: in ``owner``'s allocation, or in memory it keeps alive.
+    /// The panels' first float: in `owner`'s allocation, or in memory it keeps alive.
     private let start: UnsafePointer<Float>
     /// What keeps the panels' memory alive: their ``AlignedBuffer``, or the owner of borrowed
     /// memory (a compiled model's mapped file).
@@ -42,7 +42,7 @@ package final class PackedGEMMOperand: @unchecked Sendable {
     }
 
     /// Panels already packed, read in place from memory `keepAlive` keeps alive (a compiled
-    /// model's stored form, ``PreparedWeights/register(_:keepAlive:)``).
+    /// model's stored form, ``PreparedWeights/register(_:base:keepAlive:)``).
     ///
     /// - Precondition: `panels` holds ``byteCount(rows:depth:)`` bytes, 64-byte aligned, that
     ///   nobody writes while `keepAlive` lives.

@@ -19,7 +19,7 @@ package final class PackedGEMMRightOperand: @unchecked Sendable {
     package let depth: Int
     /// `n`, the operand's columns.
     package let columns: Int
-    /// The strips' first float: in ``owner``'s allocation, or in memory it keeps alive.
+    /// The strips' first float: in `owner`'s allocation, or in memory it keeps alive.
     private let start: UnsafePointer<Float>
     /// What keeps the strips' memory alive: their ``AlignedBuffer``, or the owner of borrowed
     /// memory (a compiled model's mapped file).
@@ -45,7 +45,7 @@ package final class PackedGEMMRightOperand: @unchecked Sendable {
     }
 
     /// Strips already packed, read in place from memory `keepAlive` keeps alive (a compiled
-    /// model's stored form, ``PreparedWeights/register(_:keepAlive:)``).
+    /// model's stored form, ``PreparedWeights/register(_:base:keepAlive:)``).
     ///
     /// - Precondition: `strips` holds ``byteCount(depth:columns:)`` bytes, 64-byte aligned, that
     ///   nobody writes while `keepAlive` lives.

@@ -104,7 +104,7 @@ extension PreparedWeights {
     /// Registers prepared forms made earlier and kept in memory nobody writes (a compiled
     /// model's stored forms, mapped): each `(form, packed)` pair is the form of the weight at
     /// `base + form.weightOffset`, its packed bytes at `packed` (64-byte aligned, of
-    /// ``StoredForm/byteCount`` bytes). A weight whose storage qualifies (``isCacheable(_:)``)
+    /// ``PreparedWeights/StoredForm/byteCount`` bytes). A weight whose storage qualifies (``isCacheable(_:)``)
     /// and starts at that address then finds the form, read in place, instead of packing it, for
     /// as long as `keepAlive` (which keeps both the weights and the packed bytes alive) lives;
     /// the registration holds `keepAlive` weakly, the forms a lookup finds hold it strongly.
