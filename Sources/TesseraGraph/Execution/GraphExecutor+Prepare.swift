@@ -32,10 +32,13 @@ extension GraphExecutor {
             groups[lightest].append(task)
             loads[lightest] += sizes[task]
         }
+        let counting = PreparedWeights.currentMissCounting
         parallelFor(count: groupCount, cost: ParallelCost(nanosecondsPerItem: 1_000_000)) { range in
-            for group in groups[range] {
-                for task in group.map({ tasks[$0] }) {
-                    task.op.rule.prepare(task.op, operands: task.operands, shapes: task.shapes)
+            counting {
+                for group in groups[range] {
+                    for task in group.map({ tasks[$0] }) {
+                        task.op.rule.prepare(task.op, operands: task.operands, shapes: task.shapes)
+                    }
                 }
             }
         }

@@ -15,7 +15,11 @@ package final class WinogradFilter: @unchecked Sendable {
     package let outputChannels: Int
     /// `C`.
     package let inputChannels: Int
-    private let buffer: AlignedBuffer
+    /// The first frequency's first float: in `owner`'s allocation, or in memory it keeps alive.
+    private let start: UnsafePointer<Float>
+    /// What keeps the filter's memory alive: its ``AlignedBuffer``, or the owner of borrowed
+    /// memory (a compiled model's mapped file).
+    private let owner: AnyObject
 
     /// Transforms the contiguous `[O, C, 3, 3]` weight at `weights` for output tiles of
     /// `tile × tile`.
@@ -28,10 +32,39 @@ package final class WinogradFilter: @unchecked Sendable {
         self.tile = tile
         self.outputChannels = outputChannels
         self.inputChannels = inputChannels
-        let count = tessera_winograd_filter_count(Int32(tile), outputChannels, inputChannels)
-        buffer = AlignedBuffer(unpooledByteCount: Swift.max(1, count) * MemoryLayout<Float>.stride)
+        let buffer = AlignedBuffer(
+            unpooledByteCount: Self.byteCount(outputChannels: outputChannels, inputChannels: inputChannels, tile: tile))
         tessera_winograd_transform_filter(
             Int32(tile), weights, outputChannels, inputChannels, buffer.typedPointer(Float.self))
+        start = UnsafePointer(buffer.typedPointer(Float.self))
+        owner = buffer
+    }
+
+    /// A filter already transformed, read in place from memory `keepAlive` keeps alive (a
+    /// compiled model's stored form, ``PreparedWeights/register(_:base:keepAlive:)``).
+    ///
+    /// - Precondition: `tile` is 2 or 4; `filter` holds
+    ///   ``byteCount(outputChannels:inputChannels:tile:)`` bytes, 64-byte aligned, that nobody
+    ///   writes while `keepAlive` lives.
+    package init(
+        borrowing filter: UnsafePointer<Float>, outputChannels: Int, inputChannels: Int, tile: Int,
+        keepAlive: AnyObject
+    ) {
+        kernelPrecondition(
+            (tile == 2 || tile == 4) && outputChannels >= 0 && inputChannels >= 0,
+            "[conv2d] no Winograd F(\(tile), 3) filter for \(outputChannels)×\(inputChannels)×3×3")
+        self.tile = tile
+        self.outputChannels = outputChannels
+        self.inputChannels = inputChannels
+        start = filter
+        owner = keepAlive
+    }
+
+    /// The bytes the transformed filter of an `[O, C, 3, 3]` weight for `tile × tile` output
+    /// tiles takes.
+    package static func byteCount(outputChannels: Int, inputChannels: Int, tile: Int) -> Int {
+        Swift.max(1, tessera_winograd_filter_count(Int32(tile), outputChannels, inputChannels))
+            * MemoryLayout<Float>.stride
     }
 
     /// Floats between consecutive frequencies' panels.
@@ -39,11 +72,16 @@ package final class WinogradFilter: @unchecked Sendable {
 
     /// Frequency `xi`'s packed `O × C` panels.
     func panels(frequency xi: Int) -> UnsafePointer<Float> {
-        UnsafePointer(buffer.typedPointer(Float.self) + xi * frequencyStride)
+        start + xi * frequencyStride
     }
 
+    /// The first frequency's panels (all of them follow, `frequencyStride` floats apart).
+    package var storage: UnsafePointer<Float> { start }
+
     /// The bytes the transformed filter takes.
-    package var byteCount: Int { buffer.byteCount }
+    package var byteCount: Int {
+        Self.byteCount(outputChannels: outputChannels, inputChannels: inputChannels, tile: tile)
+    }
 }
 
 /// 3×3, stride-1 convolutions by Winograd's minimal filtering F(m×m, 3×3) (Lavin & Gray 2016):

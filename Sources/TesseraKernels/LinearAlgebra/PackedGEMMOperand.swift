@@ -18,7 +18,11 @@ package final class PackedGEMMOperand: @unchecked Sendable {
     package let rows: Int
     /// `k`, the operand's columns (the product's inner dimension).
     package let depth: Int
-    private let buffer: AlignedBuffer
+    /// The panels' first float: in `owner`'s allocation, or in memory it keeps alive.
+    private let start: UnsafePointer<Float>
+    /// What keeps the panels' memory alive: their ``AlignedBuffer``, or the owner of borrowed
+    /// memory (a compiled model's mapped file).
+    private let owner: AnyObject
 
     /// Rows per panel.
     package static let panelRows = Int(TESSERA_GEMM_PANEL_ROWS)
@@ -31,16 +35,35 @@ package final class PackedGEMMOperand: @unchecked Sendable {
             rows >= 0 && depth >= 0 && lda >= depth, "[gemm] cannot pack \(rows)×\(depth) with lda \(lda)")
         self.rows = rows
         self.depth = depth
-        let count = tessera_sgemm_packed_count(rows, depth)
-        buffer = AlignedBuffer(unpooledByteCount: Swift.max(1, count) * MemoryLayout<Float>.stride)
+        let buffer = AlignedBuffer(unpooledByteCount: Self.byteCount(rows: rows, depth: depth))
         tessera_sgemm_pack(a, lda, rows, depth, buffer.typedPointer(Float.self))
+        start = UnsafePointer(buffer.typedPointer(Float.self))
+        owner = buffer
+    }
+
+    /// Panels already packed, read in place from memory `keepAlive` keeps alive (a compiled
+    /// model's stored form, ``PreparedWeights/register(_:base:keepAlive:)``).
+    ///
+    /// - Precondition: `panels` holds ``byteCount(rows:depth:)`` bytes, 64-byte aligned, that
+    ///   nobody writes while `keepAlive` lives.
+    package init(borrowing panels: UnsafePointer<Float>, rows: Int, depth: Int, keepAlive: AnyObject) {
+        kernelPrecondition(rows >= 0 && depth >= 0, "[gemm] cannot borrow \(rows)×\(depth) panels")
+        self.rows = rows
+        self.depth = depth
+        start = panels
+        owner = keepAlive
+    }
+
+    /// The bytes the packed form of a `rows × depth` operand takes.
+    package static func byteCount(rows: Int, depth: Int) -> Int {
+        Swift.max(1, tessera_sgemm_packed_count(rows, depth)) * MemoryLayout<Float>.stride
     }
 
     /// The panels.
-    package var panels: UnsafePointer<Float> { UnsafePointer(buffer.typedPointer(Float.self)) }
+    package var panels: UnsafePointer<Float> { start }
 
     /// The bytes the panels take.
-    package var byteCount: Int { buffer.byteCount }
+    package var byteCount: Int { Self.byteCount(rows: rows, depth: depth) }
 }
 
 /// The micro-kernel over a ``PackedGEMMOperand``: `C = epilogue(A · B)` for a block of A's rows

@@ -19,7 +19,11 @@ package final class PackedGEMMRightOperand: @unchecked Sendable {
     package let depth: Int
     /// `n`, the operand's columns.
     package let columns: Int
-    private let buffer: AlignedBuffer
+    /// The strips' first float: in `owner`'s allocation, or in memory it keeps alive.
+    private let start: UnsafePointer<Float>
+    /// What keeps the strips' memory alive: their ``AlignedBuffer``, or the owner of borrowed
+    /// memory (a compiled model's mapped file).
+    private let owner: AnyObject
 
     /// Columns per strip.
     package static let stripColumns = Int(TESSERA_GEMM_STRIP_COLUMNS)
@@ -34,13 +38,35 @@ package final class PackedGEMMRightOperand: @unchecked Sendable {
             "[gemm] cannot pack \(depth)×\(columns) (transposed: \(transposed)) with row stride \(rowStride)")
         self.depth = depth
         self.columns = columns
-        let count = tessera_sgemm_packed_b_count(depth, columns)
-        buffer = AlignedBuffer(unpooledByteCount: Swift.max(1, count) * MemoryLayout<Float>.stride)
+        let buffer = AlignedBuffer(unpooledByteCount: Self.byteCount(depth: depth, columns: columns))
         tessera_sgemm_pack_b(b, rowStride, transposed ? 1 : 0, depth, columns, buffer.typedPointer(Float.self))
+        start = UnsafePointer(buffer.typedPointer(Float.self))
+        owner = buffer
+    }
+
+    /// Strips already packed, read in place from memory `keepAlive` keeps alive (a compiled
+    /// model's stored form, ``PreparedWeights/register(_:base:keepAlive:)``).
+    ///
+    /// - Precondition: `strips` holds ``byteCount(depth:columns:)`` bytes, 64-byte aligned, that
+    ///   nobody writes while `keepAlive` lives.
+    package init(borrowing strips: UnsafePointer<Float>, depth: Int, columns: Int, keepAlive: AnyObject) {
+        kernelPrecondition(depth >= 0 && columns >= 0, "[gemm] cannot borrow \(depth)×\(columns) strips")
+        self.depth = depth
+        self.columns = columns
+        start = strips
+        owner = keepAlive
+    }
+
+    /// The bytes the packed form of a `depth × columns` operand takes.
+    package static func byteCount(depth: Int, columns: Int) -> Int {
+        Swift.max(1, tessera_sgemm_packed_b_count(depth, columns)) * MemoryLayout<Float>.stride
     }
 
     /// The strips.
-    package var strips: UnsafePointer<Float> { UnsafePointer(buffer.typedPointer(Float.self)) }
+    package var strips: UnsafePointer<Float> { start }
+
+    /// The bytes the strips take.
+    package var byteCount: Int { Self.byteCount(depth: depth, columns: columns) }
 }
 
 extension PackedGEMM {

@@ -26,7 +26,7 @@ import Synchronization
 /// ```
 package enum PreparedWeights {
     /// Which packed form an entry holds.
-    private enum Form: Hashable {
+    enum Form: Hashable {
         /// ``PackedGEMMOperand``: a `rows × depth` row-major left operand.
         case left
         /// ``PackedGEMMRightOperand`` of a `depth × columns` right operand stored row-major with
@@ -38,7 +38,7 @@ package enum PreparedWeights {
         case winograd(tile: Int)
     }
 
-    private struct Key: Hashable {
+    struct Key: Hashable {
         let storage: ObjectIdentifier
         /// Bytes from the root storage's start to the weight's first element.
         let offset: Int
@@ -47,12 +47,12 @@ package enum PreparedWeights {
         let form: Form
     }
 
-    private struct Entry {
+    struct Entry {
         weak var storage: TensorStorage?
         let packed: any AnyObject & Sendable
     }
 
-    private static let entries = Mutex<[Key: Entry]>([:])
+    static let entries = Mutex<[Key: Entry]>([:])
 
     /// Whether weights in `storage` may be packed once and kept: nobody writes its memory.
     package static func isCacheable(_ storage: TensorStorage) -> Bool { adoptedRoot(of: storage) != nil }
@@ -154,8 +154,10 @@ package enum PreparedWeights {
         }) {
             return found
         }
-        MissCounter.current?.count.add(1, ordering: .relaxed)
-        let packed = pack(UnsafePointer(weights))
+        // A compiled model's stored form (``register(_:base:keepAlive:)``), else packed now.
+        let stored = storedForm(at: UnsafeRawPointer(weights), rows: rows, depth: depth, form: form)
+        if stored == nil { MissCounter.current?.count.add(1, ordering: .relaxed) }
+        let packed = stored ?? pack(UnsafePointer(weights))
         entries.withLock { table in
             // Rebuilt only when some storage was freed (a model's weights packed at load arrive
             // one after another, and rebuilding for each cost a quadratic number of hashes).
@@ -186,6 +188,14 @@ package enum PreparedWeights {
         let counter = MissCounter()
         let result = try await MissCounter.$current.withValue(counter, operation: body)
         return (result, counter.count.load(ordering: .relaxed))
+    }
+
+    /// Runs a body under the miss counter of the task that asks (``countingMisses(_:)``), on
+    /// whichever thread it runs: how work spread over the kernel workers (the preparation at
+    /// load) counts its packing for the task that started it.
+    package static var currentMissCounting: @Sendable (() -> Void) -> Void {
+        let counter = MissCounter.current
+        return { body in MissCounter.$current.withValue(counter, operation: body) }
     }
 
     /// The number of packed weights kept (for tests).

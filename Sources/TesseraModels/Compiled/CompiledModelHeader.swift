@@ -13,7 +13,7 @@
 /// | 56 | 16 | specification section: offset, size (the `Model` protobuf, as the source had it) |
 /// | 72 | 16 | reference table section: offset, size (source blob → compiled blob) |
 /// | 88 | 16 | weights section: offset, size (a MILBlob v2 image, 64-byte aligned) |
-/// | 104 | 16 | reserved, zero |
+/// | 104 | 16 | prepared-weights section: offset, size; zero when absent (``CompiledPreparedWeights``) |
 /// | 120 | 8 | checksum of bytes 0..<120 |
 package struct CompiledModelHeader: Equatable {
     /// The file's name inside the compiled directory.
@@ -45,6 +45,10 @@ package struct CompiledModelHeader: Equatable {
     var specification = Section(offset: 0, size: 0)
     var references = Section(offset: 0, size: 0)
     var weights = Section(offset: 0, size: 0)
+    /// The prepared forms of the weights (``CompiledPreparedWeights``); empty when the file
+    /// has none (files written before the section existed have zeros here). Out-of-bounds
+    /// values read as empty: the section is optional, so a bad one is ignored, not an error.
+    var prepared = Section(offset: 0, size: 0)
 
     /// Writes the header, including its own checksum, into the first 128 bytes of `buffer`.
     func write(into buffer: UnsafeMutableRawBufferPointer) {
@@ -64,6 +68,8 @@ package struct CompiledModelHeader: Equatable {
             put(UInt64(section.offset), at: 56 + 16 * index)
             put(UInt64(section.size), at: 64 + 16 * index)
         }
+        put(UInt64(prepared.offset), at: 104)
+        put(UInt64(prepared.size), at: 112)
         put(CompiledModelChecksum.checksum(UnsafeRawBufferPointer(rebasing: buffer[0..<120])), at: 120)
     }
 
@@ -111,6 +117,13 @@ package struct CompiledModelHeader: Equatable {
         references = sections[1]
         weights = sections[2]
         guard weights.offset % 64 == 0 else { throw .sectionOutOfBounds("weights (not 64-byte aligned)") }
+        let preparedOffset = get(104, UInt64.self)
+        let preparedSize = get(112, UInt64.self)
+        if preparedSize > 0, preparedOffset >= UInt64(Self.size), preparedOffset % 64 == 0,
+            preparedOffset <= UInt64(buffer.count), preparedSize <= UInt64(buffer.count) - preparedOffset
+        {
+            prepared = Section(offset: Int(preparedOffset), size: Int(preparedSize))
+        }
     }
 
     /// Creates an empty header to fill in.

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraKernels
 
 /// Opens a model for loading: a Tessera-compiled `.mlmodelc` directory (checked, mapped and
 /// relinked to its weights section), or an `.mlpackage` / `.mlmodel`, parsed as is.
@@ -127,6 +128,12 @@ enum CompiledModelReader {
                     }
                     _ = try weights.blob(atMetadataOffset: reference.offset, for: tensorType)
                 }
+            }
+            // Stored prepared forms for this CPU: the kernels find them instead of packing.
+            if let forms = CompiledPreparedWeights.decode(header.prepared, of: file.bytes, weights: header.weights),
+                !forms.isEmpty, let base = file.bytes.baseAddress
+            {
+                PreparedWeights.register(forms, base: base, keepAlive: file)
             }
             return CoreMLPackage(
                 compiledAt: directory, modelURL: fileURL, model: model, weightFiles: weightFiles, inMemory: inMemory)

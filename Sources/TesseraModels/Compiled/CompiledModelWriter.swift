@@ -1,10 +1,12 @@
 import Foundation
+import TesseraKernels
 
 /// Writes Tessera's compiled form of a model: `<name>.mlmodelc/model.tessera`, one file
 /// with a checked header, the specification, a blob table and the weights laid out as a
 /// MILBlob v2 image in which every Float16 constant is already widened to Float32 (the type
 /// Tessera computes in), each blob 64-byte aligned so the loader maps the file and reads
-/// weights in place. See ``CompiledModelHeader`` for the layout.
+/// weights in place, followed by the weights' prepared forms for the compiling CPU
+/// (``CompiledPreparedWeights``). See ``CompiledModelHeader`` for the layout.
 enum CompiledModelWriter {
     /// Compiles `source` (an `.mlpackage` or `.mlmodel`) into a new temporary directory and
     /// returns the `.mlmodelc` URL.
@@ -22,12 +24,13 @@ enum CompiledModelWriter {
         } catch let error as ModelFormatError {
             throw MLModelError(wrapping: error, model: name)
         }
-        let image: Data
+        var image: Data
         do {
             image = try build(package: package, specification: specification, progress: progress)
         } catch let error as ModelFormatError {
             throw MLModelError(wrapping: error, model: name)
         }
+        image = appendingPreparedWeights(to: image, name: name)
         let fileManager = FileManager.default
         let folder = fileManager.temporaryDirectory.appendingPathComponent("tessera-compile-\(UUID().uuidString)")
         let output = folder.appendingPathComponent(source.deletingPathExtension().lastPathComponent + ".mlmodelc")
@@ -114,6 +117,37 @@ enum CompiledModelWriter {
             header.write(into: buffer)
         }
         return image
+    }
+
+    /// `image` with a prepared-weights section (``CompiledPreparedWeights``): the packed forms
+    /// a load of the compiled model makes on this CPU, found by loading it from `image`; `image`
+    /// as it is when the model does not load or prepares nothing.
+    static func appendingPreparedWeights(to image: Data, name: String) -> Data {
+        let file = MappedFile(copying: image)
+        let directory = MLModel.inMemoryDirectory.appendingPathComponent(name)
+        guard
+            let package = try? CompiledModelReader.decode(
+                file, directory: directory, progress: ProgressReporter(handler: nil), inMemory: true),
+            package.model.mlProgram != nil,
+            let model = try? MLModel(
+                package: package, snapshot: MLModelConfiguration().snapshot, name: name,
+                reporter: ProgressReporter(handler: nil))
+        else { return image }
+        let section: [UInt8] = withExtendedLifetime(model) {
+            let forms = PreparedWeights.forms(in: file.bytes)
+            return forms.isEmpty ? [] : CompiledPreparedWeights.encode(forms, tag: PreparedWeights.layoutTag)
+        }
+        guard !section.isEmpty, var header = try? CompiledModelHeader(reading: file.bytes) else { return image }
+        header.prepared = .init(offset: align(image.count, to: 64), size: section.count)
+        header.totalSize = header.prepared.range.upperBound
+        var result = image
+        result.append(Data(count: header.totalSize - image.count))
+        result.withUnsafeMutableBytes { buffer in
+            for (index, byte) in section.enumerated() { buffer[header.prepared.offset + index] = byte }
+            header.contentChecksum = CompiledModelHeader.contentChecksum(of: UnsafeRawBufferPointer(buffer))
+            header.write(into: buffer)
+        }
+        return result
     }
 
     /// Writes one blob's metadata record and data.
