@@ -520,12 +520,15 @@ TESSERA_ATTN2_ATTR static void tessera_attention_avx2(const tessera_attention_he
 }
 
 int tessera_attention_is_vectorized(void) {
+    // Threads may race to fill the cache, all with the same value: relaxed atomics.
     static int cached = -1;
-    if (cached < 0) {
+    int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (value < 0) {
         __builtin_cpu_init();
-        cached = tessera_cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512");
+        value = tessera_cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512");
+        __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
     }
-    return cached;
+    return value;
 }
 
 void tessera_attention_f32_variant(int vectorized, const tessera_attention_head *h, long first_row, long rows,

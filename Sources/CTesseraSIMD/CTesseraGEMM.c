@@ -29,12 +29,15 @@ void tessera_sgemm_pack(const float *a, long lda, long m, long k, float *packed)
 #include <immintrin.h>
 
 static int tessera_gemm_has_avx512f(void) {
+    // Threads may race to fill the cache, all with the same value: relaxed atomics.
     static int cached = -1;
-    if (cached < 0) {
+    int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (value < 0) {
         __builtin_cpu_init();
-        cached = tessera_cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512");
+        value = tessera_cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512");
+        __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
     }
-    return cached;
+    return value;
 }
 
 #define TESSERA_GEMM512_ATTR __attribute__((target("avx512f,avx2,fma,prfchw"), min_vector_width(512)))

@@ -218,12 +218,15 @@ TESSERA_GEMMB_ATTR static void tessera_sgemm_packed_b_avx512(long m, long n, lon
 }
 
 int tessera_sgemm_packed_b_is_vectorized(void) {
+    // Threads may race to fill the cache, all with the same value: relaxed atomics.
     static int cached = -1;
-    if (cached < 0) {
+    int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (value < 0) {
         __builtin_cpu_init();
-        cached = tessera_cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512");
+        value = tessera_cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512");
+        __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
     }
-    return cached;
+    return value;
 }
 
 void tessera_sgemm_packed_b_activated(long m, long n, long k, const float *a, long lda, const float *packed, float *c,

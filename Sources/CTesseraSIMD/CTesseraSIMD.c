@@ -8,23 +8,29 @@
 #include <immintrin.h>
 
 int tessera_cpu_has_avx2_fma(void) {
+    // Threads may race to fill the cache, all with the same value: relaxed atomics.
     static int cached = -1;
-    if (cached < 0) {
+    int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (value < 0) {
         __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        value = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
     }
-    return cached;
+    return value;
 }
 
 /// Whether the CPU has AVX-512F as well (the 16-lane versions of the plain loops), unless
 /// the environment variable TESSERA_NO_AVX512 is set (for comparing the two widths).
 static int tessera_cpu_has_avx512f(void) {
+    // Threads may race to fill the cache, all with the same value: relaxed atomics.
     static int cached = -1;
-    if (cached < 0) {
+    int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (value < 0) {
         __builtin_cpu_init();
-        cached = tessera_cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512");
+        value = tessera_cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512");
+        __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
     }
-    return cached;
+    return value;
 }
 
 __attribute__((target("avx2,fma"))) static inline __m256 tessera_exp8(__m256 x) {
