@@ -78,13 +78,9 @@ struct APICompileTests {
 struct APICompletionHandlerTests {
     @Test("compile and load with completion handlers")
     func completionHandlers() async throws {
-        let compiled: URL = try await withCheckedThrowingContinuation { continuation in
-            MLModel.compileModel(at: DigitsDemo.packageURL) { continuation.resume(with: $0) }
-        }
+        let compiled: URL = try await handOff { MLModel.compileModel(at: DigitsDemo.packageURL, completionHandler: $0) }
         defer { try? FileManager.default.removeItem(at: compiled.deletingLastPathComponent()) }
-        let model: MLModel = try await withCheckedThrowingContinuation { continuation in
-            MLModel.load(contentsOf: compiled) { continuation.resume(with: $0) }
-        }
+        let model: MLModel = try await handOff { MLModel.load(contentsOf: compiled, completionHandler: $0) }
         #expect(model.modelDescription.predictedFeatureName == "classLabel")
         let failure: Result<MLModel, any Error> = await withCheckedContinuation { continuation in
             MLModel.load(contentsOf: URL(fileURLWithPath: "/nonexistent.mlpackage")) {
@@ -109,4 +105,25 @@ struct APICompletionHandlerTests {
             #expect(error.code == .predictionCancelled)
         }
     }
+}
+
+/// A completion handler's result, handed to the waiting task under a lock ThreadSanitizer sees
+/// (it cannot see a continuation's hand-off, so reading the model after one is reported).
+private func handOff<T: Sendable>(
+    _ start: (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void
+) async throws -> T {
+    let box = HandOffBox<T>()
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        start { result in
+            box.lock.withLock { box.result = result }
+            continuation.resume()
+        }
+    }
+    return try box.lock.withLock { box.result! }.get()
+}
+
+/// ``handOff(_:)``'s result, written once by the handler and read once by the task.
+private final class HandOffBox<T: Sendable>: @unchecked Sendable {
+    let lock = NSLock()
+    var result: Result<T, any Error>?
 }
