@@ -31,17 +31,8 @@ func runCompiledLoad(modelsDirectory: URL) async {
             }
             let mapped = measure(warmups: 1, iterations: iterations) { blackHole(try? MLModel(contentsOf: compiled)) }
             let model = try MLModel(contentsOf: compiled)
-            let input = try NumPyFile.read(modelsDirectory.appendingPathComponent("\(id)_input.npy"))
-            let inputName = model.modelDescription.inputDescriptionsByName.keys.sorted()[0]
-            let provider = try MLDictionaryFeatureProvider(dictionary: [inputName: MLFeatureValue(multiArray: input)])
-            var firstSamples: [Double] = []
-            for _ in 0..<5 {
-                let fresh = try MLModel(contentsOf: compiled)
-                let start = DispatchTime.now().uptimeNanoseconds
-                blackHole(try await fresh.prediction(from: provider))
-                firstSamples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-            }
-            let first = Timing(samples: firstSamples.sorted())
+            let provider = try benchmarkInput(id, for: model, modelsDirectory: modelsDirectory)
+            let first = try await firstPredictions(of: compiled, provider)
             // Weights packed by a compiled load and its first prediction, on every thread they use.
             let (_, packed) = try await PreparedWeights.countingMisses {
                 let fresh = try MLModel(contentsOf: compiled)

@@ -50,17 +50,8 @@ func runLoadParts(modelsDirectory: URL) async {
             report("\(id) build check", check, "")
             report("\(id) preparation", Timing(samples: prepareSamples.sorted()), "plan and packed weights")
             report("\(id) MLModel load", load, "")
-            let input = try NumPyFile.read(modelsDirectory.appendingPathComponent("\(id)_input.npy"))
-            let inputName = model.modelDescription.inputDescriptionsByName.keys.sorted()[0]
-            let provider = try MLDictionaryFeatureProvider(dictionary: [inputName: MLFeatureValue(multiArray: input)])
-            var firstSamples: [Double] = []
-            for _ in 0..<5 {
-                let fresh = try MLModel(contentsOf: url)
-                let start = DispatchTime.now().uptimeNanoseconds
-                blackHole(try await fresh.prediction(from: provider))
-                firstSamples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
-            }
-            let first = Timing(samples: firstSamples.sorted())
+            let provider = try benchmarkInput(id, for: model, modelsDirectory: modelsDirectory)
+            let first = try await firstPredictions(of: url, provider)
             let warm = await measureAsync(warmups: 3, iterations: 10) {
                 blackHole(try? await model.prediction(from: provider))
             }
