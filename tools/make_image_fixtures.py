@@ -16,6 +16,11 @@ Writes, from PIL, NumPy, PyTorch and coremltools (never from Tessera):
 - an "older coremltools" package: a coremltools package whose weight.bin metadata records carry
   garbage in the padding-bits field of byte-sized blobs, as packages of older versions did.
 
+- arithmetic-coded JPEGs, transcoded losslessly from the Huffman ones by libjpeg-turbo's
+  `jpegtran -arithmetic` (Debian: libjpeg-turbo-progs), with PIL's pixels; one whose
+  compressed data stops after a quarter (arithmetic decoding, unlike Huffman, does not warn);
+  `--arithmetic` makes only these.
+
 - NeuralNetwork image models (RGB, BGR, grayscale with a preprocessing scaler) and a float16
   grayscale ML program (`models-more.json`; `--more` makes only these).
 
@@ -27,6 +32,7 @@ import json
 import os
 import shutil
 import struct
+import subprocess
 import zlib
 
 import coremltools as ct
@@ -70,6 +76,28 @@ def decoded(path):
             "pixels": pixels.reshape(-1).tolist()}
 
 
+def jpegtran(arguments, source, destination):
+    """Runs libjpeg-turbo's jpegtran on a fixture (a lossless transcode)."""
+    with open(destination, "wb") as out:
+        subprocess.run(["jpegtran", *arguments, source], stdout=out, check=True)
+
+
+def make_arithmetic_files(cases):
+    """Arithmetic-coded JPEGs from the Huffman fixtures, and their PIL pixels."""
+    for name in ("smooth", "gray"):
+        path = os.path.join(OUT, f"{name}-arith.jpg")
+        jpegtran(["-arithmetic"], os.path.join(OUT, f"{name}.jpg"), path)
+        cases[f"{name}-arith.jpg"] = decoded(path)
+    # The compressed data of gray-arith.jpg cut after a quarter, then EOI: 20 rows declared,
+    # data for the first few.
+    data = open(os.path.join(OUT, "gray-arith.jpg"), "rb").read()
+    sos = data.find(b"\xff\xda")
+    start = sos + 2 + struct.unpack(">H", data[sos + 2: sos + 4])[0]
+    end = data.rfind(b"\xff\xd9")
+    with open(os.path.join(OUT, "truncated-arith.jpg"), "wb") as f:
+        f.write(data[: start + (end - start) // 4] + b"\xff\xd9")
+
+
 def make_oriented_cases():
     """oriented.json: oriented-6.png's stored pixels turned by each EXIF orientation as PIL does
     (ImageOps.exif_transpose's transposition for that tag), for the `orientation:` initialisers,
@@ -111,6 +139,7 @@ def make_files():
     for name in ("smooth.png", "smooth.jpg", "gray.png", "gray.jpg", "oriented-3.jpg", "oriented-6.jpg",
                  "oriented-8.jpg", "oriented-5.jpg", "oriented-6.png"):
         cases[name] = decoded(os.path.join(OUT, name))
+    make_arithmetic_files(cases)
     save_json("decoded.json", cases)
 
     # Damaged files.
@@ -390,6 +419,12 @@ if __name__ == "__main__":
     os.makedirs(OUT, exist_ok=True)
     if sys.argv[1:] == ["--more"]:
         make_more_models()
+        sys.exit()
+    if sys.argv[1:] == ["--arithmetic"]:
+        with open(os.path.join(OUT, "decoded.json")) as f:
+            existing = json.load(f)
+        make_arithmetic_files(existing)
+        save_json("decoded.json", existing)
         sys.exit()
     if sys.argv[1:] == ["--oriented"]:
         make_oriented_cases()

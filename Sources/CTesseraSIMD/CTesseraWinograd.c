@@ -231,16 +231,19 @@ TESSERA_WINO_DEFINE(avx512, __attribute__((target("avx512f,avx2,fma"), min_vecto
 
 int tessera_winograd_variant(void) {
 #if defined(__x86_64__)
+    // Threads may race to fill the cache, all with the same value: relaxed atomics.
     static int cached = -1;
-    if (cached < 0) {
+    int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (value < 0) {
         __builtin_cpu_init();
         if (!tessera_cpu_has_avx2_fma()) {
-            cached = 0;
+            value = 0;
         } else {
-            cached = __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512") ? 2 : 1;
+            value = __builtin_cpu_supports("avx512f") && !getenv("TESSERA_NO_AVX512") ? 2 : 1;
         }
+        __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
     }
-    return cached;
+    return value;
 #else
     return 0;
 #endif

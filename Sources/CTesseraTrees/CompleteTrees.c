@@ -8,13 +8,16 @@
 #include <immintrin.h>
 
 int tessera_cpu_has_avx512_trees(void) {
+    // Threads may race to fill the cache, all with the same value: relaxed atomics.
     static int cached = -1;
-    if (cached < 0) {
+    int value = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (value < 0) {
         __builtin_cpu_init();
-        cached = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-                 __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2") && !getenv("TESSERA_NO_AVX512");
+        value = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+                __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx2") && !getenv("TESSERA_NO_AVX512");
+        __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
     }
-    return cached;
+    return value;
 }
 
 #define TESSERA_TREES_TARGET __attribute__((target("avx512f,avx512vl,avx512dq,avx2,fma"), min_vector_width(512)))

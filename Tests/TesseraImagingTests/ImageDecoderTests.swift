@@ -41,10 +41,31 @@ struct ImageDecoderTests {
         #expect(worst <= (name.hasSuffix(".png") ? 0 : 1), "largest difference \(worst)")
     }
 
+    /// The `jpeg` fuzz target's findings (`Tests/Fixtures/fuzz/jpeg/`): a 183-byte
+    /// arithmetic-coded file declaring 54742 × 517 pixels whose data ends in the first row took
+    /// seconds to decode in full from zero bits.
+    @Test("the jpeg fuzz target's findings throw .corrupt, naming the row where the data ends")
+    func jpegFuzzFindings() throws {
+        let directory = Fixtures.url("fuzz/jpeg")
+        let inputs = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+        #expect(!inputs.isEmpty)
+        for input in inputs {
+            let name = input.lastPathComponent
+            do {
+                _ = try ImageDecoder.decode(Data(contentsOf: input), name: name)
+                Issue.record("\(name) decoded")
+            } catch let error as ImageError {
+                #expect(error.kind == .corrupt, "\(name): \(error.message)")
+                #expect(error.message.contains("data ends at row 1 of 517"), "\(error.message)")
+            }
+        }
+    }
+
     @Test("damaged, empty and huge files throw typed errors before allocating the pixels")
     func badFiles() throws {
         let cases: [(String, ImageError.Kind)] = [
-            ("truncated.png", .corrupt), ("truncated.jpg", .corrupt), ("garbage.png", .corrupt),
+            ("truncated.png", .corrupt), ("truncated.jpg", .corrupt), ("truncated-arith.jpg", .corrupt),
+            ("garbage.png", .corrupt),
             ("not-an-image.txt", .unknownFormat), ("empty.png", .corrupt), ("huge.png", .badSize),
             ("huge.jpg", .badSize),
         ]

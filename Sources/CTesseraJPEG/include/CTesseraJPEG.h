@@ -1,7 +1,9 @@
 // A JPEG decoder over libjpeg-turbo (Debian: libjpeg62-turbo-dev). libjpeg reports errors by
 // calling an error_exit hook that must not return, so the hook longjmps back here; Swift cannot
 // do that itself. Warnings (for example "premature end of data", a truncated file) are errors
-// too, so a damaged file is reported instead of decoded half grey.
+// too, so a damaged file is reported instead of decoded half grey; so is arithmetic-coded data
+// that ends before the last row (which libjpeg does not warn about), and a file of more than 500
+// scans.
 #ifndef TESSERA_CTESSERAJPEG_H
 #define TESSERA_CTESSERAJPEG_H
 #include <stddef.h>
