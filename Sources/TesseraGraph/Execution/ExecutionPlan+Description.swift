@@ -58,7 +58,7 @@ extension ExecutionPlan {
             inPlaceSteps: inPlaceCandidates.filter { !$0.isEmpty }.count,
             centeredSquareMembers: steps.reduce(0) { count, step in
                 guard case .rowFused(_, let group) = step else { return count }
-                return count + group.members.filter { $0.centeredSquares != nil }.count
+                return count + tables.rowGroups[group].members.filter { $0.centeredSquares != nil }.count
             })
     }
 }

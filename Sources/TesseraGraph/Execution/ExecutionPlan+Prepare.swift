@@ -45,7 +45,7 @@ extension ExecutionPlan {
             case .kernel(let i):
                 add(entries[i])
             case .convEpilogue(_, let epilogue):
-                add(entries[epilogue.conv])
+                add(entries[tables.epilogues[epilogue].conv])
             case .fused, .fusedReduce, .fusedSoftmax, .reduceConcat, .rowFused:
                 continue
             }

@@ -31,7 +31,8 @@ extension ExecutionPlan {
             switch step {
             case .view:
                 value = view(entry, of: input(entry.inputs[0]))
-            case .fused(_, let program, let leaves):
+            case .fused(_, let index):
+                let (program, leaves) = (tables.programs[index].program, tables.programs[index].leaves)
                 // In place: a compact intermediate of the same type and shape that dies at this
                 // step, and that nothing else (no view) still shares, takes the result.
                 var reusable: TensorStorage?
@@ -57,20 +58,23 @@ extension ExecutionPlan {
                 value = TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
             case .kernel:
                 value = runKernel(entry, inputs: entry.inputs.map(input))
-            case .fusedReduce(_, let program, let leaves, let producer):
+            case .fusedReduce(_, let index, let producer):
+                let (program, leaves) = (tables.programs[index].program, tables.programs[index].leaves)
                 value = runFusedReduce(
                     entry, program: program, producerShape: entries[producer].shape,
                     scratchType: entries[producer].type,
                     leaves: leaves.map { values[$0]! })
-            case .fusedSoftmax(_, let program, let leaves, let producer):
+            case .fusedSoftmax(_, let index, let producer):
+                let (program, leaves) = (tables.programs[index].program, tables.programs[index].leaves)
                 value = runFusedSoftmax(
                     entry, program: program, producerShape: entries[producer].shape,
                     leaves: leaves.map { values[$0]! })
             case .reduceConcat(_, let parts):
-                value = runReduceConcat(entry, parts: parts.map { values[$0]! })
+                value = runReduceConcat(entry, parts: tables.partLists[parts].map { values[$0]! })
             case .rowFused(_, let group):
-                value = runRowGroup(group, values: values)
-            case .convEpilogue(_, let epilogue):
+                value = runRowGroup(tables.rowGroups[group], values: values)
+            case .convEpilogue(_, let index):
+                let epilogue = tables.epilogues[index]
                 let clamp = epilogue.clamp(values)
                 let conv = entries[epilogue.conv]
                 if let (program, leaves) = epilogue.unfused, !epilogue.activationConstantsHold(values) {

@@ -25,9 +25,10 @@ extension ExecutionPlan {
         case .reduceConcat:
             return ("reduceConcat", Self.operationName(entry.op), "reduction over concatenated parts")
         case .rowFused(_, let group):
-            let reductions = Set(group.members.map { "\($0.op)" }).sorted().joined(separator: "+")
+            let reductions = Set(tables.rowGroups[group].members.map { "\($0.op)" }).sorted().joined(separator: "+")
             return ("rowFused", "elementwise with row \(reductions) (normalization)", "row-fused reductions")
-        case .convEpilogue(_, let epilogue):
+        case .convEpilogue(_, let index):
+            let epilogue = tables.epilogues[index]
             let absorbed = entries[epilogue.conv]
             return (
                 "convEpilogue", Self.operationName(absorbed.op),

@@ -7,45 +7,71 @@ import TesseraKernels
 /// structure, so materializing the same computation on new inputs of the same shapes skips
 /// all of this.
 final class ExecutionPlan: @unchecked Sendable {
-    /// One unit of work.
+    /// One unit of work: plain integers only. What a step needs that holds references (programs,
+    /// leaf lists, epilogues, row groups) is in ``tables``, at the index the case carries.
+    ///
+    /// A multi-payload enum keeps its case in spare bits of its payloads, including the high
+    /// bits of a pointer it holds, and LeakSanitizer does not recognise such a pointer: a plan
+    /// kept in a plan cache was reported as a leak of the array behind it (a `package` fuzz
+    /// finding). `PlanStepLeakVisibilityTests` checks the enum stays plain data.
     enum Step {
         /// `entry`'s value is a new layout over its input's storage (or a compact copy).
         case view(entry: Int)
-        /// A fused element-wise program writes `entry`; `leaves` are its inputs in order.
-        case fused(entry: Int, program: FusedProgram, leaves: [Int])
+        /// A fused element-wise program (``StepTables/programs``) writes `entry`; its leaves
+        /// are its inputs in order.
+        case fused(entry: Int, program: Int)
         /// One kernel computes `entry` from its inputs.
         case kernel(entry: Int)
         /// A reduction over trailing axes of a fused program's result: the program runs a
         /// chunk of leading-axis rows into a cache-sized scratch block, which is reduced
         /// before the next chunk, so the program's result never goes to memory.
-        case fusedReduce(entry: Int, program: FusedProgram, leaves: [Int], producer: Int)
+        case fusedReduce(entry: Int, program: Int, producer: Int)
         /// A softmax (or log-softmax) along the last axis of a fused program's result, run the
         /// same way: chunks of leading-axis rows go through the program into a scratch block
         /// and straight on through the softmax kernel.
-        case fusedSoftmax(entry: Int, program: FusedProgram, leaves: [Int], producer: Int)
+        case fusedSoftmax(entry: Int, program: Int, producer: Int)
         /// A reduction over trailing axes of a reshaped concatenation along axis 0: each part
         /// holds whole rows of the reduction, so each part is reduced where it lies and the
-        /// concatenation is never copied.
-        case reduceConcat(entry: Int, parts: [Int])
+        /// concatenation is never copied. `parts` indexes ``StepTables/partLists``.
+        case reduceConcat(entry: Int, parts: Int)
         /// A convolution whose only reader is a fused program computing
         /// `min(max(conv + residual, lower), upper)` (the residual, and either bound, may be
         /// absent), or a `matmul` whose only reader computes `gelu` or `silu` of it (plus a bias;
         /// ``LinearActivationFusion``): the kernel writes `entry`, the program's result, adding
         /// the residual and applying the clamp (and activation) as it finishes each part of the
-        /// output.
-        case convEpilogue(entry: Int, ConvolutionEpilogue)
+        /// output. `epilogue` indexes ``StepTables/epilogues``.
+        case convEpilogue(entry: Int, epilogue: Int)
         /// A fused program and the per-row reductions it reads, computed a chunk of rows at a
-        /// time in one parallel loop (``RowFusion``): `entry` is the program's root.
-        case rowFused(entry: Int, RowGroup)
+        /// time in one parallel loop (``RowFusion``): `entry` is the program's root; `group`
+        /// indexes ``StepTables/rowGroups``.
+        case rowFused(entry: Int, group: Int)
 
         var entry: Int {
             switch self {
-            case .view(let entry), .fused(let entry, _, _), .kernel(let entry), .fusedReduce(let entry, _, _, _),
-                .fusedSoftmax(let entry, _, _, _), .reduceConcat(let entry, _), .convEpilogue(let entry, _),
+            case .view(let entry), .fused(let entry, _), .kernel(let entry), .fusedReduce(let entry, _, _),
+                .fusedSoftmax(let entry, _, _), .reduceConcat(let entry, _), .convEpilogue(let entry, _),
                 .rowFused(let entry, _):
                 return entry
             }
         }
+    }
+
+    /// What the steps need that holds references, each at the index its ``Step`` case carries.
+    struct StepTables {
+        /// A fused program and the entries it reads, in the order of its `.input` instructions.
+        struct Program {
+            var program: FusedProgram
+            var leaves: [Int]
+        }
+
+        /// The programs of `.fused`, `.fusedReduce` and `.fusedSoftmax` steps.
+        var programs: [Program] = []
+        /// The parts of `.reduceConcat` steps.
+        var partLists: [[Int]] = []
+        /// The epilogues of `.convEpilogue` steps.
+        var epilogues: [ConvolutionEpilogue] = []
+        /// The groups of `.rowFused` steps.
+        var rowGroups: [RowGroup] = []
     }
 
     /// What a convolution epilogue step adds to and clamps its convolution's output with (and,
@@ -79,6 +105,8 @@ final class ExecutionPlan: @unchecked Sendable {
     /// For every entry, the entry whose value it shares (itself unless merged away).
     let canonical: [Int]
     let steps: [Step]
+    /// The steps' programs, epilogues, part lists and row groups.
+    let tables: StepTables
     /// For every step, the intermediates whose last reader it is, freed once it has run.
     let releases: [[Int]]
     /// For every step, the dying inputs a fused program may write its result over.
@@ -124,6 +152,7 @@ final class ExecutionPlan: @unchecked Sendable {
         self.outputs = outputs
         canonical = state.canonical
         steps = state.steps
+        tables = state.tables
         memos = state.steps.map { if case .fused = $0 { FusedPlanMemo() } else { nil } }
         kernelCount = state.steps.filter { if case .view = $0 { false } else { true } }.count
         releases = state.releases

@@ -9,9 +9,10 @@ enum InPlaceReuse {
         let entries = state.entries
         let lastUse = state.lastUse
         let isTemporary = state.isTemporary
+        let programs = state.tables.programs
         state.inPlaceCandidates = state.steps.enumerated().map { s, step in
-            guard case .fused(let entry, _, let leaves) = step else { return [] }
-            return leaves.filter { r in
+            guard case .fused(let entry, let program) = step else { return [] }
+            return programs[program].leaves.filter { r in
                 lastUse[r] == s && isTemporary[r] && entries[r].type == entries[entry].type
                     && entries[r].shape == entries[entry].shape
             }

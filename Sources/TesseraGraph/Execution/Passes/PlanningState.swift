@@ -55,6 +55,8 @@ struct PlanningState {
 
     /// The steps in topological order. Written by ``StepSchedule``.
     var steps: [ExecutionPlan.Step] = []
+    /// The steps' programs, epilogues, part lists and row groups. Written by ``StepSchedule``.
+    var tables = ExecutionPlan.StepTables()
     /// For every entry, the index of the last step that reads it (`-1` when none does). Written
     /// by ``MemoryPlan``.
     var lastUse: [Int]
@@ -98,12 +100,14 @@ struct PlanningState {
     /// lifetimes and buffer releases.
     func reads(_ step: ExecutionPlan.Step) -> [Int] {
         switch step {
-        case .fused(_, _, let leaves), .fusedReduce(_, _, let leaves, _), .fusedSoftmax(_, _, let leaves, _),
-            .reduceConcat(_, let leaves):
-            return leaves
+        case .fused(_, let program), .fusedReduce(_, let program, _), .fusedSoftmax(_, let program, _):
+            return tables.programs[program].leaves
+        case .reduceConcat(_, let parts):
+            return tables.partLists[parts]
         case .rowFused(_, let group):
-            return group.reads
-        case .convEpilogue(_, let epilogue):
+            return tables.rowGroups[group].reads
+        case .convEpilogue(_, let index):
+            let epilogue = tables.epilogues[index]
             return inputs[epilogue.conv] + [epilogue.residual, epilogue.lower, epilogue.upper].compactMap { $0 }
         case .view(let entry), .kernel(let entry):
             return inputs[entry]
