@@ -38,7 +38,8 @@ struct PlanStepLeakVisibilityTests {
         epilogue.unfused = (program, leaves)
         let words = Self.words(of: epilogue)
         for address in [Self.bufferAddress(epilogue.activationConstants), Self.bufferAddress(leaves)] {
-            #expect(words.contains(address), "\(words.map { String($0, radix: 16) }) lacks \(String(address, radix: 16))")
+            #expect(
+                words.contains(address), "\(words.map { String($0, radix: 16) }) lacks \(String(address, radix: 16))")
         }
     }
 }
