@@ -126,19 +126,17 @@ struct FuzzTarget: Sendable {
     /// n][n bytes of model.mlmodel][weight.bin]`; nothing is written to disk (the in-memory
     /// load, `MLModel(modelData:weightFiles:name:)`, does everything a load from a directory
     /// does after reading the files). The model is loaded with a 4 MiB
-    /// `MLModelConfiguration.memoryLimit` (``predictionMemoryLimit``), so a mutation whose
-    /// prediction would compute hundreds of megabytes meets the memory cap (a path worth fuzzing
-    /// too) instead of taking most of the run's time in kernels.
+    /// `MLModelConfiguration.memoryLimit` (`MLModelConfiguration.fuzzTarget`), so a mutation
+    /// whose prediction would compute hundreds of megabytes meets the memory cap (a path worth
+    /// fuzzing too) instead of taking most of the run's time in kernels.
     static let package = FuzzTarget(
         name: "package", summary: "an .mlpackage: model.mlmodel + weight.bin, loaded by MLModel, one prediction",
         run: { data in
             let (specBytes, weightBytes) = split(data)
-            let configuration = MLModelConfiguration()
-            configuration.memoryLimit = predictionMemoryLimit
             guard
                 let model = try? MLModel(
                     modelData: specBytes, weightFiles: ["weight.bin": weightBytes], name: "Model.mlpackage",
-                    configuration: configuration),
+                    configuration: .fuzzTarget),
                 let inputs = model.modelDescription.smallInputs
             else { return }
             _ = try? model.prediction(from: MLDictionaryFeatureProvider(features: inputs))
@@ -150,10 +148,6 @@ struct FuzzTarget: Sendable {
                 return join(spec, weights)
             } + modelFileSeeds(fixtures).map { join($0, Data()) }
         })
-
-    /// The `package` target's memory limit per prediction: 4 MiB, far above what the seed
-    /// models need on their small inputs.
-    static let predictionMemoryLimit = 4 << 20
 
     /// A model compiled by Tessera (`model.tessera`), loaded by `MLModel` from memory
     /// (`MLModel(compiledData:name:)`). The harness rewrites the size and both checksums first,

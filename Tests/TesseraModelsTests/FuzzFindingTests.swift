@@ -52,7 +52,8 @@ struct FuzzFindingTests {
         return unsafeBitCast(symbol, to: (@convention(c) () -> Int).self)()
     }
 
-    /// As the target runs them: the load, then, when it succeeds, one prediction on the
+    /// As the target runs them: the load (with the target's configuration,
+    /// `MLModelConfiguration.fuzzTarget`), then, when it succeeds, one prediction on the
     /// target's small inputs (`MLModelDescription.smallInputs`).
     @Test("every package finding fails with a typed error, at the load or at the prediction")
     func packageFindings() throws {
@@ -63,7 +64,7 @@ struct FuzzFindingTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let package = try Self.writePackage(try Data(contentsOf: input), in: directory)
             #expect(throws: MLModelError.self, "\(input.lastPathComponent)") {
-                let model = try MLModel(contentsOf: package)
+                let model = try MLModel(contentsOf: package, configuration: .fuzzTarget)
                 let features = try #require(model.modelDescription.smallInputs)
                 _ = try model.prediction(from: MLDictionaryFeatureProvider(features: features))
             }
