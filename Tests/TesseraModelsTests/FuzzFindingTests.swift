@@ -71,6 +71,21 @@ struct FuzzFindingTests {
         }
     }
 
+    /// As the `compiled` target runs them: checksums repaired, then a load from memory.
+    /// `crash-f037da9b…` is a compiled model whose int32 constant holds a float immediate out
+    /// of Int32's range; decoding it trapped converting the value.
+    @Test("every compiled finding fails to load with a typed error")
+    func compiledFindings() throws {
+        let inputs = try Self.findings("compiled")
+        #expect(!inputs.isEmpty)
+        for input in inputs {
+            let bytes = CompiledModelHeader.repairingChecksums([UInt8](try Data(contentsOf: input)))
+            #expect(throws: MLModelError.self, "\(input.lastPathComponent)") {
+                try MLModel(compiledData: Data(bytes), name: "Model.mlmodelc")
+            }
+        }
+    }
+
     /// `crash-20ba6ce3…`: a NeuralNetwork whose output `y` is declared int64 computes NaN; the
     /// prediction trapped converting it to Int64.
     @Test("an int64 output that computes NaN or a value beyond Int64 throws .generic naming it")

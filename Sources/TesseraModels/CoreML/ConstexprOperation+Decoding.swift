@@ -278,7 +278,14 @@ extension ConstexprOperation {
         guard tensor.dataType == .uint8 || tensor.dataType == .int8, tensor.shape.count == 1 else {
             throw error("\(name) must be a uint8 vector of packed bits, not \(tensor.dataType)\(tensor.shape)")
         }
-        return tensor.values.map { UInt8(truncatingIfNeeded: Int($0)) }
+        return try tensor.values.map { value in
+            // Floats as the tensor's field held them: a float or int64 field can hold anything.
+            guard value.isFinite, let byte = Int(exactly: value.rounded(.towardZero)), (-128...255).contains(byte)
+            else {
+                throw error("\(name) holds \(value), which is not a \(tensor.dataType) value")
+            }
+            return UInt8(truncatingIfNeeded: byte)
+        }
     }
 
     /// Zeros with the set positions of `mask` filled from `data` in order.

@@ -345,8 +345,9 @@ struct BatchStepShapes {
                 guard let itemBound = item[step.operands[position]], let batchBound = batch[step.operands[position]],
                     itemBound.scalarCount <= RuntimeInts.maximumCount
                 else { return nil }
-                let (i, b) = (Self.integers(itemBound), Self.integers(batchBound))
-                guard i.count == b.count, i.indices.allSatisfy({ $0 == a || i[$0] == b[$0] }) else { return nil }
+                guard let i = Self.integers(itemBound), let b = Self.integers(batchBound), i.count == b.count,
+                    i.indices.allSatisfy({ $0 == a || i[$0] == b[$0] })
+                else { return nil }
             }
         }
         return resultAxis
@@ -363,10 +364,12 @@ struct BatchStepShapes {
         }
     }
 
-    /// A small integer tensor's values (a slice bound computed from shapes).
-    private static func integers(_ tensor: MLTensor) -> [Int] {
-        tensor.kernelType.isFloatingPoint
-            ? tensor.scalars(of: Float.self).map { Int($0) }
-            : tensor.converted(to: .int32).scalars(of: Int32.self).map(Int.init)
+    /// A small integer tensor's values (a slice bound computed from shapes); `nil` when a
+    /// floating-point value is not an index (NaN, infinite or huge).
+    private static func integers(_ tensor: MLTensor) -> [Int]? {
+        guard tensor.kernelType.isFloatingPoint else {
+            return tensor.converted(to: .int32).scalars(of: Int32.self).map(Int.init)
+        }
+        return try? tensor.scalars(of: Float.self).map { try LoweredFunction.computedIndex(Double($0), "a bound") }
     }
 }

@@ -127,7 +127,7 @@ extension MILConstant {
             guard floats.count == count else { throw mismatch(floats.count) }
             switch type.dataType {
             case .float16, .float32: elements = .floats(floats)
-            default: elements = .ints(floats.map { Int32($0) })
+            default: elements = .ints(try MILConstant.int32s(floats, type: type, file: file, what: what))
             }
         case .immediate(.tensor(let storage)):
             elements = try MILConstant.elements(of: storage, type: type, file: file, what: what)
@@ -137,14 +137,31 @@ extension MILConstant {
         }
     }
 
+    /// Floating-point values stored for an integer tensor, rounded toward zero; throws
+    /// ``ModelFormatError`` for a value that is not finite or beyond Int32 (which a conversion
+    /// would trap on).
+    private static func int32s<T: BinaryFloatingPoint>(
+        _ values: [T], type: MILTensorType, file: String, what: String
+    ) throws -> [Int32] {
+        try values.map { value in
+            guard value.isFinite, let integer = Int32(exactly: value.rounded(.towardZero)) else {
+                throw ModelFormatError(
+                    .invalidSpecification, file: file,
+                    "\(what) is \(type) but stores \(value), which \(type.dataType) cannot hold")
+            }
+            return integer
+        }
+    }
+
     /// The elements of an immediate tensor in the field coremltools chose for `type`.
     private static func elements(
         of storage: MILTensorStorage, type: MILTensorType, file: String, what: String
     ) throws -> Elements {
         let isFloat = [.float16, .float32, .float64, .bfloat16].contains(type.dataType)
         switch storage {
-        case .floats(let v): return isFloat ? .floats(v) : .ints(v.map { Int32($0) })
-        case .doubles(let v): return isFloat ? .floats(v.map { Float($0) }) : .ints(v.map { Int32($0) })
+        case .floats(let v): return isFloat ? .floats(v) : .ints(try int32s(v, type: type, file: file, what: what))
+        case .doubles(let v):
+            return isFloat ? .floats(v.map { Float($0) }) : .ints(try int32s(v, type: type, file: file, what: what))
         case .ints(let v):
             if type.dataType == .bool { return .bools(v.map { $0 != 0 }) }
             return isFloat ? .floats(v.map { Float($0) }) : .ints(v)

@@ -246,11 +246,12 @@ enum RuntimeInts: Sendable {
             try require(
                 tensor.rank <= 1 && tensor.scalarCount <= RuntimeInts.maximumCount,
                 "a parameter computed at run time must be a short list, got shape \(tensor.shape)")
-            let values =
-                tensor.kernelType.isFloatingPoint
-                ? tensor.scalars(of: Float.self).map { Int($0) }
-                : tensor.converted(to: .int32).scalars(of: Int32.self).map(Int.init)
-            return values
+            guard tensor.kernelType.isFloatingPoint else {
+                return tensor.converted(to: .int32).scalars(of: Int32.self).map(Int.init)
+            }
+            return try tensor.scalars(of: Float.self).map {
+                try LoweredFunction.computedIndex(Double($0), "a parameter computed at run time")
+            }
         }
     }
 }

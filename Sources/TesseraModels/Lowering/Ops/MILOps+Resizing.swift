@@ -88,6 +88,8 @@ extension MILOp {
     static func linearResample(_ x: MLTensor, axis: Int, grid: [Double]) throws -> MLTensor {
         let size = x.shape[axis]
         try require(size > 0 || grid.isEmpty, "cannot resample an empty axis")
+        // Positions come from scales and boxes a model or its inputs hold: NaN would trap below.
+        try require(grid.allSatisfy(\.isFinite), "a resampling position is not finite")
         if grid.count == size && grid.enumerated().allSatisfy({ Double($0.offset) == $0.element }) { return x }
         var lower: [Int32] = []
         var upper: [Int32] = []
@@ -115,8 +117,11 @@ extension MILOp {
     static func nearest(_ x: MLTensor, axis: Int, count: Int, source: (Int) -> Double) throws -> MLTensor {
         let size = x.shape[axis]
         try require(count >= 0 && (size > 0 || count == 0), "cannot resize an axis of size \(size) to \(count)")
-        if count == size && (0..<count).allSatisfy({ Int(source($0).rounded(.down)) == $0 }) { return x }
-        let indices = (0..<count).map { Int32(Swift.min(Swift.max(Int(source($0).rounded(.down)), 0), size - 1)) }
+        let sources = try (0..<count).map {
+            try LoweredFunction.computedIndex(source($0).rounded(.down), "a resampling position")
+        }
+        if count == size && sources.enumerated().allSatisfy({ $0.element == $0.offset }) { return x }
+        let indices = sources.map { Int32(Swift.min(Swift.max($0, 0), size - 1)) }
         return x.gathering(
             atIndices: MLTensor(shape: [count], scalars: indices, scalarType: Int32.self), alongAxis: axis)
     }

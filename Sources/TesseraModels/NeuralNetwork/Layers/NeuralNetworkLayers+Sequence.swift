@@ -15,7 +15,11 @@ extension NeuralNetworkLayerType {
             let (on, off) = (layer.params.float(3) ?? 0, layer.params.float(4) ?? 0)
             let sizeIsInput = layer.inputCount == 2
             return { args in
-                let depth = sizeIsInput ? Int(args[1].asFloat.scalars(of: Float.self).first ?? 0) : size
+                let depth =
+                    sizeIsInput
+                    ? try LoweredFunction.computedCount(
+                        Double(args[1].asFloat.scalars(of: Float.self).first ?? 0), "oneHotVectorSize")
+                    : size
                 try require(depth >= 1 && depth <= 1 << 24, "oneHotVectorSize \(depth) must be positive")
                 let i = args[0].asFloat.floor()
                 let a = try i.axis(axis, op: "oneHot", insertion: true)
