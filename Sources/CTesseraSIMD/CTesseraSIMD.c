@@ -1060,6 +1060,71 @@ static void tessera_dw_general(TESSERA_DW_PLANE_ARGS) {
     }
 }
 
+// Small planes, the same size in and out, stride 1: the plane flattened into at most four 16-lane
+// vectors of positions. Tap (i, j) of output position q reads input q + (i·dh − pt)·w + (j·dw − pl)
+// when it lies inside the image; which lanes of which vector it reaches depends on the geometry
+// alone, so the masks are built once for all the planes. Each sum is bias, then acc + w·x per tap
+// inside the image in (i, j) order, then the clamp: the bits of the row kernels.
+TESSERA_DW_512 static void tessera_dw_flat_avx512(const float *restrict in, const float *restrict k,
+                                                   const float *restrict bias, float *restrict out,
+                                                   long first, long count, long o, long c, long multiplier,
+                                                   const tessera_depthwise_geometry *restrict g, float lo, float hi) {
+#pragma clang fp contract(off)
+    const long positions = g->oh * g->ow, taps = g->kh * g->kw;
+    __mmask16 masks[TESSERA_DW_FLAT_TAPS][4];
+    long offsets[TESSERA_DW_FLAT_TAPS];
+    for (long t = 0; t < taps; t++) {
+        const long di = (t / g->kw) * g->dh - g->pt, dj = (t % g->kw) * g->dw - g->pl;
+        offsets[t] = di * g->w + dj;
+        for (long v = 0; v < 4; v++) {
+            unsigned m = 0;
+            for (long l = 0; l < 16; l++) {
+                const long q = 16 * v + l;
+                if (q >= positions) break;
+                const long y = q / g->ow + di, x = q % g->ow + dj;
+                if (y >= 0 && y < g->h && x >= 0 && x < g->w) m |= 1u << l;
+            }
+            masks[t][v] = (__mmask16)m;
+        }
+    }
+    const __mmask16 stores[4] = {
+        tessera_v16_lanes(0, positions), tessera_v16_lanes(0, positions - 16), tessera_v16_lanes(0, positions - 32),
+        tessera_v16_lanes(0, positions - 48)};
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    for (long p = first; p < first + count; p++) {
+        const long image = p / o, channel = p % o;
+        const float *src = in + (image * c + channel / multiplier) * positions;
+        const float *kk = k + channel * taps;
+        const __m512 vb = _mm512_set1_ps(bias ? bias[channel] : 0.0f);
+        __m512 a0 = vb, a1 = vb, a2 = vb, a3 = vb;
+        for (long t = 0; t < taps; t++) {
+            const __m512 w = _mm512_set1_ps(kk[t]);
+            const float *s = src + offsets[t];
+            const __mmask16 m0 = masks[t][0], m1 = masks[t][1], m2 = masks[t][2], m3 = masks[t][3];
+            a0 = _mm512_mask_add_ps(a0, m0, a0, _mm512_mul_ps(w, _mm512_maskz_loadu_ps(m0, s)));
+            a1 = _mm512_mask_add_ps(a1, m1, a1, _mm512_mul_ps(w, _mm512_maskz_loadu_ps(m1, s + 16)));
+            a2 = _mm512_mask_add_ps(a2, m2, a2, _mm512_mul_ps(w, _mm512_maskz_loadu_ps(m2, s + 32)));
+            a3 = _mm512_mask_add_ps(a3, m3, a3, _mm512_mul_ps(w, _mm512_maskz_loadu_ps(m3, s + 48)));
+        }
+        float *dst = out + p * positions;
+        _mm512_mask_storeu_ps(dst, stores[0], _mm512_min_ps(vhi, _mm512_max_ps(vlo, a0)));
+        _mm512_mask_storeu_ps(dst + 16, stores[1], _mm512_min_ps(vhi, _mm512_max_ps(vlo, a1)));
+        _mm512_mask_storeu_ps(dst + 32, stores[2], _mm512_min_ps(vhi, _mm512_max_ps(vlo, a2)));
+        _mm512_mask_storeu_ps(dst + 48, stores[3], _mm512_min_ps(vhi, _mm512_max_ps(vlo, a3)));
+    }
+}
+
+int tessera_depthwise_flat_planes_f32(const float *in, const float *k, const float *bias, float *out, long first,
+                                      long count, long o, long c, long multiplier,
+                                      const tessera_depthwise_geometry *g, float lo, float hi) {
+    if (!tessera_cpu_has_avx512f() || g->sh != 1 || g->sw != 1 || g->oh != g->h || g->ow != g->w ||
+        g->oh * g->ow > 64 || g->kh * g->kw > TESSERA_DW_FLAT_TAPS) {
+        return 0;
+    }
+    tessera_dw_flat_avx512(in, k, bias, out, first, count, o, c, multiplier, g, lo, hi);
+    return 1;
+}
+
 void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
                                  const tessera_depthwise_geometry *g, const long *valid, float lo, float hi) {
     int is3x3 = g->kh == 3 && g->kw == 3;
@@ -1230,6 +1295,13 @@ void tessera_copy_stride2_f32(float *dst, const float *src, long n) {
 }
 int tessera_maxpool_plane_f32(const float *in, float *out, const tessera_depthwise_geometry *g, const long *valid) {
     (void)in; (void)out; (void)g; (void)valid;
+    return 0;
+}
+int tessera_depthwise_flat_planes_f32(const float *in, const float *k, const float *bias, float *out, long first,
+                                      long count, long o, long c, long multiplier,
+                                      const tessera_depthwise_geometry *g, float lo, float hi) {
+    (void)in; (void)k; (void)bias; (void)out; (void)first; (void)count; (void)o; (void)c; (void)multiplier;
+    (void)g; (void)lo; (void)hi;
     return 0;
 }
 float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift) {
