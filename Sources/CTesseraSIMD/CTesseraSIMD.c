@@ -829,6 +829,30 @@ TESSERA_V16_ATTR __m512 tessera_v16_maskz_load(const float *p, __mmask16 m) { re
 TESSERA_V16_ATTR __m512 tessera_v16_maskz_load2(const float *p, __mmask16 lower, __mmask16 upper) {
     return tessera_v16_evens(_mm512_maskz_loadu_ps(lower, p), _mm512_maskz_loadu_ps(upper, p + 16));
 }
+// The three stride-2 inputs of a 3-wide kernel row from one pair of loads: p[0, 2, …, 30],
+// p[1, 3, …, 31] and p[2, 4, …, 32] (the evens shifted by one lane, p[32] loaded alone) — the
+// values tessera_v16_load2 at p, p + 1 and p + 2 give, with two full loads instead of six.
+// Call only where p[0 ..< 33] are inside the row.
+TESSERA_V16_ATTR void tessera_v16_load2x3(const float *p, __m512 *v0, __m512 *v1, __m512 *v2) {
+    const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512 a = _mm512_loadu_ps(p), b = _mm512_loadu_ps(p + 16);
+    *v0 = tessera_v16_evens(a, b);
+    *v1 = _mm512_permutex2var_ps(a, odds, b);
+    *v2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(_mm512_set1_ps(p[32])), _mm512_castps_si512(*v0), 1));
+}
+// tessera_v16_load2x3 at a border: loads[0], loads[1] (kernel column 0's masks) say which of
+// p[0 ..< 32] are inside the row — every input columns 1 and 2 read among them but p[32], which
+// is inside when lane 14 of loads[5] (kernel column 2's upper mask, from p + 18) is set. Outside
+// elements read as 0, as tessera_v16_maskz_load2 gives them.
+TESSERA_V16_ATTR void tessera_v16_maskz_load2x3(const float *p, const __mmask16 *loads, __m512 *v0, __m512 *v1,
+                                                __m512 *v2) {
+    const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512 a = _mm512_maskz_loadu_ps(loads[0], p), b = _mm512_maskz_loadu_ps(loads[1], p + 16);
+    const __m512 last = _mm512_maskz_loadu_ps((__mmask16)((loads[5] >> 14) & 1), p + 32);
+    *v0 = tessera_v16_evens(a, b);
+    *v1 = _mm512_permutex2var_ps(a, odds, b);
+    *v2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(last), _mm512_castps_si512(*v0), 1));
+}
 TESSERA_V16_ATTR __m512 tessera_v16_mask_add(__m512 acc, __mmask16 m, __m512 v) {
     return _mm512_mask_add_ps(acc, m, acc, v);
 }
@@ -871,6 +895,17 @@ TESSERA_V8_ATTR __m256 tessera_v8_maskz_load(const float *p, __m256i m) { return
 TESSERA_V8_ATTR __m256 tessera_v8_maskz_load2(const float *p, __m256i lower, __m256i upper) {
     return tessera_v8_evens(_mm256_maskload_ps(p, lower), _mm256_maskload_ps(p + 8, upper));
 }
+// The three stride-2 inputs of a 3-wide kernel row: tessera_v8_load2 at p, p + 1 and p + 2.
+TESSERA_V8_ATTR void tessera_v8_load2x3(const float *p, __m256 *v0, __m256 *v1, __m256 *v2) {
+    *v0 = tessera_v8_load2(p), *v1 = tessera_v8_load2(p + 1), *v2 = tessera_v8_load2(p + 2);
+}
+// tessera_v8_maskz_load2 at p, p + 1 and p + 2 with each kernel column's pair of masks.
+TESSERA_V8_ATTR void tessera_v8_maskz_load2x3(const float *p, const __m256i *loads, __m256 *v0, __m256 *v1,
+                                              __m256 *v2) {
+    *v0 = tessera_v8_maskz_load2(p, loads[0], loads[1]);
+    *v1 = tessera_v8_maskz_load2(p + 1, loads[2], loads[3]);
+    *v2 = tessera_v8_maskz_load2(p + 2, loads[4], loads[5]);
+}
 TESSERA_V8_ATTR __m256 tessera_v8_mask_add(__m256 acc, __m256i m, __m256 v) {
     return _mm256_blendv_ps(acc, _mm256_add_ps(acc, v), _mm256_castsi256_ps(m));
 }
@@ -910,11 +945,9 @@ TESSERA_V8_ATTR void tessera_v8_store_n(float *p, __m256 v, long n) {
         v0 = P##_maskz_load(src, lanes[0]), v1 = P##_maskz_load(src + 1, lanes[1]);               \
         v2 = P##_maskz_load(src + 2, lanes[2]);                                                   \
     } else if (!(MASKED)) {                                                                       \
-        v0 = P##_load2(src), v1 = P##_load2(src + 1), v2 = P##_load2(src + 2);                   \
+        P##_load2x3(src, &v0, &v1, &v2);                                                          \
     } else {                                                                                      \
-        v0 = P##_maskz_load2(src, loads[0], loads[1]);                                            \
-        v1 = P##_maskz_load2(src + 1, loads[2], loads[3]);                                        \
-        v2 = P##_maskz_load2(src + 2, loads[4], loads[5]);                                        \
+        P##_maskz_load2x3(src, loads, &v0, &v1, &v2);                                             \
     }
 
 #define TESSERA_DW3_STORE(P, acc, y) \
