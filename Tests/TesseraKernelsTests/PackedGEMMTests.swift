@@ -29,10 +29,11 @@ struct PackedGEMMTests {
     /// past a tile of 48 (AVX-512) or 24 (AVX2) — AVX-512's narrow tails of 1 to 4 columns among
     /// them, with one and two panels — k of 1 and long sums; AVX-512's chunks of columns (k ≤ 512:
     /// 163 → 144 columns for k = 200, so 200 columns are two chunks, the second ending in a tile of
-    /// 8) and its depth blocks (k > 512, with a narrow tail of 2).
+    /// 8) and its depth blocks (k > 512, with a narrow tail of 2); a 7 × 7 plane's one tile and a
+    /// narrow tail over several panels, in one depth block and in two.
     static let shapes: [(m: Int, n: Int, k: Int)] = [
         (8, 48, 16), (1, 1, 1), (3, 5, 7), (13, 49, 24), (16, 96, 1), (24, 17, 33), (70, 100, 9), (9, 33, 300),
-        (5, 64, 2), (40, 113, 64), (17, 200, 200), (10, 50, 600),
+        (5, 64, 2), (40, 113, 64), (17, 200, 200), (10, 50, 600), (70, 49, 40), (41, 98, 520), (33, 49, 300),
     ]
 
     /// The bodies this CPU runs: AVX2 always, AVX-512 when present.
