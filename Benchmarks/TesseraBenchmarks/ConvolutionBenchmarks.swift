@@ -25,6 +25,7 @@ func runConvolutionBenchmarks() {
     print("\n== conv (MobileNetV2 pointwise 1×1, with bias and ReLU6) ==")
     for (input, outputs) in [
         ([1, 16, 112, 112], 96), ([1, 144, 56, 56], 24), ([1, 64, 14, 14], 384), ([1, 320, 7, 7], 1280),
+        ([1, 192, 28, 28], 32), ([1, 32, 28, 28], 192), ([1, 960, 7, 7], 160), ([1, 384, 14, 14], 64),
     ] {
         benchmarkPointwise(input: input, outputs: outputs)
     }

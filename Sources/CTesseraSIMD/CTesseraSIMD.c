@@ -829,6 +829,30 @@ TESSERA_V16_ATTR __m512 tessera_v16_maskz_load(const float *p, __mmask16 m) { re
 TESSERA_V16_ATTR __m512 tessera_v16_maskz_load2(const float *p, __mmask16 lower, __mmask16 upper) {
     return tessera_v16_evens(_mm512_maskz_loadu_ps(lower, p), _mm512_maskz_loadu_ps(upper, p + 16));
 }
+// The three stride-2 inputs of a 3-wide kernel row from one pair of loads: p[0, 2, …, 30],
+// p[1, 3, …, 31] and p[2, 4, …, 32] (the evens shifted by one lane, p[32] loaded alone) — the
+// values tessera_v16_load2 at p, p + 1 and p + 2 give, with two full loads instead of six.
+// Call only where p[0 ..< 33] are inside the row.
+TESSERA_V16_ATTR void tessera_v16_load2x3(const float *p, __m512 *v0, __m512 *v1, __m512 *v2) {
+    const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512 a = _mm512_loadu_ps(p), b = _mm512_loadu_ps(p + 16);
+    *v0 = tessera_v16_evens(a, b);
+    *v1 = _mm512_permutex2var_ps(a, odds, b);
+    *v2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(_mm512_set1_ps(p[32])), _mm512_castps_si512(*v0), 1));
+}
+// tessera_v16_load2x3 at a border: loads[0], loads[1] (kernel column 0's masks) say which of
+// p[0 ..< 32] are inside the row — every input columns 1 and 2 read among them but p[32], which
+// is inside when lane 14 of loads[5] (kernel column 2's upper mask, from p + 18) is set. Outside
+// elements read as 0, as tessera_v16_maskz_load2 gives them.
+TESSERA_V16_ATTR void tessera_v16_maskz_load2x3(const float *p, const __mmask16 *loads, __m512 *v0, __m512 *v1,
+                                                __m512 *v2) {
+    const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512 a = _mm512_maskz_loadu_ps(loads[0], p), b = _mm512_maskz_loadu_ps(loads[1], p + 16);
+    const __m512 last = _mm512_maskz_loadu_ps((__mmask16)((loads[5] >> 14) & 1), p + 32);
+    *v0 = tessera_v16_evens(a, b);
+    *v1 = _mm512_permutex2var_ps(a, odds, b);
+    *v2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(last), _mm512_castps_si512(*v0), 1));
+}
 TESSERA_V16_ATTR __m512 tessera_v16_mask_add(__m512 acc, __mmask16 m, __m512 v) {
     return _mm512_mask_add_ps(acc, m, acc, v);
 }
@@ -871,6 +895,17 @@ TESSERA_V8_ATTR __m256 tessera_v8_maskz_load(const float *p, __m256i m) { return
 TESSERA_V8_ATTR __m256 tessera_v8_maskz_load2(const float *p, __m256i lower, __m256i upper) {
     return tessera_v8_evens(_mm256_maskload_ps(p, lower), _mm256_maskload_ps(p + 8, upper));
 }
+// The three stride-2 inputs of a 3-wide kernel row: tessera_v8_load2 at p, p + 1 and p + 2.
+TESSERA_V8_ATTR void tessera_v8_load2x3(const float *p, __m256 *v0, __m256 *v1, __m256 *v2) {
+    *v0 = tessera_v8_load2(p), *v1 = tessera_v8_load2(p + 1), *v2 = tessera_v8_load2(p + 2);
+}
+// tessera_v8_maskz_load2 at p, p + 1 and p + 2 with each kernel column's pair of masks.
+TESSERA_V8_ATTR void tessera_v8_maskz_load2x3(const float *p, const __m256i *loads, __m256 *v0, __m256 *v1,
+                                              __m256 *v2) {
+    *v0 = tessera_v8_maskz_load2(p, loads[0], loads[1]);
+    *v1 = tessera_v8_maskz_load2(p + 1, loads[2], loads[3]);
+    *v2 = tessera_v8_maskz_load2(p + 2, loads[4], loads[5]);
+}
 TESSERA_V8_ATTR __m256 tessera_v8_mask_add(__m256 acc, __m256i m, __m256 v) {
     return _mm256_blendv_ps(acc, _mm256_add_ps(acc, v), _mm256_castsi256_ps(m));
 }
@@ -910,11 +945,9 @@ TESSERA_V8_ATTR void tessera_v8_store_n(float *p, __m256 v, long n) {
         v0 = P##_maskz_load(src, lanes[0]), v1 = P##_maskz_load(src + 1, lanes[1]);               \
         v2 = P##_maskz_load(src + 2, lanes[2]);                                                   \
     } else if (!(MASKED)) {                                                                       \
-        v0 = P##_load2(src), v1 = P##_load2(src + 1), v2 = P##_load2(src + 2);                   \
+        P##_load2x3(src, &v0, &v1, &v2);                                                          \
     } else {                                                                                      \
-        v0 = P##_maskz_load2(src, loads[0], loads[1]);                                            \
-        v1 = P##_maskz_load2(src + 1, loads[2], loads[3]);                                        \
-        v2 = P##_maskz_load2(src + 2, loads[4], loads[5]);                                        \
+        P##_maskz_load2x3(src, loads, &v0, &v1, &v2);                                             \
     }
 
 #define TESSERA_DW3_STORE(P, acc, y) \
@@ -1058,6 +1091,71 @@ static void tessera_dw_general(TESSERA_DW_PLANE_ARGS) {
         while (iHi > iLo && top + (iHi - 1) * g->dh >= g->h) iHi--;
         for (long x = 0; x < g->ow; x++) TESSERA_DW_SCALAR_ELEMENT(x);
     }
+}
+
+// Small planes, the same size in and out, stride 1: the plane flattened into at most four 16-lane
+// vectors of positions. Tap (i, j) of output position q reads input q + (i·dh − pt)·w + (j·dw − pl)
+// when it lies inside the image; which lanes of which vector it reaches depends on the geometry
+// alone, so the masks are built once for all the planes. Each sum is bias, then acc + w·x per tap
+// inside the image in (i, j) order, then the clamp: the bits of the row kernels.
+TESSERA_DW_512 static void tessera_dw_flat_avx512(const float *restrict in, const float *restrict k,
+                                                   const float *restrict bias, float *restrict out,
+                                                   long first, long count, long o, long c, long multiplier,
+                                                   const tessera_depthwise_geometry *restrict g, float lo, float hi) {
+#pragma clang fp contract(off)
+    const long positions = g->oh * g->ow, taps = g->kh * g->kw;
+    __mmask16 masks[TESSERA_DW_FLAT_TAPS][4];
+    long offsets[TESSERA_DW_FLAT_TAPS];
+    for (long t = 0; t < taps; t++) {
+        const long di = (t / g->kw) * g->dh - g->pt, dj = (t % g->kw) * g->dw - g->pl;
+        offsets[t] = di * g->w + dj;
+        for (long v = 0; v < 4; v++) {
+            unsigned m = 0;
+            for (long l = 0; l < 16; l++) {
+                const long q = 16 * v + l;
+                if (q >= positions) break;
+                const long y = q / g->ow + di, x = q % g->ow + dj;
+                if (y >= 0 && y < g->h && x >= 0 && x < g->w) m |= 1u << l;
+            }
+            masks[t][v] = (__mmask16)m;
+        }
+    }
+    const __mmask16 stores[4] = {
+        tessera_v16_lanes(0, positions), tessera_v16_lanes(0, positions - 16), tessera_v16_lanes(0, positions - 32),
+        tessera_v16_lanes(0, positions - 48)};
+    const __m512 vlo = _mm512_set1_ps(lo), vhi = _mm512_set1_ps(hi);
+    for (long p = first; p < first + count; p++) {
+        const long image = p / o, channel = p % o;
+        const float *src = in + (image * c + channel / multiplier) * positions;
+        const float *kk = k + channel * taps;
+        const __m512 vb = _mm512_set1_ps(bias ? bias[channel] : 0.0f);
+        __m512 a0 = vb, a1 = vb, a2 = vb, a3 = vb;
+        for (long t = 0; t < taps; t++) {
+            const __m512 w = _mm512_set1_ps(kk[t]);
+            const float *s = src + offsets[t];
+            const __mmask16 m0 = masks[t][0], m1 = masks[t][1], m2 = masks[t][2], m3 = masks[t][3];
+            a0 = _mm512_mask_add_ps(a0, m0, a0, _mm512_mul_ps(w, _mm512_maskz_loadu_ps(m0, s)));
+            a1 = _mm512_mask_add_ps(a1, m1, a1, _mm512_mul_ps(w, _mm512_maskz_loadu_ps(m1, s + 16)));
+            a2 = _mm512_mask_add_ps(a2, m2, a2, _mm512_mul_ps(w, _mm512_maskz_loadu_ps(m2, s + 32)));
+            a3 = _mm512_mask_add_ps(a3, m3, a3, _mm512_mul_ps(w, _mm512_maskz_loadu_ps(m3, s + 48)));
+        }
+        float *dst = out + p * positions;
+        _mm512_mask_storeu_ps(dst, stores[0], _mm512_min_ps(vhi, _mm512_max_ps(vlo, a0)));
+        _mm512_mask_storeu_ps(dst + 16, stores[1], _mm512_min_ps(vhi, _mm512_max_ps(vlo, a1)));
+        _mm512_mask_storeu_ps(dst + 32, stores[2], _mm512_min_ps(vhi, _mm512_max_ps(vlo, a2)));
+        _mm512_mask_storeu_ps(dst + 48, stores[3], _mm512_min_ps(vhi, _mm512_max_ps(vlo, a3)));
+    }
+}
+
+int tessera_depthwise_flat_planes_f32(const float *in, const float *k, const float *bias, float *out, long first,
+                                      long count, long o, long c, long multiplier,
+                                      const tessera_depthwise_geometry *g, float lo, float hi) {
+    if (!tessera_cpu_has_avx512f() || g->sh != 1 || g->sw != 1 || g->oh != g->h || g->ow != g->w ||
+        g->oh * g->ow > 64 || g->kh * g->kw > TESSERA_DW_FLAT_TAPS) {
+        return 0;
+    }
+    tessera_dw_flat_avx512(in, k, bias, out, first, count, o, c, multiplier, g, lo, hi);
+    return 1;
 }
 
 void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
@@ -1230,6 +1328,13 @@ void tessera_copy_stride2_f32(float *dst, const float *src, long n) {
 }
 int tessera_maxpool_plane_f32(const float *in, float *out, const tessera_depthwise_geometry *g, const long *valid) {
     (void)in; (void)out; (void)g; (void)valid;
+    return 0;
+}
+int tessera_depthwise_flat_planes_f32(const float *in, const float *k, const float *bias, float *out, long first,
+                                      long count, long o, long c, long multiplier,
+                                      const tessera_depthwise_geometry *g, float lo, float hi) {
+    (void)in; (void)k; (void)bias; (void)out; (void)first; (void)count; (void)o; (void)c; (void)multiplier;
+    (void)g; (void)lo; (void)hi;
     return 0;
 }
 float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift) {

@@ -97,6 +97,19 @@ struct DepthwiseCase: Sendable, CustomStringConvertible {
         DepthwiseCase(
             input: [2, 3, 11, 20], multiplier: 2,
             parameters: Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 3), bias: false),
+        // Flattened small planes (at most 64 positions, kept size, stride 1): 5 × 5 (25 taps),
+        // dilation 2, 8 × 8 (four full vectors), a channel multiplier without bias; 7 × 7 taps
+        // (49, too many) take the row kernels.
+        DepthwiseCase(
+            input: [1, 2, 6, 6], kernel: (5, 5), parameters: Conv2DParameters(padding: (2, 2, 2, 2), groups: 2)),
+        DepthwiseCase(
+            input: [1, 3, 8, 8],
+            parameters: Conv2DParameters(dilations: (2, 2), padding: (2, 2, 2, 2), groups: 3)),
+        DepthwiseCase(
+            input: [2, 3, 7, 7], multiplier: 2, parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 3),
+            bias: false),
+        DepthwiseCase(
+            input: [1, 2, 7, 7], kernel: (7, 7), parameters: Conv2DParameters(padding: (3, 3, 3, 3), groups: 2)),
         // The general fallbacks: other kernels, dilations, strides 3 and (2, 1).
         DepthwiseCase(
             input: [1, 2, 12, 30], kernel: (5, 5),
@@ -236,6 +249,9 @@ struct ConvolutionResidualTests {
             ConvCase(
                 name: "depthwise 14×14 stride 2", input: [2, 3, 14, 14], weight: [3, 1, 3, 3],
                 parameters: Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 3), path: .depthwise),
+            ConvCase(
+                name: "depthwise 7×7 stride 1 (flattened planes)", input: [2, 3, 7, 7], weight: [3, 1, 3, 3],
+                parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 3), path: .depthwise),
         ]
 
     @Test("conv2d with a residual and a clamp equals conv2d, then + residual, then max and min", arguments: cases)

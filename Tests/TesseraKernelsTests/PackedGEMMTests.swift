@@ -29,10 +29,11 @@ struct PackedGEMMTests {
     /// past a tile of 48 (AVX-512) or 24 (AVX2) — AVX-512's narrow tails of 1 to 4 columns among
     /// them, with one and two panels — k of 1 and long sums; AVX-512's chunks of columns (k ≤ 512:
     /// 163 → 144 columns for k = 200, so 200 columns are two chunks, the second ending in a tile of
-    /// 8) and its depth blocks (k > 512, with a narrow tail of 2).
+    /// 8) and its depth blocks (k > 512, with a narrow tail of 2); a 7 × 7 plane's one tile and a
+    /// narrow tail over several panels, in one depth block and in two.
     static let shapes: [(m: Int, n: Int, k: Int)] = [
         (8, 48, 16), (1, 1, 1), (3, 5, 7), (13, 49, 24), (16, 96, 1), (24, 17, 33), (70, 100, 9), (9, 33, 300),
-        (5, 64, 2), (40, 113, 64), (17, 200, 200), (10, 50, 600),
+        (5, 64, 2), (40, 113, 64), (17, 200, 200), (10, 50, 600), (70, 49, 40), (41, 98, 520), (33, 49, 300),
     ]
 
     /// The bodies this CPU runs: AVX2 always, AVX-512 when present.
@@ -214,5 +215,49 @@ struct PackedConvolutionPartitionTests {
         #expect(ConvolutionKernels.packedBlocks(rows: 8, columns: 100, depth: 8, budget: 2) == (100, 8))
         #expect(ConvolutionKernels.packedBlocks(rows: 96, columns: 12544, depth: 16, budget: 2) == (3168, 96))
         #expect(ConvolutionKernels.packedBlocks(rows: 1280, columns: 49, depth: 320, budget: 2) == (49, 320))
+    }
+
+    @Test("pointwise blocks leave two threads equal work on MobileNetV2's 28 × 28 and 7 × 7 planes")
+    func pointwiseBlocksBalance() {
+        // 784 columns in four blocks of 196 (4 tiles and a narrow tail of 4), not 240 + 240 | 240 + 64.
+        #expect(ConvolutionKernels.packedBlocks(rows: 32, columns: 784, depth: 144, budget: 2) == (196, 32))
+        // 160 rows of a 7 × 7 plane in four blocks of 40 (whole panels), not 48 + 48 | 48 + 16.
+        #expect(ConvolutionKernels.packedBlocks(rows: 160, columns: 49, depth: 960, budget: 2) == (49, 40))
+        for (m, n, k) in [(32, 784, 144), (160, 49, 960), (64, 196, 384), (24, 3136, 96)] {
+            let (columns, rows) = ConvolutionKernels.packedBlocks(rows: m, columns: n, depth: k, budget: 2)
+            let even = ConvolutionKernels.packedBlockCost(rows: m, columns: n, depth: k) / 2
+            let slowest = ConvolutionKernels.packedSplitTime(
+                rows: m, columns: n, depth: k, rowBlock: rows, columnBlock: columns, threads: 2)
+            #expect(slowest <= even * 1.08, "\((m, n, k)): \(columns) × \(rows) blocks")
+        }
+    }
+
+    @Test("a packed product split into unaligned blocks across two threads matches the naive one")
+    func splitProductMatchesNaive() throws {
+        try #require(PackedGEMM.isAvailable)
+        for (index, (m, n, k)) in [(32, 784, 48), (160, 49, 140), (40, 300, 100)].enumerated() {
+            var rng = SeededRandom(seed: UInt64(300 + index))
+            let a = rng.floats(m * k)
+            let b = rng.floats(k * n)
+            let bias = rng.floats(m)
+            let residual = rng.floats(m * n)
+            let packed = PackedGEMMOperand(packing: a, lda: k, rows: m, depth: k)
+            var c = [Float](repeating: 42, count: m * n)
+            b.withUnsafeBufferPointer { b in
+                bias.withUnsafeBufferPointer { bias in
+                    residual.withUnsafeBufferPointer { residual in
+                        c.withUnsafeMutableBufferPointer { c in
+                            ConvolutionKernels.packedProduct(
+                                packed, columns: n, b: b.baseAddress!, ldb: n, c: c.baseAddress!, ldc: n,
+                                bias: bias.baseAddress, residual: residual.baseAddress, clamp: .relu6, budget: 2)
+                        }
+                    }
+                }
+            }
+            let want = reference(
+                a: a, b: b, m: m, n: n, k: k, ldb: n, bias: bias, residual: residual, clamp: .relu6)
+            let mismatch = firstMismatch(c.map(Double.init), want, rtol: 1e-5, atol: 1e-5)
+            #expect(mismatch == nil, "\((m, n, k)): \(mismatch ?? "")")
+        }
     }
 }

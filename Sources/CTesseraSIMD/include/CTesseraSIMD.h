@@ -121,6 +121,20 @@ typedef struct {
 void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
                                  const tessera_depthwise_geometry *g, const long *valid, float lo, float hi);
 
+/// The most kernel taps (kh · kw) tessera_depthwise_flat_planes_f32 takes.
+#define TESSERA_DW_FLAT_TAPS 25
+
+/// Output planes [first, first + count) of a depthwise convolution (plane p is image p / o,
+/// output channel p % o, reading input channel (p % o) / multiplier of c; bias NULL for none)
+/// whose planes are small (oh · ow ≤ 64) and keep their size (oh = h, ow = w) at stride 1, with
+/// kh · kw ≤ TESSERA_DW_FLAT_TAPS: each plane flattened into at most four 16-lane vectors, the
+/// border masks built once per call. The same sums and bits as tessera_depthwise_plane_f32.
+/// Returns 0 without writing when it does not run this geometry (no AVX-512, or the geometry does
+/// not qualify), 1 otherwise.
+int tessera_depthwise_flat_planes_f32(const float *in, const float *k, const float *bias, float *out, long first,
+                                      long count, long o, long c, long multiplier,
+                                      const tessera_depthwise_geometry *g, float lo, float hi);
+
 /// One output plane of a max pooling (the geometry's kernel is the window; strides, padding and
 /// dilations as for a depthwise plane; valid per window column as there): each output folds
 /// the window's values inside the image in (i, j) order from -infinity, a value replacing the

@@ -114,16 +114,15 @@ extension ConvolutionKernels {
     }
 
     /// `c = epilogue(A · b)` over all of A's rows and `columns` columns, split into blocks of
-    /// columns (multiples of 48) and of rows (multiples of 16) across the kernel threads when
-    /// the product is large enough; one micro-kernel call per block.
+    /// columns and of rows (whole panels) across `budget` threads when the product is large
+    /// enough (``packedBlocks(rows:columns:depth:budget:)``); one micro-kernel call per block.
     static func packedProduct(
         _ a: PackedGEMMOperand, columns n: Int, b: UnsafePointer<Float>, ldb: Int, c: UnsafeMutablePointer<Float>,
         ldc: Int, bias: UnsafePointer<Float>?, residual: UnsafePointer<Float>?, clamp: ConvolutionClamp,
-        residualStride: Int? = nil
+        residualStride: Int? = nil, budget: Int = KernelThreads.coreBudget
     ) {
         let m = a.rows
-        let (columnBlock, rowBlock) = packedBlocks(
-            rows: m, columns: n, depth: a.depth, budget: KernelThreads.coreBudget)
+        let (columnBlock, rowBlock) = packedBlocks(rows: m, columns: n, depth: a.depth, budget: budget)
         let columnBlocks = (n + columnBlock - 1) / columnBlock
         let rowBlocks = (m + rowBlock - 1) / rowBlock
         let tasks = columnBlocks * rowBlocks
@@ -143,15 +142,69 @@ extension ConvolutionKernels {
     }
 
     /// Columns and rows per block of a packed product: the whole product below ~1 M
-    /// multiply-adds or with one thread; otherwise about two blocks per thread, split along the
-    /// columns (at least 96 each) first and along the rows (multiples of 16) for the rest.
+    /// multiply-adds or with one thread; otherwise the split of `budget` or `2 × budget` blocks
+    /// that finishes first when each thread runs its own contiguous run of blocks (as
+    /// ``parallelFor(count:cost:alignment:_:)`` hands them out), by ``packedBlockCost(rows:columns:depth:)``.
+    ///
+    /// Candidates split the columns into 1 to `parts` blocks (each at least 96 columns) of a
+    /// multiple of 48 (the micro-kernel's tile), of 16 (a vector) or of exactly `n / parts`
+    /// (a tail of at most 4 columns takes the narrow kernel at full speed), and the rows into
+    /// whole panels. Rounding the columns to 48 alone left a 28 × 28 plane's 784 columns as
+    /// 240 + 240 | 240 + 64: one thread with half as much work again as the other. Ties keep
+    /// `2 × budget` blocks (a delayed thread's last block can be taken by another), then the
+    /// most column blocks (each thread reads its own part of `b`), then the rounding to 48.
     static func packedBlocks(rows m: Int, columns n: Int, depth k: Int, budget: Int) -> (columns: Int, rows: Int) {
         guard budget > 1, m * n * k >= 1 << 20 else { return (Swift.max(1, n), Swift.max(1, m)) }
-        let parts = 2 * budget
-        let columnParts = Swift.max(1, Swift.min(parts, n / 96))
-        let columnBlock = Swift.max(1, ((n + columnParts - 1) / columnParts + 47) / 48 * 48)
-        let rowParts = Swift.max(1, Swift.min(parts / columnParts, m / 16))
-        let rowBlock = Swift.max(16, ((m + rowParts - 1) / rowParts + 15) / 16 * 16)
-        return (Swift.min(columnBlock, Swift.max(1, n)), rowBlock)
+        let panel = PackedGEMMOperand.panelRows
+        var best: (columns: Int, rows: Int, time: Double)?
+        for parts in [2 * budget, budget] {
+            for columnParts in (1...parts).reversed() where parts % columnParts == 0 {
+                if columnParts > 1 && n / columnParts < 96 { continue }
+                let rowParts = Swift.min(parts / columnParts, Swift.max(1, m / panel))
+                let rowBlock = ((m + rowParts - 1) / rowParts + panel - 1) / panel * panel
+                let even = (n + columnParts - 1) / columnParts
+                for multiple in [48, 16, 1] {
+                    let columnBlock = Swift.min(n, (even + multiple - 1) / multiple * multiple)
+                    let time = packedSplitTime(
+                        rows: m, columns: n, depth: k, rowBlock: rowBlock, columnBlock: columnBlock, threads: budget)
+                    // A split must be 3 % faster to replace an earlier (preferred) one.
+                    if best == nil || time < best!.time * 0.97 { best = (columnBlock, rowBlock, time) }
+                }
+            }
+        }
+        return (best!.columns, best!.rows)
+    }
+
+    /// When the last of `threads` threads finishes a product split into `rowBlock × columnBlock`
+    /// blocks (column blocks inner), each thread running a contiguous run of the blocks, in
+    /// units of ``packedBlockCost(rows:columns:depth:)``.
+    static func packedSplitTime(
+        rows m: Int, columns n: Int, depth k: Int, rowBlock: Int, columnBlock: Int, threads: Int
+    ) -> Double {
+        let columnBlocks = (n + columnBlock - 1) / columnBlock
+        let tasks = columnBlocks * ((m + rowBlock - 1) / rowBlock)
+        var slowest = 0.0
+        for thread in 0..<threads {
+            var time = 0.0
+            for index in (thread * tasks / threads)..<((thread + 1) * tasks / threads) {
+                let firstColumn = (index % columnBlocks) * columnBlock
+                let firstRow = (index / columnBlocks) * rowBlock
+                time += packedBlockCost(
+                    rows: Swift.min(rowBlock, m - firstRow), columns: Swift.min(columnBlock, n - firstColumn), depth: k)
+            }
+            slowest = Swift.max(slowest, time)
+        }
+        return slowest
+    }
+
+    /// The micro-kernel's time for a block in lane-FMAs: rows in whole panels; columns in
+    /// tiles of 48, then a tail of at most 4 columns at one lane each (the narrow kernel) or
+    /// masked vectors of 16; times the depth; plus a fixed cost per call (~0.2 µs).
+    static func packedBlockCost(rows: Int, columns: Int, depth: Int) -> Double {
+        let panel = PackedGEMMOperand.panelRows
+        let tail = columns % 48
+        let tailLanes = tail <= 4 ? tail : (tail + 15) / 16 * 16
+        let lanes = columns / 48 * 48 + tailLanes
+        return Double((rows + panel - 1) / panel * panel * lanes) * Double(depth) + 16_000
     }
 }

@@ -8,7 +8,10 @@ import CTesseraSIMD
 /// then the clamp. With AVX2 the C kernel computes a block of 8 or 16 output columns of a row
 /// in one register across all the taps (masked loads and adds at the borders), so each output
 /// is stored once; without it, the Swift loop below runs the same arithmetic in the same order
-/// one tap at a time over the row. Planes (`N × O` of them) run in parallel.
+/// one tap at a time over the row. Small planes that keep their size at stride 1 (7 × 7) are
+/// flattened instead: at most four 16-lane vectors of positions per plane, each tap one masked
+/// load and add per vector, the masks built once for every plane of a chunk (AVX-512,
+/// `tessera_depthwise_flat_planes_f32`; the same bits). Planes (`N × O` of them) run in parallel.
 enum DepthwiseConvolution {
     static func run(
         _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
@@ -37,9 +40,25 @@ enum DepthwiseConvolution {
         // ~0.07 ns per tap and output on 3×3 stride 1 planes of 14² and more, up to 0.19 on 7².
         let cost = ParallelCost.perItem(nanoseconds: Double(positions * g.kh * g.kw) * 0.1 + 50)
         let useC = SIMDMath.hasAVX2FMA
+        // Small planes of the same size in and out (MobileNetV2's 7 × 7): flattened, the
+        // masks built once per chunk of planes rather than per plane and row.
+        let flat = useC && flattensPlanes(g)
+        let planeCost = flat ? ParallelCost.perItem(nanoseconds: Double(g.kh * g.kw) * 4 + 10) : cost
         valid.withUnsafeBufferPointer { valid in
             withUnsafePointer(to: &geometry) { geometry in
-                parallelFor(count: g.n * g.o, cost: cost) { planes in
+                parallelFor(count: g.n * g.o, cost: planeCost) { planes in
+                    if flat
+                        && tessera_depthwise_flat_planes_f32(
+                            input, weights, bias, output, planes.lowerBound, planes.count, g.o, g.c, multiplier,
+                            geometry, lower, upper) != 0
+                    {
+                        if clampInKernel { return }
+                        for plane in planes {
+                            epilogue.apply(
+                                output, plane: plane, channel: plane % g.o, columns: 0..<positions, addBias: false)
+                        }
+                        return
+                    }
                     for plane in planes {
                         let image = plane / g.o
                         let channel = plane % g.o
@@ -61,6 +80,14 @@ enum DepthwiseConvolution {
                 }
             }
         }
+    }
+
+    /// Whether the planes take `tessera_depthwise_flat_planes_f32` (with AVX-512): at most 64
+    /// positions, stride 1, the output the input's size, at most 25 taps.
+    static func flattensPlanes(_ g: ConvGeometry) -> Bool {
+        let p = g.parameters
+        return p.strideHeight == 1 && p.strideWidth == 1 && g.oh == g.h && g.ow == g.w && g.oh * g.ow <= 64
+            && g.kh * g.kw <= Int(TESSERA_DW_FLAT_TAPS)
     }
 
     /// One output plane from one input plane and one `kH × kW` kernel, tap by tap over each

@@ -32,43 +32,63 @@ enum ConvolutionEpilogueFusion {
     }
 
     static func run(_ state: inout PlanningState) {
-        let entries = state.entries
-        var programsReading = [Int](repeating: 0, count: entries.count)
-        for group in state.groups.values { for leaf in group.leaves { programsReading[leaf] += 1 } }
-        for (root, group) in state.groups where !state.absorbed.contains(root) && state.rowGroups[root] == nil {
-            for reading in readings(of: group.program) {
-                let conv = group.leaves[reading.conv]
-                let residual = reading.residual.map { group.leaves[$0] }
-                let lower = reading.lower.map { group.leaves[$0] }
-                let upper = reading.upper.map { group.leaves[$0] }
-                let isMatmul: Bool
-                switch entries[conv].op {
-                case .conv2d: isMatmul = false
-                case .matmul: isMatmul = true
-                default: continue
-                }
-                guard programsReading[conv] == 1,
-                    state.consumers[conv].allSatisfy(state.fusible), !state.requested.contains(conv),
-                    entries[conv].type == .float32, entries[root].type == .float32,
-                    entries[conv].shape == entries[root].shape
-                else { continue }
-                let bounds = [lower, upper].compactMap { $0 }
-                guard bounds.allSatisfy({ entries[$0].type == .float32 && entries[$0].shape.reduce(1, *) == 1 }),
-                    !bounds.contains(conv)
-                else { continue }
-                if let residual {
-                    guard residual != conv, entries[residual].type == .float32,
-                        entries[residual].shape == entries[conv].shape
-                            || (isMatmul && isColumnBias(entries[residual].shape, of: entries[conv].shape))
-                    else { continue }
-                }
-                state.convEpilogues[root] = ExecutionPlan.ConvolutionEpilogue(
-                    conv: conv, residual: residual, lower: lower, upper: upper, lowerOnLeft: reading.lowerOnLeft,
-                    upperOnLeft: reading.upperOnLeft)
-                state.absorbed.insert(conv)
-                break
-            }
+        let programsReading = programsReading(state)
+        for root in state.groups.keys where !state.absorbed.contains(root) && state.rowGroups[root] == nil {
+            guard let epilogue = epilogue(for: root, in: state, programsReading: programsReading) else { continue }
+            state.convEpilogues[root] = epilogue
+            state.absorbed.insert(epilogue.conv)
         }
+    }
+
+    /// How many fused programs read each entry as a leaf.
+    static func programsReading(_ state: PlanningState) -> [Int] {
+        var counts = [Int](repeating: 0, count: state.entries.count)
+        for group in state.groups.values { for leaf in group.leaves { counts[leaf] += 1 } }
+        return counts
+    }
+
+    /// The epilogue the program of fusion root `root` becomes when it finishes a convolution or
+    /// matrix product that qualifies (see the type's comment), or `nil`. ``ReductionStreaming``
+    /// asks too, and leaves such a program to this pass: the product's result is written either
+    /// way, so the clamp costs nothing inside the product, and the reduction then reads one
+    /// tensor instead of running the program over it first (MobileNetV2's and ResNet-50's last
+    /// activation before the global pool).
+    static func epilogue(
+        for root: Int, in state: PlanningState, programsReading: [Int]
+    ) -> ExecutionPlan.ConvolutionEpilogue? {
+        guard let group = state.groups[root] else { return nil }
+        let entries = state.entries
+        for reading in readings(of: group.program) {
+            let conv = group.leaves[reading.conv]
+            let residual = reading.residual.map { group.leaves[$0] }
+            let lower = reading.lower.map { group.leaves[$0] }
+            let upper = reading.upper.map { group.leaves[$0] }
+            let isMatmul: Bool
+            switch entries[conv].op {
+            case .conv2d: isMatmul = false
+            case .matmul: isMatmul = true
+            default: continue
+            }
+            guard programsReading[conv] == 1,
+                state.consumers[conv].allSatisfy(state.fusible), !state.requested.contains(conv),
+                entries[conv].type == .float32, entries[root].type == .float32,
+                entries[conv].shape == entries[root].shape
+            else { continue }
+            let bounds = [lower, upper].compactMap { $0 }
+            guard bounds.allSatisfy({ entries[$0].type == .float32 && entries[$0].shape.reduce(1, *) == 1 }),
+                !bounds.contains(conv)
+            else { continue }
+            if let residual {
+                guard residual != conv, entries[residual].type == .float32,
+                    entries[residual].shape == entries[conv].shape
+                        || (isMatmul && isColumnBias(entries[residual].shape, of: entries[conv].shape))
+                else { continue }
+            }
+            return ExecutionPlan.ConvolutionEpilogue(
+                conv: conv, residual: residual, lower: lower, upper: upper, lowerOnLeft: reading.lowerOnLeft,
+                upperOnLeft: reading.upperOnLeft)
+        }
+        return nil
     }
 
     /// Whether a leaf of `shape` broadcast against a product's result of `result` shape adds
