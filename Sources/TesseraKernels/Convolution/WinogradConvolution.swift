@@ -17,31 +17,27 @@ package final class WinogradFilter: @unchecked Sendable {
     package let inputChannels: Int
     /// The first frequency's first float: in `owner`'s allocation, or in memory it keeps alive.
     private let start: UnsafePointer<Float>
-    /// What keeps the filter's memory alive: its ``AlignedBuffer`` or ``KeptWeightMemory``
-    /// region, or the owner of borrowed memory (a compiled model's mapped file).
+    /// What keeps the filter's memory alive: its ``AlignedBuffer``, or the owner of borrowed
+    /// memory (a compiled model's mapped file).
     private let owner: AnyObject
 
     /// Transforms the contiguous `[O, C, 3, 3]` weight at `weights` for output tiles of
-    /// `tile × tile`, into memory for a form `kept` with a model (``KeptWeightMemory``) or into a
-    /// buffer of its own.
+    /// `tile × tile`.
     ///
     /// - Precondition: `tile` is 2 or 4; the channel counts are not negative.
-    package init(
-        transforming weights: UnsafePointer<Float>, outputChannels: Int, inputChannels: Int, tile: Int,
-        kept: Bool = false
-    ) {
+    package init(transforming weights: UnsafePointer<Float>, outputChannels: Int, inputChannels: Int, tile: Int) {
         kernelPrecondition(
             (tile == 2 || tile == 4) && outputChannels >= 0 && inputChannels >= 0,
             "[conv2d] no Winograd F(\(tile), 3) filter for \(outputChannels)×\(inputChannels)×3×3")
         self.tile = tile
         self.outputChannels = outputChannels
         self.inputChannels = inputChannels
-        let byteCount = Self.byteCount(outputChannels: outputChannels, inputChannels: inputChannels, tile: tile)
-        let (pointer, owner) = KeptWeightMemory.allocate(byteCount: byteCount, kept: kept)
-        let filter = pointer.bindMemory(to: Float.self, capacity: byteCount / 4)
-        tessera_winograd_transform_filter(Int32(tile), weights, outputChannels, inputChannels, filter)
-        start = UnsafePointer(filter)
-        self.owner = owner
+        let buffer = AlignedBuffer(
+            unpooledByteCount: Self.byteCount(outputChannels: outputChannels, inputChannels: inputChannels, tile: tile))
+        tessera_winograd_transform_filter(
+            Int32(tile), weights, outputChannels, inputChannels, buffer.typedPointer(Float.self))
+        start = UnsafePointer(buffer.typedPointer(Float.self))
+        owner = buffer
     }
 
     /// A filter already transformed, read in place from memory `keepAlive` keeps alive (a

@@ -20,28 +20,25 @@ package final class PackedGEMMOperand: @unchecked Sendable {
     package let depth: Int
     /// The panels' first float: in `owner`'s allocation, or in memory it keeps alive.
     private let start: UnsafePointer<Float>
-    /// What keeps the panels' memory alive: their ``AlignedBuffer`` or ``KeptWeightMemory`` region, or the owner of borrowed
+    /// What keeps the panels' memory alive: their ``AlignedBuffer``, or the owner of borrowed
     /// memory (a compiled model's mapped file).
     private let owner: AnyObject
 
     /// Rows per panel.
     package static let panelRows = Int(TESSERA_GEMM_PANEL_ROWS)
 
-    /// Packs the `rows × depth` row-major matrix at `a` (row stride `lda ≥ depth`), into memory
-    /// for a form `kept` with a model (``KeptWeightMemory``) or into a buffer of its own.
+    /// Packs the `rows × depth` row-major matrix at `a` (row stride `lda ≥ depth`).
     ///
     /// - Precondition: `rows ≥ 0`, `depth ≥ 0`, `lda ≥ depth`.
-    package init(packing a: UnsafePointer<Float>, lda: Int, rows: Int, depth: Int, kept: Bool = false) {
+    package init(packing a: UnsafePointer<Float>, lda: Int, rows: Int, depth: Int) {
         kernelPrecondition(
             rows >= 0 && depth >= 0 && lda >= depth, "[gemm] cannot pack \(rows)×\(depth) with lda \(lda)")
         self.rows = rows
         self.depth = depth
-        let (pointer, owner) = KeptWeightMemory.allocate(
-            byteCount: Self.byteCount(rows: rows, depth: depth), kept: kept)
-        let panels = pointer.bindMemory(to: Float.self, capacity: Self.byteCount(rows: rows, depth: depth) / 4)
-        tessera_sgemm_pack(a, lda, rows, depth, panels)
-        start = UnsafePointer(panels)
-        self.owner = owner
+        let buffer = AlignedBuffer(unpooledByteCount: Self.byteCount(rows: rows, depth: depth))
+        tessera_sgemm_pack(a, lda, rows, depth, buffer.typedPointer(Float.self))
+        start = UnsafePointer(buffer.typedPointer(Float.self))
+        owner = buffer
     }
 
     /// Panels already packed, read in place from memory `keepAlive` keeps alive (a compiled

@@ -21,7 +21,7 @@ package final class PackedGEMMRightOperand: @unchecked Sendable {
     package let columns: Int
     /// The strips' first float: in `owner`'s allocation, or in memory it keeps alive.
     private let start: UnsafePointer<Float>
-    /// What keeps the strips' memory alive: their ``AlignedBuffer`` or ``KeptWeightMemory`` region, or the owner of borrowed
+    /// What keeps the strips' memory alive: their ``AlignedBuffer``, or the owner of borrowed
     /// memory (a compiled model's mapped file).
     private let owner: AnyObject
 
@@ -29,24 +29,19 @@ package final class PackedGEMMRightOperand: @unchecked Sendable {
     package static let stripColumns = Int(TESSERA_GEMM_STRIP_COLUMNS)
 
     /// Packs `B` (`depth × columns`): stored row-major at `b` with row stride `rowStride`, or,
-    /// when `transposed`, as `Bᵀ` (`columns × depth`) row-major with row stride `rowStride`; into
-    /// memory for a form `kept` with a model (``KeptWeightMemory``) or into a buffer of its own.
+    /// when `transposed`, as `Bᵀ` (`columns × depth`) row-major with row stride `rowStride`.
     ///
     /// - Precondition: `depth ≥ 0`, `columns ≥ 0`, and `rowStride` at least the stored rows' length.
-    package init(
-        packing b: UnsafePointer<Float>, rowStride: Int, transposed: Bool, depth: Int, columns: Int, kept: Bool = false
-    ) {
+    package init(packing b: UnsafePointer<Float>, rowStride: Int, transposed: Bool, depth: Int, columns: Int) {
         kernelPrecondition(
             depth >= 0 && columns >= 0 && rowStride >= (transposed ? depth : columns),
             "[gemm] cannot pack \(depth)×\(columns) (transposed: \(transposed)) with row stride \(rowStride)")
         self.depth = depth
         self.columns = columns
-        let byteCount = Self.byteCount(depth: depth, columns: columns)
-        let (pointer, owner) = KeptWeightMemory.allocate(byteCount: byteCount, kept: kept)
-        let strips = pointer.bindMemory(to: Float.self, capacity: byteCount / 4)
-        tessera_sgemm_pack_b(b, rowStride, transposed ? 1 : 0, depth, columns, strips)
-        start = UnsafePointer(strips)
-        self.owner = owner
+        let buffer = AlignedBuffer(unpooledByteCount: Self.byteCount(depth: depth, columns: columns))
+        tessera_sgemm_pack_b(b, rowStride, transposed ? 1 : 0, depth, columns, buffer.typedPointer(Float.self))
+        start = UnsafePointer(buffer.typedPointer(Float.self))
+        owner = buffer
     }
 
     /// Strips already packed, read in place from memory `keepAlive` keeps alive (a compiled

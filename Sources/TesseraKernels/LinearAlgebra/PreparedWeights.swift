@@ -84,7 +84,7 @@ package enum PreparedWeights {
             (offset + rows * depth) * MemoryLayout<Float>.stride <= storage.byteCount,
             "[gemm] weight \(rows)×\(depth) at offset \(offset) overruns its storage (\(storage.byteCount) bytes)")
         let found = cached(storage, offset: offset, rows: rows, depth: depth, form: .left) { weights in
-            PackedGEMMOperand(packing: weights, lda: depth, rows: rows, depth: depth, kept: true)
+            PackedGEMMOperand(packing: weights, lda: depth, rows: rows, depth: depth)
         }
         return found as? PackedGEMMOperand
     }
@@ -111,8 +111,7 @@ package enum PreparedWeights {
         let form = Form.right(transposed: transposed, rowStride: rowStride)
         let found = cached(storage, offset: offset, rows: columns, depth: depth, form: form) { weights in
             PackedGEMMRightOperand(
-                packing: weights, rowStride: rowStride, transposed: transposed, depth: depth, columns: columns,
-                kept: true)
+                packing: weights, rowStride: rowStride, transposed: transposed, depth: depth, columns: columns)
         }
         return found as? PackedGEMMRightOperand
     }
@@ -135,8 +134,7 @@ package enum PreparedWeights {
             storage, offset: offset, rows: outputChannels, depth: inputChannels, form: .winograd(tile: tile)
         ) { weights in
             WinogradFilter(
-                transforming: weights, outputChannels: outputChannels, inputChannels: inputChannels, tile: tile,
-                kept: true)
+                transforming: weights, outputChannels: outputChannels, inputChannels: inputChannels, tile: tile)
         }
         return found as? WinogradFilter
     }
