@@ -30,7 +30,7 @@ enum CompiledModelWriter {
         } catch let error as ModelFormatError {
             throw MLModelError(wrapping: error, model: name)
         }
-        let contents = sealed(image, preparedWeights: preparedWeights(of: image, name: name))
+        let contents = withPreparedForms(of: image, name: name) { sealed(image, preparedForms: $0) }
         let fileManager = FileManager.default
         let folder = fileManager.temporaryDirectory.appendingPathComponent("tessera-compile-\(UUID().uuidString)")
         let output = folder.appendingPathComponent(source.deletingPathExtension().lastPathComponent + ".mlmodelc")
@@ -58,7 +58,7 @@ enum CompiledModelWriter {
     }
 
     /// The bytes of `model.tessera` for a parsed package, without the prepared-weights section
-    /// and with the content checksum not yet computed (``sealed(_:preparedWeights:)`` adds
+    /// and with the content checksum not yet computed (``sealed(_:preparedForms:)`` adds
     /// both), in page-aligned memory as a mapped file's are.
     static func build(package: CoreMLPackage, specification: Data, progress: ProgressReporter) throws -> MappedFile {
         var references: [MILBlobReference: MILValueType?] = [:]
@@ -122,12 +122,15 @@ enum CompiledModelWriter {
         }
     }
 
-    /// The packed forms a load of the compiled model in `image` (as
+    /// Runs `body` on the packed forms a load of the compiled model in `image` (as
     /// ``build(package:specification:progress:)`` made it) prepares on this CPU, found by loading
-    /// it from `image`, as the bytes of a prepared-weights section (``CompiledPreparedWeights``);
-    /// `[]` when the model does not load or prepares nothing. `image` is decoded without checking
-    /// its content checksum: it has none yet, and its bytes were made by this process.
-    static func preparedWeights(of image: MappedFile, name: String) -> [UInt8] {
+    /// it from `image` (the forms' bytes live while `body` runs); on `[]` when the model does not
+    /// load or prepares nothing. `image` is decoded without checking its content checksum: it has
+    /// none yet, and its bytes were made by this process.
+    static func withPreparedForms<Result>(
+        of image: MappedFile, name: String,
+        _ body: ([(form: PreparedWeights.StoredForm, bytes: UnsafeRawBufferPointer)]) -> Result
+    ) -> Result {
         let directory = MLModel.inMemoryDirectory.appendingPathComponent(name)
         guard
             let package = try? CompiledModelReader.decode(
@@ -137,20 +140,21 @@ enum CompiledModelWriter {
             let model = try? MLModel(
                 package: package, snapshot: MLModelConfiguration().snapshot, name: name,
                 reporter: ProgressReporter(handler: nil))
-        else { return [] }
-        return withExtendedLifetime(model) {
-            let forms = PreparedWeights.forms(in: image.bytes)
-            return forms.isEmpty ? [] : CompiledPreparedWeights.encode(forms, tag: PreparedWeights.layoutTag)
-        }
+        else { return body([]) }
+        return withExtendedLifetime(model) { body(PreparedWeights.forms(in: image.bytes)) }
     }
 
     /// The whole `model.tessera`: `image` followed (64-byte aligned) by the prepared-weights
-    /// `section` when there is one, the header's sizes and content checksum filled in. The
-    /// checksum is computed once, here, over the final bytes.
-    static func sealed(_ image: MappedFile, preparedWeights section: [UInt8]) -> Data {
+    /// section (``CompiledPreparedWeights``) of `forms` when there are any, the header's sizes and
+    /// content checksum filled in. The section is encoded in place and the checksum computed
+    /// once, over the final bytes.
+    static func sealed(
+        _ image: MappedFile, preparedForms forms: [(form: PreparedWeights.StoredForm, bytes: UnsafeRawBufferPointer)]
+    ) -> Data {
         guard var header = try? CompiledModelHeader(reading: image.bytes) else { return Data(image.bytes) }
-        if !section.isEmpty {
-            header.prepared = .init(offset: align(image.bytes.count, to: 64), size: section.count)
+        if !forms.isEmpty {
+            header.prepared = .init(
+                offset: align(image.bytes.count, to: 64), size: CompiledPreparedWeights.byteCount(of: forms))
             header.totalSize = header.prepared.range.upperBound
         }
         var result = Data(count: header.totalSize)
@@ -158,10 +162,10 @@ enum CompiledModelWriter {
             if let source = image.bytes.baseAddress {
                 buffer.baseAddress!.copyMemory(from: source, byteCount: image.bytes.count)
             }
-            section.withUnsafeBytes { bytes in
-                if let source = bytes.baseAddress {
-                    (buffer.baseAddress! + header.prepared.offset).copyMemory(from: source, byteCount: bytes.count)
-                }
+            if !forms.isEmpty {
+                CompiledPreparedWeights.encode(
+                    forms, tag: PreparedWeights.layoutTag,
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[header.prepared.range]))
             }
             header.contentChecksum = CompiledModelHeader.contentChecksum(of: UnsafeRawBufferPointer(buffer))
             header.write(into: buffer)
