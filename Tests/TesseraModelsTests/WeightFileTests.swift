@@ -61,6 +61,30 @@ struct WeightFileTests {
         #expect(blob.dataOffset == Int(f16) + 64)
     }
 
+    @Test("Float16 weights widen to their values, aligned (vectorized, long runs split) or not")
+    func widenHalves() {
+        // Bit patterns and their IEEE 754 binary16 values, written out by hand: 1, −2, the
+        // largest finite, the smallest subnormal, the largest subnormal, −0, +∞.
+        let bits: [UInt16] = [0x3C00, 0xC000, 0x7BFF, 0x0001, 0x03FF, 0x8000, 0x7C00]
+        let values: [Float] = [1, -2, 65504, 0x1p-24, 1023 * 0x1p-24, -0.0, .infinity]
+        for count in [7, 7 * 20_000] {
+            let halves = (0..<count).map { bits[$0 % bits.count] }
+            let bytes = halves.flatMap { WeightFileBuilder.littleEndian($0) }
+            for misalignment in [0, 1] {
+                let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count + 1, alignment: 64)
+                defer { storage.deallocate() }
+                storage.copyBytes(from: [UInt8](repeating: 0xEE, count: misalignment) + bytes)
+                let source = UnsafeRawBufferPointer(rebasing: storage[misalignment..<(misalignment + bytes.count)])
+                let output = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    WeightFile.widenHalves(source, into: buffer.baseAddress!)
+                    initialized = count
+                }
+                let wrong = (0..<count).first { output[$0].bitPattern != values[$0 % values.count].bitPattern }
+                #expect(wrong == nil, "count \(count), misaligned by \(misalignment): element \(wrong ?? -1)")
+            }
+        }
+    }
+
     @Test("headers that are short or of another version are rejected")
     func badHeaders() {
         expectFormatError(.invalidWeightFile) { _ = try WeightFile(data: Data(count: 63)) }

@@ -75,8 +75,13 @@ enum CompiledModelReader {
     }
 
     /// Verifies and decodes the bytes of `directory`'s `model.tessera`.
+    ///
+    /// - Parameter verifyingContents: Whether to check the content checksum; `false` only for
+    ///   bytes this process has just made (`compileModel` loading its own image to collect the
+    ///   prepared forms, before the checksum exists). The header is always checked.
     static func decode(
-        _ file: MappedFile, directory: URL, progress: ProgressReporter, inMemory: Bool = false
+        _ file: MappedFile, directory: URL, progress: ProgressReporter, inMemory: Bool = false,
+        verifyingContents: Bool = true
     ) throws -> CoreMLPackage {
         let name = directory.lastPathComponent
         let fileURL = directory.appendingPathComponent(CompiledModelHeader.fileName)
@@ -88,9 +93,11 @@ enum CompiledModelReader {
         }
         let contentSize = header.totalSize - CompiledModelHeader.size
         progress.report(.verifying, 0, of: contentSize)
-        let checksum = CompiledModelHeader.contentChecksum(of: file.bytes) { done in
-            progress.report(.verifying, done, of: contentSize)
-        }
+        let checksum =
+            verifyingContents
+            ? CompiledModelHeader.contentChecksum(of: file.bytes) { done in
+                progress.report(.verifying, done, of: contentSize)
+            } : header.contentChecksum
         guard checksum == header.contentChecksum else {
             throw MLModelError(
                 .io,

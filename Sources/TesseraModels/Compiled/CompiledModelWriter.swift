@@ -24,25 +24,25 @@ enum CompiledModelWriter {
         } catch let error as ModelFormatError {
             throw MLModelError(wrapping: error, model: name)
         }
-        var image: Data
+        let image: MappedFile
         do {
             image = try build(package: package, specification: specification, progress: progress)
         } catch let error as ModelFormatError {
             throw MLModelError(wrapping: error, model: name)
         }
-        image = appendingPreparedWeights(to: image, name: name)
+        let contents = withPreparedForms(of: image, name: name) { sealed(image, preparedForms: $0) }
         let fileManager = FileManager.default
         let folder = fileManager.temporaryDirectory.appendingPathComponent("tessera-compile-\(UUID().uuidString)")
         let output = folder.appendingPathComponent(source.deletingPathExtension().lastPathComponent + ".mlmodelc")
-        progress.report(.writing, 0, of: image.count)
+        progress.report(.writing, 0, of: contents.count)
         do {
             try fileManager.createDirectory(at: output, withIntermediateDirectories: true)
-            try image.write(to: output.appendingPathComponent(CompiledModelHeader.fileName))
+            try contents.write(to: output.appendingPathComponent(CompiledModelHeader.fileName))
         } catch {
             try? fileManager.removeItem(at: folder)
             throw MLModelError(.io, "cannot write the compiled model for \(name) at \(output.path): \(error)")
         }
-        progress.report(.writing, image.count, of: image.count)
+        progress.report(.writing, contents.count, of: contents.count)
         progress.report(.done)
         return output
     }
@@ -57,8 +57,10 @@ enum CompiledModelWriter {
         var byteCount: Int
     }
 
-    /// The bytes of `model.tessera` for a parsed package.
-    static func build(package: CoreMLPackage, specification: Data, progress: ProgressReporter) throws -> Data {
+    /// The bytes of `model.tessera` for a parsed package, without the prepared-weights section
+    /// and with the content checksum not yet computed (``sealed(_:preparedForms:)`` adds
+    /// both), in page-aligned memory as a mapped file's are.
+    static func build(package: CoreMLPackage, specification: Data, progress: ProgressReporter) throws -> MappedFile {
         var references: [MILBlobReference: MILValueType?] = [:]
         try package.model.mlProgram?.forEachBlobReference { reference, type in references[reference] = type }
         let widenable = package.model.mlProgram.map(widenableReferences) ?? []
@@ -93,13 +95,16 @@ enum CompiledModelWriter {
         header.totalSize = header.weights.range.upperBound
         header.sourceChecksum = sourceChecksum(specification: specification, package: package)
 
-        var image = Data(count: header.totalSize)
-        image.withUnsafeMutableBytes { buffer in
+        return MappedFile(zeroedByteCount: header.totalSize) { buffer in
             specification.withUnsafeBytes { bytes in
                 buffer.baseAddress!.advanced(by: header.specification.offset).copyMemory(
                     from: bytes.baseAddress!, byteCount: bytes.count)
             }
-            for (index, byte) in tableBytes.enumerated() { buffer[header.references.offset + index] = byte }
+            tableBytes.withUnsafeBytes { bytes in
+                if let source = bytes.baseAddress {
+                    (buffer.baseAddress! + header.references.offset).copyMemory(from: source, byteCount: bytes.count)
+                }
+            }
             if weightsSize > 0 {
                 let weights = UnsafeMutableRawBufferPointer(rebasing: buffer[header.weights.range])
                 weights.storeBytes(of: UInt32(placements.count).littleEndian, toByteOffset: 0, as: UInt32.self)
@@ -113,37 +118,55 @@ enum CompiledModelWriter {
                     progress.report(.packingWeights, done, of: total)
                 }
             }
-            header.contentChecksum = CompiledModelHeader.contentChecksum(of: UnsafeRawBufferPointer(buffer))
             header.write(into: buffer)
         }
-        return image
     }
 
-    /// `image` with a prepared-weights section (``CompiledPreparedWeights``): the packed forms
-    /// a load of the compiled model makes on this CPU, found by loading it from `image`; `image`
-    /// as it is when the model does not load or prepares nothing.
-    static func appendingPreparedWeights(to image: Data, name: String) -> Data {
-        let file = MappedFile(copying: image)
+    /// Runs `body` on the packed forms a load of the compiled model in `image` (as
+    /// ``build(package:specification:progress:)`` made it) prepares on this CPU, found by loading
+    /// it from `image` (the forms' bytes live while `body` runs); on `[]` when the model does not
+    /// load or prepares nothing. `image` is decoded without checking its content checksum: it has
+    /// none yet, and its bytes were made by this process.
+    static func withPreparedForms<Result>(
+        of image: MappedFile, name: String,
+        _ body: ([(form: PreparedWeights.StoredForm, bytes: UnsafeRawBufferPointer)]) -> Result
+    ) -> Result {
         let directory = MLModel.inMemoryDirectory.appendingPathComponent(name)
         guard
             let package = try? CompiledModelReader.decode(
-                file, directory: directory, progress: ProgressReporter(handler: nil), inMemory: true),
+                image, directory: directory, progress: ProgressReporter(handler: nil), inMemory: true,
+                verifyingContents: false),
             package.model.mlProgram != nil,
             let model = try? MLModel(
                 package: package, snapshot: MLModelConfiguration().snapshot, name: name,
                 reporter: ProgressReporter(handler: nil))
-        else { return image }
-        let section: [UInt8] = withExtendedLifetime(model) {
-            let forms = PreparedWeights.forms(in: file.bytes)
-            return forms.isEmpty ? [] : CompiledPreparedWeights.encode(forms, tag: PreparedWeights.layoutTag)
+        else { return body([]) }
+        return withExtendedLifetime(model) { body(PreparedWeights.forms(in: image.bytes)) }
+    }
+
+    /// The whole `model.tessera`: `image` followed (64-byte aligned) by the prepared-weights
+    /// section (``CompiledPreparedWeights``) of `forms` when there are any, the header's sizes and
+    /// content checksum filled in. The section is encoded in place and the checksum computed
+    /// once, over the final bytes.
+    static func sealed(
+        _ image: MappedFile, preparedForms forms: [(form: PreparedWeights.StoredForm, bytes: UnsafeRawBufferPointer)]
+    ) -> Data {
+        guard var header = try? CompiledModelHeader(reading: image.bytes) else { return Data(image.bytes) }
+        if !forms.isEmpty {
+            header.prepared = .init(
+                offset: align(image.bytes.count, to: 64), size: CompiledPreparedWeights.byteCount(of: forms))
+            header.totalSize = header.prepared.range.upperBound
         }
-        guard !section.isEmpty, var header = try? CompiledModelHeader(reading: file.bytes) else { return image }
-        header.prepared = .init(offset: align(image.count, to: 64), size: section.count)
-        header.totalSize = header.prepared.range.upperBound
-        var result = image
-        result.append(Data(count: header.totalSize - image.count))
+        var result = Data(count: header.totalSize)
         result.withUnsafeMutableBytes { buffer in
-            for (index, byte) in section.enumerated() { buffer[header.prepared.offset + index] = byte }
+            if let source = image.bytes.baseAddress {
+                buffer.baseAddress!.copyMemory(from: source, byteCount: image.bytes.count)
+            }
+            if !forms.isEmpty {
+                CompiledPreparedWeights.encode(
+                    forms, tag: PreparedWeights.layoutTag,
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[header.prepared.range]))
+            }
             header.contentChecksum = CompiledModelHeader.contentChecksum(of: UnsafeRawBufferPointer(buffer))
             header.write(into: buffer)
         }
@@ -164,13 +187,10 @@ enum CompiledModelWriter {
         let destination = weights.baseAddress!.advanced(by: dataOffset)
         placement.file.withUnsafeBytes(of: placement.blob) { source in
             if placement.widened {
-                let output = destination.bindMemory(to: UInt32.self, capacity: placement.blob.elementCount)
-                for index in 0..<placement.blob.elementCount {
-                    let half = Float16(
-                        bitPattern: UInt16(
-                            littleEndian: source.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self)))
-                    output[index] = Float(half).bitPattern.littleEndian
-                }
+                // Native floats: the little-endian layout on every platform Tessera builds for.
+                WeightFile.widenHalves(
+                    UnsafeRawBufferPointer(rebasing: source.prefix(2 * placement.blob.elementCount)),
+                    into: destination.bindMemory(to: Float.self, capacity: placement.blob.elementCount))
             } else if let base = source.baseAddress {
                 destination.copyMemory(from: base, byteCount: source.count)
             }

@@ -21,38 +21,40 @@ enum CompiledPreparedWeights {
     static let headerSize = 32
     static let recordSize = 48
 
-    /// The section's bytes for `forms`, packed on a CPU whose ``PreparedWeights/layoutTag`` is `tag`.
-    static func encode(_ forms: [(form: PreparedWeights.StoredForm, bytes: UnsafeRawBufferPointer)], tag: UInt64)
-        -> [UInt8]
-    {
+    /// The size of the section for `forms`.
+    static func byteCount(of forms: [(form: PreparedWeights.StoredForm, bytes: UnsafeRawBufferPointer)]) -> Int {
+        forms.reduce(CompiledModelWriter.align(headerSize + recordSize * forms.count, to: 64)) {
+            CompiledModelWriter.align($0 + $1.bytes.count, to: 64)
+        }
+    }
+
+    /// Writes the section for `forms`, packed on a CPU whose ``PreparedWeights/layoutTag`` is
+    /// `tag`, into `buffer`: ``byteCount(of:)`` bytes, zeroed (the padding is not written).
+    static func encode(
+        _ forms: [(form: PreparedWeights.StoredForm, bytes: UnsafeRawBufferPointer)], tag: UInt64,
+        into buffer: UnsafeMutableRawBufferPointer
+    ) {
+        precondition(buffer.count == byteCount(of: forms), "[CompiledPreparedWeights] section buffer of the wrong size")
+        func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+            buffer.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+        }
+        for (index, byte) in magic.enumerated() { buffer[index] = byte }
+        put(tag, at: 8)
+        put(UInt64(forms.count), at: 16)
         var dataOffset = CompiledModelWriter.align(headerSize + recordSize * forms.count, to: 64)
-        var placements: [Int] = []
-        for form in forms {
-            placements.append(dataOffset)
-            dataOffset = CompiledModelWriter.align(dataOffset + form.bytes.count, to: 64)
-        }
-        var bytes = [UInt8](repeating: 0, count: dataOffset)
-        bytes.withUnsafeMutableBytes { buffer in
-            func put<T: FixedWidthInteger>(_ value: T, at offset: Int) {
-                buffer.storeBytes(of: value.littleEndian, toByteOffset: offset, as: T.self)
+        for (index, (form, data)) in forms.enumerated() {
+            let record = headerSize + recordSize * index
+            put(form.kind.rawValue, at: record)
+            put(UInt64(form.weightOffset), at: record + 8)
+            put(UInt64(form.rows), at: record + 16)
+            put(UInt64(form.depth), at: record + 24)
+            put(UInt64(form.parameter), at: record + 32)
+            put(UInt64(dataOffset), at: record + 40)
+            if let source = data.baseAddress {
+                (buffer.baseAddress! + dataOffset).copyMemory(from: source, byteCount: data.count)
             }
-            for (index, byte) in magic.enumerated() { buffer[index] = byte }
-            put(tag, at: 8)
-            put(UInt64(forms.count), at: 16)
-            for (index, (form, data)) in forms.enumerated() {
-                let record = headerSize + recordSize * index
-                put(form.kind.rawValue, at: record)
-                put(UInt64(form.weightOffset), at: record + 8)
-                put(UInt64(form.rows), at: record + 16)
-                put(UInt64(form.depth), at: record + 24)
-                put(UInt64(form.parameter), at: record + 32)
-                put(UInt64(placements[index]), at: record + 40)
-                if let source = data.baseAddress {
-                    (buffer.baseAddress! + placements[index]).copyMemory(from: source, byteCount: data.count)
-                }
-            }
+            dataOffset = CompiledModelWriter.align(dataOffset + data.count, to: 64)
         }
-        return bytes
     }
 
     /// The forms in `section` (part of `file`, whose weights section is `weights`) with their

@@ -8,14 +8,16 @@ import Foundation
     import Darwin
 #endif
 
-/// A whole file mapped read-only into memory, or (``init(copying:)``) a file's bytes given in
-/// memory, copied to a page-aligned buffer so sections keep the alignment a mapping has. The
+/// A whole file mapped read-only into memory, or (``init(copying:)``, ``init(zeroedByteCount:fill:)``)
+/// a file's bytes in memory, in a page-aligned buffer so sections keep the alignment a mapping
+/// has. The
 /// bytes live as long as the longest-lived `Data` made from them with ``data(in:)``, so weight
 /// files made from sections keep them alive.
 final class MappedFile: @unchecked Sendable {
     /// The mapped bytes.
     let bytes: UnsafeRawBufferPointer
-    /// Whether ``bytes`` is an allocation of ``init(copying:)`` (freed, not unmapped).
+    /// Whether ``bytes`` is an allocation of ``init(copying:)`` or ``init(zeroedByteCount:fill:)``
+    /// (freed, not unmapped).
     private let isCopy: Bool
 
     /// Maps `url`.
@@ -53,6 +55,20 @@ final class MappedFile: @unchecked Sendable {
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count, alignment: 4096)
         data.copyBytes(to: copy)
         bytes = UnsafeRawBufferPointer(copy)
+    }
+
+    /// `byteCount` zeroed bytes in page-aligned memory, written by `fill` (a compiled model being
+    /// made, which ``CompiledModelReader`` then reads as it reads a mapped file).
+    init(zeroedByteCount byteCount: Int, fill: (UnsafeMutableRawBufferPointer) -> Void) {
+        isCopy = true
+        guard byteCount > 0 else {
+            bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+            return
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: byteCount, alignment: 4096)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        fill(buffer)
+        bytes = UnsafeRawBufferPointer(buffer)
     }
 
     deinit {

@@ -1,3 +1,5 @@
+import TesseraKernels
+
 extension WeightFile {
     /// The blob's elements converted to `Float`, for the types coremltools stores dense
     /// weights in: Float32, Float16, Int8 and UInt8 (integers convert by value; scaling for
@@ -20,10 +22,9 @@ extension WeightFile {
             }
         case .float16:
             return withUnsafeBytes(of: blob) { bytes in
-                Self.convert(bytes, width: 2) {
-                    Float(
-                        Float16(bitPattern: UInt16(littleEndian: $0.loadUnaligned(fromByteOffset: $1, as: UInt16.self)))
-                    )
+                [Float](unsafeUninitializedCapacity: bytes.count / 2) { output, initialized in
+                    Self.widenHalves(bytes, into: output.baseAddress!)
+                    initialized = bytes.count / 2
                 }
             }
         case .int8:
@@ -38,6 +39,24 @@ extension WeightFile {
             throw error(
                 "blob at offset \(blob.metadataOffset) holds \(blob.dataType.milDataType) data, which Tessera does not read yet"
             )
+        }
+    }
+
+    /// Writes the little-endian Float16 elements of `halves` (a whole number of them) as floats
+    /// at `output`: by ``Float16Conversion/widen(_:into:count:)`` (vectorized, split across
+    /// the kernel threads) when the data is aligned for it, else one at a time.
+    static func widenHalves(_ halves: UnsafeRawBufferPointer, into output: UnsafeMutablePointer<Float>) {
+        let count = halves.count / 2
+        guard let base = halves.baseAddress, count > 0 else { return }
+        #if _endian(little)
+            if Int(bitPattern: base) % MemoryLayout<Float16>.alignment == 0 {
+                Float16Conversion.widen(base.assumingMemoryBound(to: Float16.self), into: output, count: count)
+                return
+            }
+        #endif
+        for index in 0..<count {
+            let bits = UInt16(littleEndian: halves.loadUnaligned(fromByteOffset: 2 * index, as: UInt16.self))
+            output[index] = Float(Float16(bitPattern: bits))
         }
     }
 
