@@ -61,11 +61,7 @@ static void tessera_activation_chunk(int activation, float *p, long n, int vecto
     switch (activation) {
     case TESSERA_ACTIVATION_GELU_ERF:
         for (long i = 0; i < n; i++) t[i] = p[i] * 0.70710678118654752f;
-        if (vector) {
-            tessera_erf_f32_vector(t, t, n);
-        } else {
-            for (long i = 0; i < n; i++) t[i] = erff(t[i]);
-        }
+        tessera_erf_f32_vector(t, t, n);
         tessera_gelu_finish(p, t, n);
         break;
     case TESSERA_ACTIVATION_GELU_TANH:
