@@ -48,7 +48,7 @@ static inline float tessera_gemm_b_finish(float x, long row, long column, const 
 // a statement of its own so that none contracts into an FMA (the element-wise programs round each).
 #define TESSERA_ACTIVATION_CHUNK 256
 // GELU's last step, both forms: p = (p · 0.5) · (t + 1), t holding erf(p/√2) or tanh(√(2/π)(p + 0.044715p³)).
-static void tessera_gelu_finish(float *p, const float *t, long n) {
+static inline __attribute__((always_inline)) void tessera_gelu_finish(float *p, const float *t, long n) {
     for (long i = 0; i < n; i++) {
         float half = p[i] * 0.5f;
         float shifted = t[i] + 1.0f;
@@ -56,7 +56,8 @@ static void tessera_gelu_finish(float *p, const float *t, long n) {
     }
 }
 
-static void tessera_activation_chunk(int activation, float *p, long n, int vector) {
+static inline __attribute__((always_inline)) void tessera_activation_chunk(int activation, float *p, long n,
+                                                                           int vector) {
     float t[TESSERA_ACTIVATION_CHUNK];
     switch (activation) {
     case TESSERA_ACTIVATION_GELU_ERF:
@@ -92,12 +93,32 @@ static void tessera_activation_chunk(int activation, float *p, long n, int vecto
     }
 }
 
+// The chunks of a run, the multiply and add loops vectorised for the caller's target (the
+// erf, tanh and logistic calls dispatch on their own).
+#define TESSERA_ACTIVATION_RUN_BODY                                                                       \
+    for (long i = 0; i < n; i += TESSERA_ACTIVATION_CHUNK)                                               \
+        tessera_activation_chunk(activation, p + i, n - i < TESSERA_ACTIVATION_CHUNK ? n - i : TESSERA_ACTIVATION_CHUNK, \
+                                 vector);
+
+static void tessera_activation_run(int activation, float *p, long n, int vector) { TESSERA_ACTIVATION_RUN_BODY }
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static void tessera_activation_run_avx512(
+    int activation, float *p, long n, int vector) {
+    TESSERA_ACTIVATION_RUN_BODY
+}
+#endif
+
 void tessera_activation_f32(int activation, float *p, long n) {
     if (activation == TESSERA_ACTIVATION_NONE) return;
     int vector = tessera_cpu_has_avx2_fma();
-    for (long i = 0; i < n; i += TESSERA_ACTIVATION_CHUNK)
-        tessera_activation_chunk(activation, p + i, n - i < TESSERA_ACTIVATION_CHUNK ? n - i : TESSERA_ACTIVATION_CHUNK,
-                                 vector);
+#if defined(__x86_64__)
+    if (tessera_sgemm_packed_b_is_vectorized()) {
+        tessera_activation_run_avx512(activation, p, n, vector);
+        return;
+    }
+#endif
+    tessera_activation_run(activation, p, n, vector);
 }
 
 static void tessera_sgemm_packed_b_scalar(long m, long n, long k, const float *a, long lda, const float *packed,

@@ -439,13 +439,20 @@ __attribute__((target("avx512f,avx2,fma"))) static void tessera_erf_f32_avx512(c
 }
 
 void tessera_erf_f32_vector(const float *src, float *dst, long n) {
-    if (tessera_cpu_has_avx512f()) {
+    tessera_erf_f32_lanes(src, dst, n, tessera_cpu_has_avx512f() ? 16 : tessera_cpu_has_avx2_fma() ? 8 : 1);
+}
+
+int tessera_erf_f32_lanes(const float *src, float *dst, long n, int lanes) {
+    if (lanes == 16 && tessera_cpu_has_avx512f()) {
         tessera_erf_f32_avx512(src, dst, n);
-    } else if (tessera_cpu_has_avx2_fma()) {
-        tessera_erf_f32_avx2(src, dst, n);
-    } else {
-        for (long i = 0; i < n; i++) dst[i] = tessera_erf_f32_scalar(src[i]);
+        return 16;
     }
+    if (lanes >= 8 && tessera_cpu_has_avx2_fma()) {
+        tessera_erf_f32_avx2(src, dst, n);
+        return 8;
+    }
+    for (long i = 0; i < n; i++) dst[i] = tessera_erf_f32_scalar(src[i]);
+    return 1;
 }
 
 // tanh of eight (sixteen) lanes: x + x³·P(x²) (Taylor to x¹³, truncation below 4e-9 relative)
@@ -1242,8 +1249,11 @@ float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float s
     (void)src; (void)dst; (void)n; (void)shift;
     return 0;
 }
-void tessera_erf_f32_vector(const float *src, float *dst, long n) {
+void tessera_erf_f32_vector(const float *src, float *dst, long n) { tessera_erf_f32_lanes(src, dst, n, 1); }
+int tessera_erf_f32_lanes(const float *src, float *dst, long n, int lanes) {
+    (void)lanes;
     for (long i = 0; i < n; i++) dst[i] = tessera_erf_f32_scalar(src[i]);
+    return 1;
 }
 void tessera_unary_f32_vector(int op, const float *src, float *dst, long n) {
     (void)op; (void)src; (void)dst; (void)n;

@@ -36,17 +36,31 @@ struct VectorKernelTests {
         }
         #expect(worst.error <= 1e-7, "erf(\(worst.at)) is \(worst.error) from the double erf")
         #expect(got.allSatisfy { abs($0) <= 1 })
-        // Each length to 40 (full vectors and every masked or copied tail) writes exactly n values.
+        // Every width this CPU runs (16, 8 and 1 lanes) gives the same bits.
+        for lanes: Int32 in [16, 8, 1] {
+            var other = [Float](repeating: .nan, count: count)
+            let used = other.withUnsafeMutableBufferPointer {
+                tessera_erf_f32_lanes(points, $0.baseAddress!, count, lanes)
+            }
+            let same = zip(got, other).allSatisfy { $0.bitPattern == $1.bitPattern }
+            #expect(same, "\(used) lanes differ from the dispatched width")
+        }
+        // Each length to 40 (full vectors and every masked or copied tail), at every width,
+        // writes exactly n values.
         var rng = SeededRandom(seed: 23)
         let values = rng.floats(40, in: -6...6)
-        for n in 0...values.count {
-            var out = [Float](repeating: .nan, count: n + 1)
-            out.withUnsafeMutableBufferPointer { tessera_erf_f32_vector(values, $0.baseAddress!, n) }
-            #expect(out[n].isNaN, "length \(n): wrote past the end")
-            for i in 0..<n {
-                let want = Foundation.erf(Double(values[i]))
-                #expect(abs(Double(out[i]) - want) <= 1e-7, "erf(\(values[i])) = \(out[i]), double \(want)")
-            }
+        for lanes: Int32 in [16, 8, 1] {
+            for n in 0...values.count { expectErfTail(values, count: n, lanes: lanes) }
+        }
+    }
+
+    private func expectErfTail(_ values: [Float], count n: Int, lanes: Int32) {
+        var out = [Float](repeating: .nan, count: n + 1)
+        out.withUnsafeMutableBufferPointer { _ = tessera_erf_f32_lanes(values, $0.baseAddress!, n, lanes) }
+        #expect(out[n].isNaN, "length \(n), \(lanes) lanes: wrote past the end")
+        for i in 0..<n {
+            let want = Foundation.erf(Double(values[i]))
+            #expect(abs(Double(out[i]) - want) <= 1e-7, "erf(\(values[i])) = \(out[i]), double \(want)")
         }
     }
 

@@ -49,6 +49,10 @@ float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float
 /// hold it to), odd, at most 1 in magnitude, ±1 at ±inf; NaN stays NaN. Any CPU.
 void tessera_erf_f32_vector(const float *src, float *dst, long n);
 
+/// tessera_erf_f32_vector at a chosen width (for tests): 16 lanes (AVX-512), 8 (AVX2 + FMA) or
+/// 1, the widest at most `lanes` this CPU runs. Returns the lanes used.
+int tessera_erf_f32_lanes(const float *src, float *dst, long n, int lanes);
+
 /// The element-wise float32 functions tessera_unary_f32_vector computes.
 enum {
     TESSERA_UNARY_ABS = 0,
