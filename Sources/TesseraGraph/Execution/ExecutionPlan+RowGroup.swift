@@ -112,8 +112,8 @@ extension ExecutionPlan {
                 chunkShape[0] = rows
                 var rowChunkShape = [Int](repeating: 1, count: shape.count)
                 rowChunkShape[0] = rows
-                // `leaf` as a program input over `iteration` (the chunk of a program of
-                // `fullShape`): a member's per-row buffer, or the rows of a value computed before.
+                // `leaf` as a program input over `iteration` (a chunk of the root's shape from the
+                // row axis on): a member's per-row buffer, or the rows of a value computed before.
                 func input(_ leaf: Int, iteration: [Int]) -> FusedInput {
                     if let offset = slot[leaf] {
                         return FusedInput(
@@ -158,7 +158,8 @@ extension ExecutionPlan {
                     }
                     ReductionKernels.reduce(
                         member.op, input: source.pointer, layout: source.layout, type: source.type,
-                        axes: member.axes.map { $0 - rowAxis }, output: buffers + slot[member.entry]!, outputType: entries[member.entry].type
+                        axes: member.axes.map { $0 - rowAxis }, output: buffers + slot[member.entry]!,
+                        outputType: entries[member.entry].type
                     )
                 }
                 run(
