@@ -148,8 +148,12 @@ static void tessera_sgemm_packed_b_scalar(long m, long n, long k, const float *a
 TESSERA_GEMMB_ATTR __attribute__((always_inline)) static inline void tessera_gemmb_tile(
     const int NV, const int R, const float *restrict a, long lda, const float *restrict b, long k, float *restrict c,
     long ldc, __mmask16 last, const tessera_gemm_epilogue *e, long column) {
+    // Every loop over rows and strips unrolled in full, so the accumulators stay registers (a
+    // loop left rolled indexes `acc` at run time: the array went to the stack, zeroed by memset).
     __m512 acc[TESSERA_GEMMB_ROWS][3];
+#pragma clang loop unroll(full)
     for (int r = 0; r < R; r++)
+#pragma clang loop unroll(full)
         for (int v = 0; v < NV; v++) acc[r][v] = _mm512_setzero_ps();
     const long strideB = k * STRIP;
     for (long kk = 0; kk < k; kk++) {
@@ -164,10 +168,13 @@ TESSERA_GEMMB_ATTR __attribute__((always_inline)) static inline void tessera_gem
     __m512 hi = _mm512_set1_ps(e ? e->hi : __builtin_inff());
     __m512 bias[3];
     if (e && e->bias)
+#pragma clang loop unroll(full)
         for (int v = 0; v < NV; v++)
             bias[v] = _mm512_maskz_loadu_ps(v == NV - 1 ? last : 0xFFFF, e->bias + column + 16 * v);
+#pragma clang loop unroll(full)
     for (int r = 0; r < R; r++) {
         float *out = c + r * ldc;
+#pragma clang loop unroll(full)
         for (int v = 0; v < NV; v++) {
             __mmask16 mask = v == NV - 1 ? last : 0xFFFF;
             __m512 x = acc[r][v];
