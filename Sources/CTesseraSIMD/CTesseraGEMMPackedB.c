@@ -48,7 +48,7 @@ static inline float tessera_gemm_b_finish(float x, long row, long column, const 
 // a statement of its own so that none contracts into an FMA (the element-wise programs round each).
 #define TESSERA_ACTIVATION_CHUNK 256
 // GELU's last step, both forms: p = (p · 0.5) · (t + 1), t holding erf(p/√2) or tanh(√(2/π)(p + 0.044715p³)).
-static void tessera_gelu_finish(float *p, const float *t, long n) {
+static inline __attribute__((always_inline)) void tessera_gelu_finish(float *p, const float *t, long n) {
     for (long i = 0; i < n; i++) {
         float half = p[i] * 0.5f;
         float shifted = t[i] + 1.0f;
@@ -56,16 +56,13 @@ static void tessera_gelu_finish(float *p, const float *t, long n) {
     }
 }
 
-static void tessera_activation_chunk(int activation, float *p, long n, int vector) {
+static inline __attribute__((always_inline)) void tessera_activation_chunk(int activation, float *p, long n,
+                                                                           int vector) {
     float t[TESSERA_ACTIVATION_CHUNK];
     switch (activation) {
     case TESSERA_ACTIVATION_GELU_ERF:
         for (long i = 0; i < n; i++) t[i] = p[i] * 0.70710678118654752f;
-        if (vector) {
-            tessera_erf_f32_vector(t, t, n);
-        } else {
-            for (long i = 0; i < n; i++) t[i] = erff(t[i]);
-        }
+        tessera_erf_f32_vector(t, t, n);
         tessera_gelu_finish(p, t, n);
         break;
     case TESSERA_ACTIVATION_GELU_TANH:
@@ -96,12 +93,32 @@ static void tessera_activation_chunk(int activation, float *p, long n, int vecto
     }
 }
 
+// The chunks of a run, the multiply and add loops vectorised for the caller's target (the
+// erf, tanh and logistic calls dispatch on their own).
+#define TESSERA_ACTIVATION_RUN_BODY                                                                       \
+    for (long i = 0; i < n; i += TESSERA_ACTIVATION_CHUNK)                                               \
+        tessera_activation_chunk(activation, p + i, n - i < TESSERA_ACTIVATION_CHUNK ? n - i : TESSERA_ACTIVATION_CHUNK, \
+                                 vector);
+
+static void tessera_activation_run(int activation, float *p, long n, int vector) { TESSERA_ACTIVATION_RUN_BODY }
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f,avx2,fma"), min_vector_width(512))) static void tessera_activation_run_avx512(
+    int activation, float *p, long n, int vector) {
+    TESSERA_ACTIVATION_RUN_BODY
+}
+#endif
+
 void tessera_activation_f32(int activation, float *p, long n) {
     if (activation == TESSERA_ACTIVATION_NONE) return;
     int vector = tessera_cpu_has_avx2_fma();
-    for (long i = 0; i < n; i += TESSERA_ACTIVATION_CHUNK)
-        tessera_activation_chunk(activation, p + i, n - i < TESSERA_ACTIVATION_CHUNK ? n - i : TESSERA_ACTIVATION_CHUNK,
-                                 vector);
+#if defined(__x86_64__)
+    if (tessera_sgemm_packed_b_is_vectorized()) {
+        tessera_activation_run_avx512(activation, p, n, vector);
+        return;
+    }
+#endif
+    tessera_activation_run(activation, p, n, vector);
 }
 
 static void tessera_sgemm_packed_b_scalar(long m, long n, long k, const float *a, long lda, const float *packed,
@@ -131,8 +148,12 @@ static void tessera_sgemm_packed_b_scalar(long m, long n, long k, const float *a
 TESSERA_GEMMB_ATTR __attribute__((always_inline)) static inline void tessera_gemmb_tile(
     const int NV, const int R, const float *restrict a, long lda, const float *restrict b, long k, float *restrict c,
     long ldc, __mmask16 last, const tessera_gemm_epilogue *e, long column) {
+    // Every loop over rows and strips unrolled in full, so the accumulators stay registers (a
+    // loop left rolled indexes `acc` at run time: the array went to the stack, zeroed by memset).
     __m512 acc[TESSERA_GEMMB_ROWS][3];
+#pragma clang loop unroll(full)
     for (int r = 0; r < R; r++)
+#pragma clang loop unroll(full)
         for (int v = 0; v < NV; v++) acc[r][v] = _mm512_setzero_ps();
     const long strideB = k * STRIP;
     for (long kk = 0; kk < k; kk++) {
@@ -147,10 +168,13 @@ TESSERA_GEMMB_ATTR __attribute__((always_inline)) static inline void tessera_gem
     __m512 hi = _mm512_set1_ps(e ? e->hi : __builtin_inff());
     __m512 bias[3];
     if (e && e->bias)
+#pragma clang loop unroll(full)
         for (int v = 0; v < NV; v++)
             bias[v] = _mm512_maskz_loadu_ps(v == NV - 1 ? last : 0xFFFF, e->bias + column + 16 * v);
+#pragma clang loop unroll(full)
     for (int r = 0; r < R; r++) {
         float *out = c + r * ldc;
+#pragma clang loop unroll(full)
         for (int v = 0; v < NV; v++) {
             __mmask16 mask = v == NV - 1 ? last : 0xFFFF;
             __m512 x = acc[r][v];

@@ -6,9 +6,10 @@ import Testing
 /// of rows at a time; results against the naive node-by-node reference.
 @Suite("Planner: row fusion")
 struct RowFusionTests {
-    /// `c = x - mean(x)`, `c / sqrt(mean(c * c) + eps)` over every axis but the first.
-    private func layerNorm(_ x: Node, rank: Int) -> (result: Node, mean: Node, variance: Node) {
-        let axes = Array(1..<rank)
+    /// `c = x - mean(x)`, `c / sqrt(mean(c * c) + eps)` over `axes` (every axis but the first
+    /// when nil).
+    private func layerNorm(_ x: Node, rank: Int, axes: [Int]? = nil) -> (result: Node, mean: Node, variance: Node) {
+        let axes = axes ?? Array(1..<rank)
         let mean = Node(.reduce(.mean, axes: axes), inputs: [x])
         let c = Node(.binary(.sub), inputs: [x, mean])
         let variance = Node(.reduce(.mean, axes: axes), inputs: [Node(.binary(.mul), inputs: [c, c])])
@@ -29,6 +30,26 @@ struct RowFusionTests {
         // The variance sums (x - mean)² a row at a time.
         #expect(plan.centeredSquareMembers == 1, "\(plan)")
         #expect(stats.kernels == 1, "\(stats)")
+    }
+
+    @Test(
+        "size-1 leading axes: a layer norm over the axes after the first larger one is one step",
+        arguments: [[1, 300, 40], [1, 1, 64, 33], [1, 7, 2, 9]])
+    func layerNormAfterUnitAxes(shape: [Int]) {
+        let rowAxis = shape.firstIndex { $0 != 1 }!
+        let x = constant(seededValues(shape.reduce(1, *), seed: 49), shape)
+        let gamma = constant(seededValues(shape.last!, seed: 50), [shape.last!])
+        let (normalized, _, _) = layerNorm(x, rank: shape.count, axes: Array((rowAxis + 1)..<shape.count))
+        let (plan, _) = planAndCheck([Node(.binary(.mul), inputs: [normalized, gamma])])
+        #expect(plan.steps == [.rowFused], "\(plan)")
+        #expect(plan.centeredSquareMembers == 1, "\(plan)")
+    }
+
+    @Test("not grouped: a last-axis layer norm of [3, 4, 50] (the axis before the row axis is not 1)")
+    func layerNormAfterLargerLeadingAxis() {
+        let x = constant(seededValues(3 * 4 * 50, seed: 51), [3, 4, 50])
+        let (y, _, _) = layerNorm(x, rank: 3, axes: [2])
+        #expect(!planAndCheck([y]).plan.steps.contains(.rowFused))
     }
 
     @Test("with a scale and shift per column and a strided input")

@@ -87,10 +87,10 @@ enum {
 };
 
 /// p[i] = f(p[i]) for i < n, f one of the TESSERA_ACTIVATION_ functions, each multiply and add
-/// rounded separately in the order written above (no contraction). With AVX2 + FMA, erf, tanh
-/// and the logistic are tessera_erf_f32_vector's and tessera_unary_f32_vector's — the bits of
-/// Tessera's element-wise programs computing the same expression; elsewhere libm's erff, tanhf
-/// and expf.
+/// rounded separately in the order written above (no contraction). erf is always
+/// tessera_erf_f32_vector's; with AVX2 + FMA, tanh and the logistic are
+/// tessera_unary_f32_vector's — the bits of Tessera's element-wise programs computing the same
+/// expression; elsewhere libm's tanhf and expf.
 void tessera_activation_f32(int activation, float *p, long n);
 
 /// tessera_sgemm_packed_b followed by activation (a TESSERA_ACTIVATION_ value) on each result,

@@ -42,12 +42,17 @@ float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n, float s
 /// tessera_cpu_has_avx2_fma() is true.
 float tessera_exp_shifted_f32_vector(const float *src, float *dst, long n, float shift);
 
-/// dst[i] = erf(src[i]) for i < n (dst may equal src), sixteen lanes per instruction on AVX-512
-/// CPUs and eight on AVX2 ones: the algorithm and operation order of Tessera's SIMD16 erf (a Taylor
-/// series below |x| = 0.5, a Chebyshev fit of erfc above; relative error below 1.2e-7), its exp
-/// that of tessera_exp_shifted_f32_vector. NaN stays NaN. Call only when
-/// tessera_cpu_has_avx2_fma() is true.
+/// dst[i] = erf(src[i]) for i < n (dst may equal src): Tessera's float32 error function, its
+/// one home. An eight-interval degree-7 polynomial of |x| clamped to 4, sixteen lanes per
+/// instruction on AVX-512 CPUs, eight on AVX2 + FMA ones, one at a time elsewhere, every width
+/// giving the same bits. Within 8.9e-8 of the exact erf for every float (checked exhaustively;
+/// the tests hold 1e-7 on 2,000,001 points of [-10, 10]), odd, at most 1 in magnitude, ±1 at
+/// ±inf; NaN stays NaN. Any CPU.
 void tessera_erf_f32_vector(const float *src, float *dst, long n);
+
+/// tessera_erf_f32_vector at a chosen width (for tests): 16 lanes (AVX-512), 8 (AVX2 + FMA) or
+/// 1, the widest at most `lanes` this CPU runs. Returns the lanes used.
+int tessera_erf_f32_lanes(const float *src, float *dst, long n, int lanes);
 
 /// The element-wise float32 functions tessera_unary_f32_vector computes.
 enum {

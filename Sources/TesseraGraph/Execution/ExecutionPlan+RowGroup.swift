@@ -11,9 +11,9 @@ extension ExecutionPlan {
             var leaves: [Int]
         }
 
-        /// A reduction over every axis but the first that the root's program (or a later
-        /// member's producer) reads, computed per chunk of rows: of `producer`'s program run on
-        /// the chunk when there is one, else of `input`'s rows.
+        /// A reduction over every axis after the row axis (``RowGroup/rowAxis``) that the root's
+        /// program (or a later member's producer) reads, computed per chunk of rows: of
+        /// `producer`'s program run on the chunk when there is one, else of `input`'s rows.
         struct Member {
             var entry: Int
             var op: ReductionOp
@@ -31,6 +31,9 @@ extension ExecutionPlan {
             var center: Int
         }
 
+        /// The axis whose entries are the rows; every axis before it has size 1, every member
+        /// reduces the axes after it.
+        var rowAxis: Int
         /// In topological order: a member reads only earlier members.
         var members: [Member]
         var root: Program
@@ -40,7 +43,8 @@ extension ExecutionPlan {
         let memberMemos: [FusedPlanMemo?]
         let rootMemo = FusedPlanMemo()
 
-        init(members: [Member], root: Program) {
+        init(rowAxis: Int, members: [Member], root: Program) {
+            self.rowAxis = rowAxis
             self.members = members
             self.root = root
             memberMemos = members.map { $0.producer == nil ? nil : FusedPlanMemo() }
@@ -67,14 +71,16 @@ extension ExecutionPlan {
     static let rowChunkElements = 65_536
 
     /// Runs a row-fused step: chunks of rows in parallel, each chunk's members into per-row
-    /// buffers and then the root's program into the result.
+    /// buffers and then the root's program into the result. The size-1 axes before the row axis
+    /// are dropped: every program runs over `shape` from the row axis on.
     func runRowGroup(_ group: RowGroup, values: [TensorValue?]) -> TensorValue {
         let entry = entries[group.root.entry]
-        let shape = entry.shape
+        let rowAxis = group.rowAxis
+        let shape = Array(entry.shape[rowAxis...])
         let leading = shape[0]
         let rowSize = shape.dropFirst().reduce(1, *)
         let out = TensorStorage.allocate(count: leading * rowSize, type: entry.type)
-        let result = TensorValue(storage: out, layout: StridedLayout(contiguous: shape), type: entry.type)
+        let result = TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
         guard leading > 0 && rowSize > 0 else { return result }
         let maximumRows = Swift.max(1, ExecutionPlan.rowChunkElements / rowSize)
         let chunks = (leading + maximumRows - 1) / maximumRows
@@ -86,7 +92,7 @@ extension ExecutionPlan {
             slot[member.entry] = slotBytes
             slotBytes += (rowsPerChunk * entries[member.entry].type.byteCount + 63) / 64 * 64
         }
-        let rowStatistics = rowStatistics(group, values: values, shape: shape, slot: slot)
+        let rowStatistics = rowStatistics(group, values: values, slot: slot)
         var scratchBytes = 0
         for member in group.members where rowStatistics == nil {
             guard let producer = member.producer else { continue }
@@ -106,9 +112,9 @@ extension ExecutionPlan {
                 chunkShape[0] = rows
                 var rowChunkShape = [Int](repeating: 1, count: shape.count)
                 rowChunkShape[0] = rows
-                // `leaf` as a program input over `iteration` (the chunk of a program of
-                // `fullShape`): a member's per-row buffer, or the rows of a value computed before.
-                func input(_ leaf: Int, fullShape: [Int], iteration: [Int]) -> FusedInput {
+                // `leaf` as a program input over `iteration` (a chunk of the root's shape from the
+                // row axis on): a member's per-row buffer, or the rows of a value computed before.
+                func input(_ leaf: Int, iteration: [Int]) -> FusedInput {
                     if let offset = slot[leaf] {
                         return FusedInput(
                             pointer: buffers + offset,
@@ -117,7 +123,7 @@ extension ExecutionPlan {
                     }
                     let value = outside[leaf]!
                     // The chunk's start moves the pointer, so every full chunk has one layout.
-                    var layout = value.layout.broadcast(to: fullShape)
+                    var layout = Self.rowLayout(value.layout, shape: entry.shape, rowAxis: rowAxis)
                     layout.shape[0] = rows
                     return FusedInput(
                         pointer: value.pointer + start * layout.strides[0] * value.type.byteCount, layout: layout,
@@ -127,10 +133,9 @@ extension ExecutionPlan {
                     _ program: RowGroup.Program, into target: UnsafeMutableRawPointer, iteration: [Int],
                     memo: FusedPlanMemo?
                 ) {
-                    let full = entries[program.entry].shape
                     program.program.run(
                         shape: iteration,
-                        inputs: program.leaves.map { input($0, fullShape: full, iteration: iteration) },
+                        inputs: program.leaves.map { input($0, iteration: iteration) },
                         outputs: [FusedOutput(pointer: target, type: entries[program.entry].type)], memo: memo)
                 }
                 if let rowStatistics {
@@ -149,11 +154,12 @@ extension ExecutionPlan {
                             pointer: UnsafeRawPointer(scratch), layout: StridedLayout(contiguous: chunkShape),
                             type: entries[producer.entry].type)
                     } else {
-                        source = input(member.input, fullShape: shape, iteration: chunkShape)
+                        source = input(member.input, iteration: chunkShape)
                     }
                     ReductionKernels.reduce(
                         member.op, input: source.pointer, layout: source.layout, type: source.type,
-                        axes: member.axes, output: buffers + slot[member.entry]!, outputType: entries[member.entry].type
+                        axes: member.axes.map { $0 - rowAxis }, output: buffers + slot[member.entry]!,
+                        outputType: entries[member.entry].type
                     )
                 }
                 run(
@@ -191,10 +197,21 @@ extension ExecutionPlan {
         }
     }
 
+    /// `layout` broadcast to the root's `shape`, without the size-1 axes before `rowAxis`.
+    static func rowLayout(_ layout: StridedLayout, shape: [Int], rowAxis: Int) -> StridedLayout {
+        let full = layout.broadcast(to: shape)
+        guard rowAxis > 0 else { return full }
+        return StridedLayout(
+            shape: Array(full.shape[rowAxis...]), strides: Array(full.strides[rowAxis...]), offset: full.offset)
+    }
+
     /// The members of `group` as row statistics, when every one is a `Float` sum or mean of a
     /// value whose rows are contiguous (a plain input, or the squared deviations of one from an
     /// earlier member); `nil` otherwise, and the members run as programs and reductions.
-    func rowStatistics(_ group: RowGroup, values: [TensorValue?], shape: [Int], slot: [Int: Int]) -> [RowStatistic]? {
+    func rowStatistics(_ group: RowGroup, values: [TensorValue?], slot: [Int: Int]) -> [RowStatistic]? {
+        let rowAxis = group.rowAxis
+        let fullShape = entries[group.root.entry].shape
+        let shape = Array(fullShape[rowAxis...])
         let trailing = Array(StridedLayout.contiguousStrides(for: shape).dropFirst())
         var statistics: [RowStatistic] = []
         for member in group.members {
@@ -210,7 +227,7 @@ extension ExecutionPlan {
                 return nil
             }
             guard let value = values[input], value.type == .float32 else { return nil }
-            let layout = value.layout.broadcast(to: shape)
+            let layout = Self.rowLayout(value.layout, shape: fullShape, rowAxis: rowAxis)
             guard Array(layout.strides.dropFirst()) == trailing else { return nil }
             statistics.append(
                 RowStatistic(

@@ -52,17 +52,14 @@ extension FloatComputeScalar {
         case .ceil: BlockLoop.map(src, dst, n) { $0.rounded(.up) }
         case .round: BlockLoop.map(src, dst, n) { $0.rounded(.toNearestOrEven) }
         case .erf:
-            // The vector fit is good to ~1e-7, which is float precision but not double's.
-            if computeType == .float64 {
-                BlockLoop.mapScalar(src, dst, n) { libm(op, $0) }
-            } else if computeType == .float32 && SIMDMath.hasAVX2FMA {
-                // The same fit in C, eight or sixteen lanes per instruction: Swift's SIMD16
-                // body, compiled for baseline x86-64, took a third of a BERT encoder's time.
+            // Tessera's float32 erf (CTesseraSIMD, every width the same bits) is good to ~1e-7,
+            // which is float precision but not double's.
+            if computeType == .float32 {
                 tessera_erf_f32_vector(
                     UnsafeRawPointer(src).assumingMemoryBound(to: Float.self),
                     UnsafeMutableRawPointer(dst).assumingMemoryBound(to: Float.self), n)
             } else {
-                BlockLoop.map(src, dst, n) { vectorErf($0) }
+                BlockLoop.mapScalar(src, dst, n) { libm(op, $0) }
             }
         case .exp2, .log, .sin, .cos, .tan, .asin, .acos, .atan, .sinh, .cosh, .tanh, .asinh, .acosh, .atanh:
             BlockLoop.mapScalar(src, dst, n) { libm(op, $0) }
@@ -123,41 +120,6 @@ extension FloatComputeScalar {
         _ dst: UnsafeMutablePointer<Self>, _ n: Int
     ) {
         for i in 0..<n { dst[i] = cond[i] != 0 ? a[i] : b[i] }
-    }
-
-    /// The error function, vectorised: a Taylor series below |x| = 0.5 and Numerical Recipes'
-    /// Chebyshev fit of erfc (relative error below 1.2e-7) above.
-    @inline(__always)
-    static func vectorErf(_ x: SIMD16<Self>) -> SIMD16<Self> {
-        typealias V = SIMD16<Self>
-        let z = x.replacing(with: -x, where: x .< 0)
-        // Small |x|: 2/sqrt(pi) * x * (1 - x²/3 + x⁴/10 - x⁶/42 + x⁸/216 - x¹⁰/1320)
-        let x2 = x * x
-        var series = V(repeating: -1.0 / 1320)
-        series = series * x2 + 1.0 / 216
-        series = series * x2 - 1.0 / 42
-        series = series * x2 + 1.0 / 10
-        series = series * x2 - 1.0 / 3
-        series = series * x2 + 1
-        let small = series * x * 1.1283791670955126
-        // Large |x|: 1 - erfc(|x|), with the sign restored.
-        let t = 1 / (1 + 0.5 * z)
-        var p = V(repeating: 0.17087277)
-        p = p * t - 0.82215223
-        p = p * t + 1.48851587
-        p = p * t - 1.13520398
-        p = p * t + 0.27886807
-        p = p * t - 0.18628806
-        p = p * t + 0.09678418
-        p = p * t + 0.37409196
-        p = p * t + 1.00002368
-        p = p * t - 1.26551223
-        let erfc = t * vectorExp(-z * z + p)
-        var large = 1 - erfc
-        large.replace(with: -large, where: x .< 0)
-        var result = small.replacing(with: large, where: z .>= 0.5)
-        result.replace(with: x, where: x .!= x)
-        return result
     }
 }
 

@@ -2,8 +2,9 @@ import TesseraKernels
 
 /// Computes a fused program and the per-row reductions it reads in one pass over its rows.
 ///
-/// A fusion root of rank ≥ 2 (shape `S`, rows along axis 0) whose program reads reductions over
-/// every axis but the first of a tensor of shape `S` — a layer norm's `mean(x)` and
+/// A fusion root of rank ≥ 2 (shape `S`) whose program reads reductions over every axis after a
+/// row axis `r` of a tensor of shape `S`, every axis before `r` of size 1 (so a `[1, 1500, 384]`
+/// layer norm over its last axis has 1500 rows of 384) — a layer norm's `mean(x)` and
 /// `mean((x - mean(x))²)`, or a softmax written out by hand — becomes one
 /// ``ExecutionPlan/Step/rowFused(entry:_:)`` step when nothing but the group reads those
 /// reductions: a chunk of rows at a time, each reduction (with the program streamed into it,
@@ -31,10 +32,12 @@ enum RowFusion {
         // Consumers first: a group claims its members before a program inside it is looked at.
         for root in state.groups.keys.sorted(by: >) where !state.absorbed.contains(root) {
             let shape = entries[root].shape
-            guard shape.count >= 2, shape[0] > 0, shape.dropFirst().reduce(1, *) >= 2,
-                let members = members(of: root, state, programReaders: programReaders)
+            guard shape.count >= 2, let found = members(of: root, state, programReaders: programReaders),
+                shape[found.rowAxis] > 0, shape[(found.rowAxis + 1)...].reduce(1, *) >= 2
             else { continue }
+            let (rowAxis, members) = found
             state.rowGroups[root] = ExecutionPlan.RowGroup(
+                rowAxis: rowAxis,
                 members: members.map { m in
                     guard case .reduce(let op, let axes) = entries[m].op else {
                         kernelFailure("[row fusion] \(entries[m].op) is not a reduction")
@@ -87,25 +90,31 @@ enum RowFusion {
         return .init(input: x, center: center)
     }
 
-    /// The reductions `root`'s group computes per chunk of rows, in topological order; `nil`
-    /// when there is none.
-    private static func members(of root: Int, _ state: PlanningState, programReaders: [[Int]]) -> [Int]? {
+    /// The row axis and the reductions `root`'s group computes per chunk of rows, in topological
+    /// order; `nil` when there is none. Every member reduces the axes after the same row axis.
+    private static func members(of root: Int, _ state: PlanningState, programReaders: [[Int]]) -> (
+        rowAxis: Int, members: [Int]
+    )? {
         let entries = state.entries
         let shape = entries[root].shape
-        let trailingAxes = Array(1..<shape.count)
-        func isMemberReduction(_ p: Int) -> Bool {
+        // The row axis of a member reduction: the axis before the first reduced one, when the
+        // reduced axes run from there to the last and every axis before the row axis has size 1.
+        func memberRowAxis(_ p: Int) -> Int? {
             guard state.isLive(p), case .reduce(let op, let axes) = entries[p].op, op != .argmax, op != .argmin,
-                axes == trailingAxes, entries[state.inputs[p][0]].shape == shape
-            else { return false }
-            return true
+                let first = axes.first, first >= 1, axes == Array(first..<shape.count),
+                shape[..<(first - 1)].allSatisfy({ $0 == 1 }), entries[state.inputs[p][0]].shape == shape
+            else { return nil }
+            return first - 1
         }
+        var rowAxis: Int?
         // The candidates: the root's leaves that qualify, then theirs, and so on.
         var candidates = Set<Int>()
         var worklist = state.groups[root]!.leaves
         while let p = worklist.popLast() {
             guard !candidates.contains(p), state.isLive(p), !state.requested.contains(p), !state.absorbed.contains(p)
             else { continue }
-            guard isMemberReduction(p) else { continue }
+            guard let axis = memberRowAxis(p), axis == rowAxis ?? axis else { continue }
+            rowAxis = axis
             candidates.insert(p)
             if let q = state.reduceProducer[p] { worklist += state.groups[q]!.leaves }
         }
@@ -126,7 +135,7 @@ enum RowFusion {
                 }
             }
         }
-        guard !candidates.isEmpty else { return nil }
-        return candidates.sorted()
+        guard let rowAxis, !candidates.isEmpty else { return nil }
+        return (rowAxis, candidates.sorted())
     }
 }
