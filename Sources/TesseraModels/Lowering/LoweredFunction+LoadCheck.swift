@@ -59,7 +59,8 @@ extension LoweredFunction {
     /// ```
     ///
     /// - Throws: ``LoweringError`` as ``run(_:)`` does: `.shapeMismatch` naming the operation
-    ///   whose operands do not fit it, `.invalidInput` when a shape is not the program's.
+    ///   whose operands do not fit it, `.invalidInput` when a shape is not the program's or
+    ///   has more than ``maximumElementCount`` elements.
     @discardableResult
     package func checkBuilds(inputShapes shapes: [String: [Int]]) throws -> [String: MLTensor]? {
         var typed: [(name: String, shape: [Int], type: KernelScalarType)] = []
@@ -69,6 +70,18 @@ extension LoweredFunction {
             guard let shape = shapes[input.name], let tensorType = type.tensorType,
                 let computeType = LoweredFunction.computeType(tensorType.dataType)
             else { return nil }
+            // The shapes come from the model's description: a damaged file can declare one
+            // whose element count overflows, which a tensor of it would trap on.
+            let count = shape.reduce((1, false)) { product, size in
+                let (next, overflow) = product.0.multipliedReportingOverflow(by: size)
+                return (next, product.1 || overflow || size < 0)
+            }
+            guard !count.1, count.0 <= LoweredFunction.maximumElementCount else {
+                throw LoweringError(
+                    .invalidInput, file: file,
+                    "input '\(input.name)' has shape \(shape), more than \(LoweredFunction.maximumElementCount) elements"
+                )
+            }
             typed.append((input.name, shape, computeType))
         }
         let bytes = typed.reduce(0) { $0 + $1.shape.reduce($1.type.byteCount) { $0 &* Swift.max($1, 0) } }
