@@ -1,4 +1,5 @@
 import Foundation
+import TesseraTensor
 import Testing
 import _TesseraTestSupport
 
@@ -31,6 +32,19 @@ struct MILConstantConversionTests {
                     && "\(error)".contains("cannot hold")
             }
         }
+    }
+
+    @Test("an integer parameter computed at prediction time that is NaN or huge throws; others truncate")
+    func runtimeIntegers() throws {
+        for bad: Float in [.nan, .infinity, 3e9] {
+            #expect(throws: OperandError.self, "\(bad)") {
+                _ = try RuntimeInts.operand(0).values([MLTensor(shape: [2], scalars: [1, bad], scalarType: Float.self)])
+            }
+        }
+        let values = try RuntimeInts.operand(0).values([
+            MLTensor(shape: [3], scalars: [2.7, -1, 4], scalarType: Float.self)
+        ])
+        #expect(values == [2, -1, 4])
     }
 
     @Test("finite values in range are rounded toward zero")
