@@ -342,10 +342,12 @@ struct BatchStepShapes {
             case .axis: return nil
             case .independent: continue
             case .shapeOnly:
-                guard let itemBound = item[step.operands[position]], let batchBound = batch[step.operands[position]],
-                    itemBound.scalarCount <= RuntimeInts.maximumCount
+                guard let itemBound = item[step.operands[position]], let batchBound = batch[step.operands[position]]
                 else { return nil }
-                guard let i = Self.integers(itemBound), let b = Self.integers(batchBound), i.count == b.count,
+                // Read as the step reads them; an unusable bound (not a short list, NaN, infinite,
+                // huge) leaves the step unbatched.
+                guard let i = try? RuntimeInts.operand(0).values([itemBound]),
+                    let b = try? RuntimeInts.operand(0).values([batchBound]), i.count == b.count,
                     i.indices.allSatisfy({ $0 == a || i[$0] == b[$0] })
                 else { return nil }
             }
@@ -362,14 +364,5 @@ struct BatchStepShapes {
         case (.independent, .axis(let b)): return c + b
         default: return nil
         }
-    }
-
-    /// A small integer tensor's values (a slice bound computed from shapes); `nil` when a
-    /// floating-point value is not an index (NaN, infinite or huge).
-    private static func integers(_ tensor: MLTensor) -> [Int]? {
-        guard tensor.kernelType.isFloatingPoint else {
-            return tensor.converted(to: .int32).scalars(of: Int32.self).map(Int.init)
-        }
-        return try? tensor.scalars(of: Float.self).map { try LoweredFunction.computedIndex(Double($0), "a bound") }
     }
 }

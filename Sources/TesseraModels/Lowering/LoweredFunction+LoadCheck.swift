@@ -72,11 +72,9 @@ extension LoweredFunction {
             else { return nil }
             // The shapes come from the model's description: a damaged file can declare one
             // whose element count overflows, which a tensor of it would trap on.
-            let count = shape.reduce((1, false)) { product, size in
-                let (next, overflow) = product.0.multipliedReportingOverflow(by: size)
-                return (next, product.1 || overflow || size < 0)
-            }
-            guard !count.1, count.0 <= LoweredFunction.maximumElementCount else {
+            guard shape.allSatisfy({ $0 >= 0 }), let count = ConstexprOperation.elementCount(shape),
+                count <= LoweredFunction.maximumElementCount
+            else {
                 throw LoweringError(
                     .invalidInput, file: file,
                     "input '\(input.name)' has shape \(shape), more than \(LoweredFunction.maximumElementCount) elements"
