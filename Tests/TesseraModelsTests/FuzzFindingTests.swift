@@ -142,3 +142,25 @@ struct FuzzFindingTests {
         }
     }
 }
+
+extension FuzzFindingTests {
+    /// `slow-unit-0ca8d8d2…` (68 bytes): a NeuralNetwork `rangeDynamic` from 1.5e-5 to its
+    /// input by 7.5e-9, 67 million elements made on the host: 10 s per execution under the
+    /// memory limit of 4 MiB, which did not count them.
+    @Test("a range made on the host beyond the model's memory limit throws naming the limit (slow-unit-0ca8d8d2…)")
+    func hostRangeBeyondMemoryLimit() throws {
+        let input = try #require(
+            try Self.findings("package").first { $0.lastPathComponent.hasPrefix("slow-unit-0ca8d8d2") })
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let model = try MLModel(
+            contentsOf: try Self.writePackage(try Data(contentsOf: input), in: directory), configuration: .fuzzTarget)
+        let features = try #require(model.modelDescription.smallInputs)
+        let error = #expect(throws: MLModelError.self) {
+            try model.prediction(from: MLDictionaryFeatureProvider(features: features))
+        }
+        #expect(error?.code == .generic)
+        let message = error?.localizedDescription ?? ""
+        #expect(message.contains("rangeDynamic") && message.contains("MLModelConfiguration.memoryLimit"), "\(message)")
+    }
+}

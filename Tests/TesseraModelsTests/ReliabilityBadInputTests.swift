@@ -147,4 +147,29 @@ struct ReliabilityBadInputTests {
         let largest = try LoweredFunction.rangeCount(start: 0, end: cap - 1, step: 1)
         #expect(largest == LoweredFunction.maximumRangeCount - 1)
     }
+
+    /// Ranges, random draws and masks are made on the host while a prediction builds its
+    /// graph; inside a prediction with a memory limit their Float32 bytes must fit it.
+    @Test("values made on the host count against the prediction's memory limit, and only inside one")
+    func hostValuesWithinMemoryLimit() throws {
+        let limit = 1 << 20  // 262,144 Float32 elements
+        try LoweredFunction.withPredictionMemoryLimit(limit) { () throws in
+            #expect(try LoweredFunction.rangeCount(start: 0, end: 262_144, step: 1) == 262_144)
+            #expect(try MILOp.randomShape([512, 512]) == [512, 512])
+            for attempt in [
+                { _ = try LoweredFunction.rangeCount(start: 0, end: 262_145, step: 1) },
+                { _ = try MILOp.randomShape([512, 513]) },
+                { try LoweredFunction.requireHostValue(shape: [1 << 40, 1 << 40], "a mask") },
+            ] {
+                let error = #expect(throws: OperandError.self) { try attempt() }
+                let message = error?.message ?? ""
+                #expect(message.contains("memory limit") || message.contains("more elements"), "\(message)")
+            }
+        }
+        // Outside a prediction with a limit only the element cap applies.
+        #expect(try LoweredFunction.rangeCount(start: 0, end: 262_145, step: 1) == 262_145)
+        #expect(try MILOp.randomShape([512, 513]) == [512, 513])
+        #expect(throws: OperandError.self) { try MILOp.randomShape([1 << 14, 1 << 14]) }
+        #expect(throws: OperandError.self) { try MILOp.randomShape([4, -1]) }
+    }
 }

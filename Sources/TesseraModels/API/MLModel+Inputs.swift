@@ -130,7 +130,10 @@ extension MLModel {
                     + "makeState()")
         }
         do {
-            return try function.run(inputs)
+            // Values made on the host while the graph is built count against the memory limit.
+            return try LoweredFunction.withPredictionMemoryLimit(configurationSnapshot.memoryLimit) {
+                try function.run(inputs)
+            }
         } catch let error as MLModelError {
             throw error
         } catch let error as LoweringError where error.kind != .shapeMismatch {

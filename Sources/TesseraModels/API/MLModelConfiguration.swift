@@ -39,7 +39,9 @@ public final class MLModelConfiguration {
     /// it needs and which limit refused it; nothing is computed and the model goes on
     /// predicting other inputs. The process-wide limit is the `TESSERA_MEMORY_LIMIT`
     /// environment variable (bytes, or with a `K`, `M` or `G` suffix) read at the first
-    /// computation, else 80% of physical memory.
+    /// computation, else 80% of physical memory. Values a prediction makes element by element
+    /// while it builds its graph (a range's elements, random draws, band masks) count against
+    /// this limit too: one that would need more throws `.generic` before it is made.
     ///
     /// ```swift
     /// let configuration = MLModelConfiguration()

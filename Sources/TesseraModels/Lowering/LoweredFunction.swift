@@ -327,8 +327,10 @@ package struct LoweredFunction: Sendable {
     static func rangeCount(start: Double, end: Double, step: Double) throws -> Int {
         try require(step != 0, "the range's step must not be 0")
         let length = ((end - start) / step).rounded(.up)
-        return try computedCount(
+        let count = try computedCount(
             length < 0 ? 0 : length, "the length of the range [\(start), \(end)) by \(step)")
+        try requireHostValue(count, "the range [\(start), \(end)) by \(step)")
+        return count
     }
 
     /// A declared tensor shape with `nil` for unknown dimensions, or `nil` when the type is

@@ -65,6 +65,7 @@ extension MILOp {
                 try require(v.rank >= 1 && v.shape[v.rank - 1] >= 1, "x \(v.shape) needs a non-empty class axis")
                 let classes = v.shape[v.rank - 1]
                 let rows = Array(v.shape.dropLast())
+                try LoweredFunction.requireHostValue(shape: rows + [size], "the samples")
                 let probabilities = mode == "logits" ? v.softmax(alongAxis: -1) : v
                 // Inverse CDF: the class of a uniform u is the number of cumulative
                 // probabilities (normalized by the total) at or below it, capped at the last.
@@ -84,13 +85,10 @@ extension MILOp {
         return UInt64(seed)
     }
 
-    /// A `shape` parameter as dimensions, checked.
+    /// A `shape` parameter as dimensions, checked as a value made on the host
+    /// (``LoweredFunction/requireHostValue(shape:_:)``: the draws are made one by one).
     static func randomShape(_ values: [Int]) throws -> [Int] {
-        try require(values.allSatisfy { $0 >= 0 }, "shape \(values) has a negative size")
-        try require(
-            values.reduce(1) { $0.multipliedReportingOverflow(by: $1).partialValue }
-                <= LoweredFunction.maximumElementCount,
-            "shape \(values) is too large")
+        try LoweredFunction.requireHostValue(shape: values, "the random shape")
         return values
     }
 }

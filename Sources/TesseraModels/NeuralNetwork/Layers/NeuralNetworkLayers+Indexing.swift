@@ -68,6 +68,7 @@ extension NeuralNetworkLayerType {
     static func band(_ x: MLTensor, lower: Int?, upper: Int?) throws -> MLTensor {
         try require(x.rank >= 2, "needs a matrix, got \(x.shape)")
         let (rows, columns) = (x.shape[x.rank - 2], x.shape[x.rank - 1])
+        try LoweredFunction.requireHostValue(shape: [rows, columns], "the band mask")
         var mask = [Float](repeating: 0, count: rows * columns)
         for i in 0..<rows {
             for j in 0..<columns where (upper.map { j - i <= $0 } ?? true) && (lower.map { i - j <= $0 } ?? true) {

@@ -36,6 +36,7 @@ extension NeuralNetworkLayerType {
                     try require(
                         v.rank >= 1 && v.shape[v.rank - 1] >= 1, "input \(v.shape) needs a non-empty class axis")
                     let classes = v.shape[v.rank - 1]
+                    try LoweredFunction.requireHostValue(shape: Array(v.shape.dropLast()) + [samples], "the samples")
                     let probabilities = isLogits ? (v / temperature).softmax(alongAxis: -1) : v
                     // Inverse CDF, as the ML program `random_categorical` draws.
                     let cumulative = probabilities.cumulativeSum(alongAxis: v.rank - 1)
@@ -89,8 +90,8 @@ extension NeuralNetworkLayerType {
             return { args in
                 let dimensions: [Int]
                 switch source {
-                case .like: dimensions = args[0].shape
-                case .static: dimensions = staticShape
+                case .like: dimensions = try MILOp.randomShape(args[0].shape)
+                case .static: dimensions = try MILOp.randomShape(staticShape)
                 case .dynamic:
                     dimensions = try MILOp.randomShape(try RuntimeInts.operand(0).values(args))
                 }
