@@ -25,16 +25,11 @@ enum MultiArrayLayout {
     /// The element count of `shape`, or a message when a dimension is negative or the count
     /// (or its size in bytes) overflows.
     static func count(of shape: [Int], elementSize: Int) -> Result<Int, MLMultiArrayError> {
-        var count = 1
-        for dimension in shape {
-            guard dimension >= 0 else {
-                return .failure(MLMultiArrayError(.invalidShape, "shape \(shape) has a negative dimension"))
-            }
-            let (product, overflow) = count.multipliedReportingOverflow(by: dimension)
-            guard !overflow else {
-                return .failure(MLMultiArrayError(.invalidShape, "shape \(shape) has too many elements"))
-            }
-            count = product
+        guard shape.allSatisfy({ $0 >= 0 }) else {
+            return .failure(MLMultiArrayError(.invalidShape, "shape \(shape) has a negative dimension"))
+        }
+        guard let count = shape.checkedElementCount else {
+            return .failure(MLMultiArrayError(.invalidShape, "shape \(shape) has too many elements"))
         }
         guard !count.multipliedReportingOverflow(by: elementSize).overflow else {
             return .failure(MLMultiArrayError(.invalidShape, "shape \(shape) has too many bytes"))

@@ -73,11 +73,8 @@ extension OpRule {
     /// The number of elements of `shape` (sizes non-negative), or an error when the product
     /// does not fit in an `Int` (a shape from a damaged model file must not crash the build).
     static func elementCount(_ op: GraphOp, _ shape: [Int]) throws(OpError) -> Int {
-        var count = 1
-        for size in shape {
-            let (product, overflow) = count.multipliedReportingOverflow(by: size)
-            try OpError.require(!overflow, "[\(op)] shape \(shape) has more elements than an Int can count")
-            count = product
+        guard let count = shape.checkedElementCount else {
+            throw OpError("[\(op)] shape \(shape) has more elements than an Int can count")
         }
         return count
     }

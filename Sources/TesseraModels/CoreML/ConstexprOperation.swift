@@ -1,3 +1,5 @@
+import TesseraKernels
+
 /// One argument of a constexpr op, read into memory: its declared element type, its shape
 /// and its elements as `Float` (exact for every integer type coremltools compresses with).
 struct ConstexprTensor {
@@ -106,15 +108,7 @@ struct ConstexprOperation {
     }
 
     /// The product of `shape`, or `nil` on overflow.
-    static func elementCount(_ shape: [Int]) -> Int? {
-        var count = 1
-        for size in shape {
-            let (product, overflow) = count.multipliedReportingOverflow(by: size)
-            if overflow { return nil }
-            count = product
-        }
-        return count
-    }
+    static func elementCount(_ shape: [Int]) -> Int? { shape.checkedElementCount }
 
     // MARK: - Reading values
 

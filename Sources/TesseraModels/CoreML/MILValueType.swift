@@ -1,3 +1,5 @@
+import TesseraKernels
+
 /// The type of a MIL value (`MILSpec.ValueType`): a tensor, or a list, tuple, dictionary or
 /// state built from tensors.
 package indirect enum MILValueType: Sendable, Equatable, CustomStringConvertible {
@@ -62,16 +64,7 @@ package struct MILTensorType: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The number of elements when the shape is fully known and the count fits an `Int`.
-    package var elementCount: Int? {
-        guard let shape else { return nil }
-        var count = 1
-        for size in shape {
-            let (product, overflow) = count.multipliedReportingOverflow(by: size)
-            guard !overflow else { return nil }
-            count = product
-        }
-        return count
-    }
+    package var elementCount: Int? { shape?.checkedElementCount }
 
     /// `fp32[1, 8]`; unknown dimensions print as `?` (or `*` when variadic).
     package var description: String {

@@ -1,4 +1,5 @@
 import Foundation
+import TesseraKernels
 
 /// Why an `.npy` file cannot be read: what was wrong, with the file's name.
 package struct NumPyFileError: Error, Sendable, CustomStringConvertible {
@@ -87,12 +88,7 @@ package struct NumPyArray: Sendable {
             let supported = Self.elementSizes.keys.sorted().joined(separator: ", ")
             throw fail("unsupported dtype \(descr) (supported: \(supported))")
         }
-        var needed = size
-        for dimension in shape {
-            let (product, overflow) = needed.multipliedReportingOverflow(by: dimension)
-            guard !overflow else { throw fail("shape \(shape) is too large") }
-            needed = product
-        }
+        guard let needed = (shape + [size]).checkedElementCount else { throw fail("shape \(shape) is too large") }
         let start = headerStart + headerLength
         guard raw.count - start >= needed else {
             throw fail("the data is \(raw.count - start) bytes, but shape \(shape) of \(descr) needs \(needed)")

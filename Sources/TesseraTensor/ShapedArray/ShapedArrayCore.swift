@@ -31,13 +31,10 @@ public struct _ShapedArrayCore<Scalar: MLShapedArrayScalar>: Sendable {
     /// The number of elements of `shape`, after checking no dimension is negative and the
     /// product does not overflow.
     static func checkedCount(_ shape: [Int], op: @autoclosure () -> String) -> Int {
-        var count = 1
-        for dimension in shape {
-            kernelPrecondition(dimension >= 0, "[\(op())] negative dimension in shape \(shape)")
-            let (product, overflow) = count.multipliedReportingOverflow(by: dimension)
-            kernelPrecondition(!overflow, "[\(op())] shape \(shape) has too many elements")
-            count = product
-        }
+        kernelPrecondition(shape.allSatisfy { $0 >= 0 }, "[\(op())] negative dimension in shape \(shape)")
+        let elements = shape.checkedElementCount
+        kernelPrecondition(elements != nil, "[\(op())] shape \(shape) has too many elements")
+        let count = elements!
         let (bytes, overflow) = count.multipliedReportingOverflow(by: elementSize)
         kernelPrecondition(!overflow && bytes >= 0, "[\(op())] shape \(shape) has too many bytes")
         return count

@@ -1,3 +1,5 @@
+import TesseraKernels
+
 // Text, equality and coding.
 
 extension _MLShapedArrayCoreBacked {
@@ -79,14 +81,9 @@ extension _MLShapedArrayCoreBacked {
         let container = try decoder.container(keyedBy: ShapedArrayCodingKeys.self)
         let shape = try container.decode([Int].self, forKey: .shape)
         let scalars = try container.decode([Scalar].self, forKey: .scalars)
-        var expected = 1
-        for dimension in shape {
-            let (product, overflow) = expected.multipliedReportingOverflow(by: dimension)
-            guard dimension >= 0, !overflow else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .shape, in: container, debugDescription: "invalid shape \(shape)")
-            }
-            expected = product
+        guard shape.allSatisfy({ $0 >= 0 }), let expected = shape.checkedElementCount else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .shape, in: container, debugDescription: "invalid shape \(shape)")
         }
         guard expected == scalars.count else {
             throw DecodingError.dataCorruptedError(
