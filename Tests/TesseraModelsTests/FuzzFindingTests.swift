@@ -37,6 +37,21 @@ struct FuzzFindingTests {
         return package
     }
 
+    /// Loads the committed `package` finding whose name starts with `prefix` with
+    /// `configuration` and predicts on its small inputs, as the target does; the prediction's
+    /// error (recorded as an issue when it does not throw `MLModelError`).
+    static func predictionError(finding prefix: String, configuration: MLModelConfiguration) throws -> MLModelError? {
+        let input = try #require(try findings("package").first { $0.lastPathComponent.hasPrefix(prefix) })
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let package = try writePackage(try Data(contentsOf: input), in: directory)
+        let model = try MLModel(contentsOf: package, configuration: configuration)
+        let features = try #require(model.modelDescription.smallInputs)
+        return #expect(throws: MLModelError.self, "\(prefix)") {
+            try model.prediction(from: MLDictionaryFeatureProvider(features: features))
+        }
+    }
+
     /// The resident set size in bytes (`/proc/self/statm`).
     static func residentBytes() -> Int {
         let text = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
@@ -90,15 +105,7 @@ struct FuzzFindingTests {
     /// prediction trapped converting it to Int64.
     @Test("an int64 output that computes NaN or a value beyond Int64 throws .generic naming it")
     func int64OutputOutOfRange() throws {
-        let input = try #require(
-            try Self.findings("package").first { $0.lastPathComponent.hasPrefix("crash-20ba6ce3") })
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let model = try MLModel(contentsOf: try Self.writePackage(try Data(contentsOf: input), in: directory))
-        let features = try #require(model.modelDescription.smallInputs)
-        let error = #expect(throws: MLModelError.self) {
-            try model.prediction(from: MLDictionaryFeatureProvider(features: features))
-        }
+        let error = try Self.predictionError(finding: "crash-20ba6ce3", configuration: MLModelConfiguration())
         #expect(error?.code == .generic)
         #expect(error?.localizedDescription.contains("output 'y'") == true, "\(String(describing: error))")
     }
@@ -149,16 +156,7 @@ extension FuzzFindingTests {
     /// memory limit of 4 MiB, which did not count them.
     @Test("a range made on the host beyond the model's memory limit throws naming the limit (slow-unit-0ca8d8d2…)")
     func hostRangeBeyondMemoryLimit() throws {
-        let input = try #require(
-            try Self.findings("package").first { $0.lastPathComponent.hasPrefix("slow-unit-0ca8d8d2") })
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let model = try MLModel(
-            contentsOf: try Self.writePackage(try Data(contentsOf: input), in: directory), configuration: .fuzzTarget)
-        let features = try #require(model.modelDescription.smallInputs)
-        let error = #expect(throws: MLModelError.self) {
-            try model.prediction(from: MLDictionaryFeatureProvider(features: features))
-        }
+        let error = try Self.predictionError(finding: "slow-unit-0ca8d8d2", configuration: .fuzzTarget)
         #expect(error?.code == .generic)
         let message = error?.localizedDescription ?? ""
         #expect(message.contains("rangeDynamic") && message.contains("MLModelConfiguration.memoryLimit"), "\(message)")
