@@ -23,8 +23,9 @@ fuzzer_lib="$runtime/libclang_rt.fuzzer_no_main-x86_64.a"
 
 config=${FUZZ_CONFIG:-debug}
 scratch=.build/fuzz
-swift build -c "$config" --product TesseraFuzz --scratch-path ".build/fuzz-$config" --sanitize=address \
-    -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp -Xswiftc -DTESSERA_LIBFUZZER \
+# Coverage flags come from Package.swift under TESSERA_FUZZ_COVERAGE (trace-cmp outside the compute targets).
+TESSERA_FUZZ_COVERAGE=1 swift build -c "$config" --product TesseraFuzz --scratch-path ".build/fuzz-$config" \
+    --sanitize=address -Xswiftc -DTESSERA_LIBFUZZER \
     -Xlinker "$fuzzer_lib" -Xlinker -lstdc++ >&2
 binary=".build/fuzz-$config/$config/TesseraFuzz"
 
