@@ -95,4 +95,28 @@ struct LoweringErrorTests {
         #expect(function.outputNames == fixture.outputs)
         #expect(function.classifier == nil)
     }
+
+    /// A size a program computes at prediction time becomes an `Int` through
+    /// `LoweredFunction.computedCount`, never `Int(_:)`, which traps on NaN and huge values.
+    @Test("a one_hot size computed as NaN, infinity, a negative or a huge number throws, not traps")
+    func computedOneHotSize() throws {
+        let program = HandBuiltProgram(
+            inputs: [("d", [1])],
+            operations: [
+                HandBuiltProgram.ints("i", [0, 2]),
+                HandBuiltProgram.op("one_hot", "y", [("indices", "i"), ("one_hot_vector_size", "d")]),
+            ],
+            outputs: ["y"])
+        let function = try program.lowered()
+        func size(_ value: Float) -> [String: MLTensor] {
+            ["d": MLTensor(shape: [1], scalars: [value], scalarType: Float.self)]
+        }
+        let y = try #require(try function.run(size(3))["y"])
+        #expect(y.shape == [2, 3])
+        #expect(y.scalars(of: Float.self) == [1, 0, 0, 0, 0, 1])
+        for bad: Float in [.nan, .infinity, -3, 1e30] {
+            let error = #expect(throws: LoweringError.self, "\(bad)") { try function.run(size(bad)) }
+            #expect(error?.description.contains("one_hot_vector_size") == true, "\(String(describing: error))")
+        }
+    }
 }

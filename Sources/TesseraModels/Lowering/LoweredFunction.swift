@@ -305,11 +305,15 @@ package struct LoweredFunction: Sendable {
 
     /// `value`, a size computed from numbers a model or its inputs hold, rounded toward zero;
     /// throws ``OperandError`` naming `what` when it is negative, not finite, or not below
-    /// ``maximumRangeCount``.
+    /// ``maximumRangeCount``, or when that many Float32 values would not fit the running
+    /// prediction's memory limit (``requireHostValue(_:_:)``: a computed size is an axis of a
+    /// result, and often a range or a grid made on the host).
     static func computedCount(_ value: Double, _ what: @autoclosure () -> String) throws -> Int {
         try require(value.isFinite && value >= 0, "\(what()) is \(value), not a finite count")
         try require(value < Double(maximumRangeCount), "\(what()) is \(value), more than \(maximumRangeCount)")
-        return Int(value)
+        let count = Int(value)
+        try requireHostValue(count, what())
+        return count
     }
 
     /// `value`, an index computed from numbers a model or its inputs hold, rounded toward zero;
@@ -327,10 +331,7 @@ package struct LoweredFunction: Sendable {
     static func rangeCount(start: Double, end: Double, step: Double) throws -> Int {
         try require(step != 0, "the range's step must not be 0")
         let length = ((end - start) / step).rounded(.up)
-        let count = try computedCount(
-            length < 0 ? 0 : length, "the length of the range [\(start), \(end)) by \(step)")
-        try requireHostValue(count, "the range [\(start), \(end)) by \(step)")
-        return count
+        return try computedCount(length < 0 ? 0 : length, "the range [\(start), \(end)) by \(step)")
     }
 
     /// A declared tensor shape with `nil` for unknown dimensions, or `nil` when the type is

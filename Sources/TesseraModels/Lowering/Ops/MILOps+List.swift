@@ -31,16 +31,13 @@ extension MILOp {
             default: throw lowering.invalid("dtype '\(dtype)' must be fp16, fp32, int32 or bool")
             }
             return { args in
-                let count = Int(try length.value(args))
-                try require(count >= 0, "init_length \(count) must not be negative")
+                let count = try LoweredFunction.computedCount(try length.value(args), "init_length")
                 var sizes: [Int] = []
                 for size in shape {
                     switch size {
                     case .size(let value): sizes.append(value)
                     case .computed(let number):
-                        let value = Int(try number.value(args))
-                        try require(value >= 0, "elem_shape holds the negative size \(value)")
-                        sizes.append(value)
+                        sizes.append(try LoweredFunction.computedCount(try number.value(args), "an elem_shape size"))
                     case .symbolic:
                         return [MLTensor.scalarConstant(0, type: type).broadcast(to: [count, 0])]
                     }

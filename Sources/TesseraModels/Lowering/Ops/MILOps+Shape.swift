@@ -221,8 +221,7 @@ extension MILOp {
                 let offParameter = try lowering.runtimeNumber("off_value") ?? .constant(0)
                 let isFloat = [.float16, .float32, .float64].contains(lowering.declaredType("on_value")?.dataType)
                 return { args in
-                    let depth = Int(try depthParameter.value(args))
-                    try require(depth >= 0, "one_hot_vector_size \(depth) must be non-negative")
+                    let depth = try LoweredFunction.computedCount(try depthParameter.value(args), "one_hot_vector_size")
                     let (on, off) = (try onParameter.value(args), try offParameter.value(args))
                     // indices (expanded at `axis`) == 0..<depth along that axis.
                     let i = args[indices].asInt32
