@@ -172,4 +172,44 @@ struct ReliabilityBadInputTests {
         #expect(throws: OperandError.self) { try MILOp.randomShape([1 << 14, 1 << 14]) }
         #expect(throws: OperandError.self) { try MILOp.randomShape([4, -1]) }
     }
+
+    /// NeuralNetwork models made by coremltools with one size field set to what no model has
+    /// (`tools/make_huge_size_fixtures.py`): a uint64 channel count beyond Int, weight and
+    /// reshape shapes whose element counts overflow, a declared output shape that does.
+    /// Converting or multiplying those sizes trapped.
+    @Test("NeuralNetwork size fields beyond Int or whose products overflow give a typed error, never a trap")
+    func hugeNeuralNetworkSizes() throws {
+        let directory = Fixtures.url("reliability/huge-sizes")
+        let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "mlmodel" }
+        #expect(files.count == 4)
+        for file in files {
+            #expect(throws: MLModelError.self, "\(file.lastPathComponent)") {
+                let model = try MLModel(contentsOf: file)
+                let x = try MLMultiArray(shape: [1, 4, 4], dataType: .float32)
+                _ = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["x": x]))
+            }
+        }
+    }
+
+    /// The ML program window parameters (`strides`, `dilations`, `pad`, `kernel_sizes`) are
+    /// below 2³¹ in magnitude, so a dilated kernel or a padded size cannot overflow.
+    @Test("a conv whose dilation is 2^62 is refused at the load")
+    func hugeDilation() throws {
+        let program = HandBuiltProgram(
+            inputs: [("x", [1, 1, 8, 8])],
+            operations: [
+                HandBuiltProgram.floats("w", shape: [1, 1, 3, 3], [Float](repeating: 1, count: 9)),
+                HandBuiltProgram.ints("s", [1, 1]), HandBuiltProgram.ints("d", [1 << 62, 1]),
+                HandBuiltProgram.ints("g", [1], scalar: true), HandBuiltProgram.string("p", "same"),
+                HandBuiltProgram.op(
+                    "conv", "y",
+                    [("x", "x"), ("weight", "w"), ("strides", "s"), ("dilations", "d"), ("groups", "g"), ("pad_type", "p")],
+                    outputRanks: [4]),
+            ],
+            outputs: ["y"])
+        let error = #expect(throws: (any Error).self) { try program.lowered() }
+        #expect("\(String(describing: error))".contains("below 2³¹"), "\(String(describing: error))")
+    }
 }
+

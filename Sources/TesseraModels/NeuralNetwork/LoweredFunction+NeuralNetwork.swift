@@ -318,7 +318,7 @@ struct NeuralNetworkFunctionBuilder {
     private mutating func appendReshape(_ blob: Int, to declared: [Int], name: String) -> Int {
         guard !declared.isEmpty else { return blob }
         let slot = newSlot()
-        let count = declared.reduce(1, *)
+        let count = declared.checkedElementCount ?? -1  // a count no value has: left as it is
         steps.append(
             LoweredStep(
                 type: "output", name: name, operands: [blob], results: [slot], declaredShapes: [nil],

@@ -1,3 +1,4 @@
+import TesseraKernels
 import TesseraTensor
 
 /// Turns one NeuralNetwork layer into a ``LoweredCompute``: a layer type's lowering reads the
@@ -88,6 +89,21 @@ struct NeuralNetworkLayerLowering {
         } catch let error as ModelFormatError {
             throw invalid(error.description)
         }
+    }
+
+    /// The values of the `WeightParams` in field `field` for a constant of `shape`, sizes the
+    /// layer read from the model: throws when one is negative or their product is more than
+    /// Tessera allocates for one value (``LoweredFunction/maximumElementCount``), else as
+    /// ``weights(_:count:what:channelAxis:)``.
+    func weights(
+        _ field: Int, shape: [Int], what: String, channelAxis: NeuralNetworkWeights.ChannelAxis = .first
+    ) throws -> [Float] {
+        guard shape.allSatisfy({ $0 >= 0 }), let count = shape.checkedElementCount,
+            count <= LoweredFunction.maximumElementCount
+        else {
+            throw invalid("\(what) of shape \(shape) has more elements than Tessera allocates for one value")
+        }
+        return try weights(field, count: count, what: what, channelAxis: channelAxis)
     }
 
     /// The values of the `WeightParams` in field `field`, however many there are (`nil`

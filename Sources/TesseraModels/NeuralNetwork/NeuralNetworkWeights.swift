@@ -67,7 +67,7 @@ enum NeuralNetworkWeights {
             guard let quantization else {
                 throw OperandError("\(what): rawValue is set without quantization parameters")
             }
-            let bits = Int(quantization.uint(1) ?? 0)
+            let bits = quantization.size(1) ?? 0
             guard (1...8).contains(bits) else {
                 throw OperandError("\(what): numberOfBits is \(bits); NeuralNetwork quantization uses 1 to 8 bits")
             }

@@ -64,6 +64,13 @@ struct ProtobufFieldTable: Sendable, Equatable {
         return nil
     }
 
+    /// Field `number` as a size or count (a `uint32`/`uint64` field: channels, kernel sizes,
+    /// vocabulary sizes, bit widths), `nil` when absent. A value of 2³¹ or more, which no size of
+    /// a model Tessera runs reaches, is clamped to 2³¹ − 1 (`Int32.max`) so that converting it
+    /// never traps and products of two sizes never overflow; the layer's checks of weight counts
+    /// and shapes then refuse it.
+    func size(_ number: Int) -> Int? { uint(number).map { Int(Swift.min($0, UInt64(Int32.max))) } }
+
     /// Field `number` as a signed `int64`/`int32`/enum (two's complement), `nil` when absent.
     func int(_ number: Int) -> Int? { uint(number).map { Int(Int64(bitPattern: $0)) } }
 

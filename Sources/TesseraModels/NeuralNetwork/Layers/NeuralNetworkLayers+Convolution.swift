@@ -16,8 +16,8 @@ extension NeuralNetworkLayerType {
     {
         let values = try layer.ints(field)
         if values.isEmpty { return [fill, fill] }
-        guard values.count == 2, values.allSatisfy({ $0 >= 1 }) else {
-            throw layer.invalid("\(what) must be two positive values [H, W], got \(values)")
+        guard values.count == 2, values.allSatisfy({ $0 >= 1 && $0 <= Int(Int32.max) }) else {
+            throw layer.invalid("\(what) must be two positive values [H, W] below 2³¹, got \(values)")
         }
         return values
     }
@@ -39,7 +39,7 @@ extension NeuralNetworkLayerType {
         }
         return (
             "custom",
-            edges.flatMap { [Int($0.uint(1) ?? 0), Int($0.uint(2) ?? 0)] } + (edges.isEmpty ? [0, 0, 0, 0] : [])
+            edges.flatMap { [$0.size(1) ?? 0, $0.size(2) ?? 0] } + (edges.isEmpty ? [0, 0, 0, 0] : [])
         )
     }
 
@@ -49,9 +49,9 @@ extension NeuralNetworkLayerType {
     static func convolution(_ layer: inout NeuralNetworkLayerLowering) throws -> LoweredCompute {
         try layer.requireCounts(inputs: 1...2)
         let p = layer.params
-        let outputChannels = Int(p.uint(1) ?? 0)
-        let kernelChannels = Int(p.uint(2) ?? 0)
-        let groups = Swift.max(Int(p.uint(10) ?? 1), 1)
+        let outputChannels = p.size(1) ?? 0
+        let kernelChannels = p.size(2) ?? 0
+        let groups = Swift.max(p.size(10) ?? 1, 1)
         let kernel = try pair(layer, 20, default: 3, what: "kernelSize")
         let strides = try pair(layer, 30, default: 1, what: "stride")
         let dilations = try pair(layer, 40, default: 1, what: "dilationFactor")
@@ -73,7 +73,7 @@ extension NeuralNetworkLayerType {
             guard layer.inputCount == 1 else { throw layer.unsupported("a deconvolution with a weight input") }
             let shape = [kernelChannels, outputChannels / groups, kernel[0], kernel[1]]
             let values = try layer.weights(
-                90, count: shape.reduce(1, *), what: "weights", channelAxis: .second(outer: kernelChannels))
+                90, shape: shape, what: "weights", channelAxis: .second(outer: kernelChannels))
             let weight = layer.constant(values, shape: shape)
             let outputShape = try layer.ints(100)
             guard outputShape.isEmpty || outputShape.count == 2 else {
@@ -94,7 +94,7 @@ extension NeuralNetworkLayerType {
             weight = 1
         } else {
             let shape = [outputChannels, kernelChannels, kernel[0], kernel[1]]
-            weight = layer.constant(try layer.weights(90, count: shape.reduce(1, *), what: "weights"), shape: shape)
+            weight = layer.constant(try layer.weights(90, shape: shape, what: "weights"), shape: shape)
         }
         let name = layer.layer.name
         return { args in

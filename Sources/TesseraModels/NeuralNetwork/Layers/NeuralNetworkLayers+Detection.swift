@@ -21,7 +21,7 @@ extension NeuralNetworkLayerType {
             try layer.requireCounts(inputs: 2...5, outputs: 4)
             let p = layer.params
             let (iou, score) = (p.float(1) ?? 0, p.float(2) ?? 0)
-            let maxBoxes = Int(p.uint(3) ?? 0)
+            let maxBoxes = p.size(3) ?? 0
             let perClass = p.bool(4)
             let count = layer.inputCount
             return { args in

@@ -103,7 +103,7 @@ extension NeuralNetworkLayerType {
                 // BiasLayerParams: shape = 1, bias = 2.
                 try layer.requireCounts(inputs: 1...1)
                 let shape = try parameterShape(layer, field: 1, what: "shape")
-                let b = layer.constant(try layer.weights(2, count: shape.reduce(1, *), what: "bias"), shape: shape)
+                let b = layer.constant(try layer.weights(2, shape: shape, what: "bias"), shape: shape)
                 return { args in [args[0].asFloat + args[b]] }
             },
         ]
@@ -131,12 +131,12 @@ extension NeuralNetworkLayerType {
             scaleOperand = 1
         } else {
             let shape = try parameterShape(layer, field: 1, what: "shapeScale")
-            scaleOperand = layer.constant(try layer.weights(2, count: shape.reduce(1, *), what: "scale"), shape: shape)
+            scaleOperand = layer.constant(try layer.weights(2, shape: shape, what: "scale"), shape: shape)
         }
         var biasOperand: Int?
         if layer.params.bool(3) {
             let shape = try parameterShape(layer, field: 4, what: "shapeBias")
-            biasOperand = layer.constant(try layer.weights(5, count: shape.reduce(1, *), what: "bias"), shape: shape)
+            biasOperand = layer.constant(try layer.weights(5, shape: shape, what: "bias"), shape: shape)
         }
         let bias = biasOperand
         return { args in

@@ -1,3 +1,4 @@
+import TesseraKernels
 import TesseraTensor
 
 /// Layers that make values: `loadConstant`, `loadConstantND`, `fillStatic`, `fillLike`,
@@ -13,7 +14,7 @@ extension NeuralNetworkLayerType {
             }
             let isRank5 = layer.isRank5
             let c = layer.constant(
-                try layer.weights(2, count: shape.reduce(1, *), what: "data"), shape: isRank5 ? [1, 1] + shape : shape)
+                try layer.weights(2, shape: shape, what: "data"), shape: isRank5 ? [1, 1] + shape : shape)
             return { args in [args[c]] }
         },
         NeuralNetworkLayerType(field: 1070, cost: .loadTime) { layer in
@@ -21,7 +22,7 @@ extension NeuralNetworkLayerType {
             try layer.requireCounts(inputs: 0...0)
             let shape = try layer.ints(1)
             guard shape.allSatisfy({ $0 >= 1 }) else { throw layer.invalid("shape must be positive, got \(shape)") }
-            let c = layer.constant(try layer.weights(2, count: shape.reduce(1, *), what: "data"), shape: shape)
+            let c = layer.constant(try layer.weights(2, shape: shape, what: "data"), shape: shape)
             return { args in [args[c]] }
         },
         NeuralNetworkLayerType(field: 1085, cost: .elementwise) { layer in
@@ -29,7 +30,9 @@ extension NeuralNetworkLayerType {
             try layer.requireCounts(inputs: 0...0)
             let value = layer.params.float(1) ?? 0
             let shape = try layer.ints(2)
-            guard shape.allSatisfy({ $0 >= 1 }), shape.reduce(1, *) <= LoweredFunction.maximumElementCount else {
+            guard shape.allSatisfy({ $0 >= 1 }),
+                (shape.checkedElementCount ?? .max) <= LoweredFunction.maximumElementCount
+            else {
                 throw layer.invalid("targetShape must be positive, got \(shape)")
             }
             return { _ in [MLTensor(repeating: value, shape: shape)] }

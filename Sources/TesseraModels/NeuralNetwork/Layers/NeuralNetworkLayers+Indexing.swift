@@ -30,7 +30,7 @@ extension NeuralNetworkLayerType {
             // (read when the prediction is built).
             try layer.requireCounts(inputs: 1...2, outputs: 2)
             let axis = layer.params.int(1) ?? 0
-            let fixedK = Int(layer.params.uint(2) ?? 0)
+            let fixedK = layer.params.size(2) ?? 0
             let bottom = layer.params.bool(3)
             let kIsInput = layer.inputCount == 2
             return { args in

@@ -17,7 +17,7 @@ extension NeuralNetworkLayerType {
     static func innerProduct(_ layer: inout NeuralNetworkLayerLowering) throws -> LoweredCompute {
         try layer.requireCounts(inputs: 1...1)
         let p = layer.params
-        let (cIn, cOut) = (Int(p.uint(1) ?? 0), Int(p.uint(2) ?? 0))
+        let (cIn, cOut) = (p.size(1) ?? 0, p.size(2) ?? 0)
         guard cIn >= 1, cOut >= 1 else { throw layer.invalid("inputChannels and outputChannels must be positive") }
         let w = try layer.weights(20, count: cIn * cOut, what: "weights")
         var transposed = [Float](repeating: 0, count: w.count)
@@ -74,7 +74,7 @@ extension NeuralNetworkLayerType {
                 return [y]
             }
         }
-        let (x1, x2) = (Int(p.uint(5) ?? 0), Int(p.uint(6) ?? 0))
+        let (x1, x2) = (p.size(5) ?? 0, p.size(6) ?? 0)
         guard x1 >= 1, x2 >= 1 else { throw layer.invalid("the weight matrix dimensions must be positive") }
         let stored = try layer.weights(8, count: x1 * x2, what: "weights")
         // Column-major [X1, X2] is row-major [X2, X1]: transpose once.
@@ -105,7 +105,7 @@ extension NeuralNetworkLayerType {
     static func embedding(_ layer: inout NeuralNetworkLayerLowering, nd: Bool) throws -> LoweredCompute {
         try layer.requireCounts(inputs: 1...1)
         let p = layer.params
-        let (vocabulary, size) = (Int(p.uint(1) ?? 0), Int(p.uint(2) ?? 0))
+        let (vocabulary, size) = (p.size(1) ?? 0, p.size(2) ?? 0)
         guard vocabulary >= 1, size >= 1 else {
             throw layer.invalid("the vocabulary and output sizes must be positive")
         }

@@ -67,7 +67,7 @@ extension NeuralNetworkLayerType {
     static func batchnorm(_ layer: inout NeuralNetworkLayerLowering) throws -> LoweredCompute {
         try layer.requireCounts(inputs: 1...1)
         let p = layer.params
-        let channels = Int(p.uint(1) ?? 0)
+        let channels = p.size(1) ?? 0
         guard channels >= 1 else { throw layer.invalid("channels must be positive") }
         let epsilon = p.float(10) ?? 0
         let gamma = try layer.weights(15, count: channels, what: "gamma")
@@ -114,7 +114,7 @@ extension NeuralNetworkLayerType {
         try layer.requireCounts(inputs: 1...1)
         let p = layer.params
         let (alpha, beta, k) = (p.float(1) ?? 0, p.float(2) ?? 0, p.float(4) ?? 0)
-        let size = Int(p.uint(3) ?? 0)
+        let size = p.size(3) ?? 0
         guard size >= 1 else { throw layer.invalid("localSize must be positive") }
         let name = layer.layer.name
         return { args in
@@ -141,10 +141,9 @@ extension NeuralNetworkLayerType {
         guard !shape.isEmpty, shape.allSatisfy({ $0 >= 1 }) else {
             throw layer.invalid("normalizedShape must be positive sizes, got \(shape)")
         }
-        let count = shape.reduce(1, *)
         let epsilon = layer.params.float(2) ?? 0
-        let g = layer.constant(try layer.weights(3, count: count, what: "gamma"), shape: shape)
-        let b = layer.constant(try layer.weights(4, count: count, what: "beta"), shape: shape)
+        let g = layer.constant(try layer.weights(3, shape: shape, what: "gamma"), shape: shape)
+        let b = layer.constant(try layer.weights(4, shape: shape, what: "beta"), shape: shape)
         let name = layer.layer.name
         return { args in
             let x = args[0].asFloat

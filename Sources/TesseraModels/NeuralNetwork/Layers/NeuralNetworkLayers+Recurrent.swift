@@ -127,7 +127,7 @@ extension NeuralNetworkLayerType {
 
     /// `inputVectorSize = 1` and `outputVectorSize = 2`, checked positive.
     static func recurrentSizes(_ layer: NeuralNetworkLayerLowering) throws -> (input: Int, hidden: Int) {
-        let (i, h) = (Int(layer.params.uint(1) ?? 0), Int(layer.params.uint(2) ?? 0))
+        let (i, h) = (layer.params.size(1) ?? 0, layer.params.size(2) ?? 0)
         guard i >= 1, h >= 1 else { throw layer.invalid("inputVectorSize and outputVectorSize must be positive") }
         return (i, h)
     }

@@ -10,7 +10,7 @@ extension NeuralNetworkLayerType {
             // offValue = 4; a second input, when given, is the size. An index outside
             // 0..<size gives a vector of offValue.
             try layer.requireCounts(inputs: 1...2)
-            let size = Int(layer.params.uint(1) ?? 0)
+            let size = layer.params.size(1) ?? 0
             let axis = layer.params.int(2) ?? 0
             let (on, off) = (layer.params.float(3) ?? 0, layer.params.float(4) ?? 0)
             let sizeIsInput = layer.inputCount == 2
@@ -66,8 +66,8 @@ extension NeuralNetworkLayerType {
             // becomes [M, W] with M = (L - W) / step + 1.
             try layer.requireCounts(inputs: 1...1)
             let axis = layer.params.int(1) ?? 0
-            let size = Int(layer.params.uint(2) ?? 0)
-            let step = Int(layer.params.uint(3) ?? 1)
+            let size = layer.params.size(2) ?? 0
+            let step = layer.params.size(3) ?? 1
             guard size >= 1, step >= 1 else { throw layer.invalid("windowSize and step must be positive") }
             return { args in
                 let v = args[0]

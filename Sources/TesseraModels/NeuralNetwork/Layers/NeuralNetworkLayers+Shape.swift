@@ -1,3 +1,4 @@
+import TesseraKernels
 import TesseraTensor
 
 /// The legacy data-reorganization layers over `[Seq, Batch, C, H, W]` (or `[…, C, H, W]`):
@@ -69,7 +70,7 @@ extension NeuralNetworkLayerType {
                 try layer.requireCounts(inputs: 1...1)
                 let p = layer.params
                 let (start, end) = (p.int(1) ?? 0, p.int(2) ?? 0)
-                let stride = Swift.max(Int(p.uint(3) ?? 1), 1)
+                let stride = Swift.max(p.size(3) ?? 1, 1)
                 let axisFromEnd = 3 - (p.int(4) ?? 0)
                 guard (1...3).contains(axisFromEnd) else { throw layer.invalid("unknown slice axis") }
                 return { args in
@@ -95,7 +96,7 @@ extension NeuralNetworkLayerType {
             NeuralNetworkLayerType(field: 340, cost: .dataMovement) { layer in
                 // SequenceRepeatLayerParams: nRepetitions = 1 along axis −5.
                 try layer.requireCounts(inputs: 1...1)
-                let count = Swift.max(Int(layer.params.uint(1) ?? 1), 1)
+                let count = Swift.max(layer.params.size(1) ?? 1, 1)
                 return { args in
                     let x = args[0].asFloat
                     try require(x.rank == 5, "sequenceRepeat needs a rank-5 input, got \(x.shape)")
@@ -114,8 +115,11 @@ extension NeuralNetworkLayerType {
     static func legacyReshape(_ layer: inout NeuralNetworkLayerLowering) throws -> LoweredCompute {
         try layer.requireCounts(inputs: 1...1)
         let target = try layer.ints(1)
-        guard target.count == 3 || target.count == 4, target.allSatisfy({ $0 >= 1 }) else {
-            throw layer.invalid("targetShape must be [C, H, W] or [Seq, C, H, W], got \(target)")
+        let chw = Array(target.suffix(3))
+        guard target.count == 3 || target.count == 4, target.allSatisfy({ $0 >= 1 }),
+            let chwCount = chw.checkedElementCount
+        else {
+            throw layer.invalid("targetShape must be [C, H, W] or [Seq, C, H, W] of countable sizes, got \(target)")
         }
         let channelLast = layer.params.int(2) == 1
         let name = layer.layer.name
@@ -123,8 +127,7 @@ extension NeuralNetworkLayerType {
             var x = args[0].asFloat
             try require(x.rank >= 3, "\(name): reshape needs rank ≥ 3, got \(x.shape)")
             if x.rank < 5 { x = x.reshapedIfNeeded(to: [Int](repeating: 1, count: 5 - x.rank) + x.shape) }
-            let chw = Array(target.suffix(3))
-            let sequence = target.count == 4 ? target[0] : x.scalarCount / chw.reduce(1, *)
+            let sequence = target.count == 4 ? target[0] : x.scalarCount / chwCount
             if channelLast {
                 let hwc = x.transposed(permutation: [0, 1, 3, 4, 2])
                 let shaped = hwc.reshaped(to: [sequence, 1, chw[1], chw[2], chw[0]])
@@ -182,7 +185,7 @@ extension NeuralNetworkLayerType {
     static func reorganizeData(_ layer: inout NeuralNetworkLayerLowering) throws -> LoweredCompute {
         try layer.requireCounts(inputs: 1...1)
         let mode = layer.params.int(1) ?? 0
-        let b = Int(layer.params.uint(2) ?? 0)
+        let b = layer.params.size(2) ?? 0
         guard (0...2).contains(mode), b >= 1 else { throw layer.invalid("mode \(mode) with blockSize \(b)") }
         let name = layer.layer.name
         return { args in

@@ -95,7 +95,7 @@ extension NeuralNetworkLayerType {
                 bias: bias, geometry)
         }
         let shape = [outputChannels, inputChannels / groups] + kernel
-        let weight = layer.constant(try layer.weights(60, count: shape.reduce(1, *), what: "weights"), shape: shape)
+        let weight = layer.constant(try layer.weights(60, shape: shape, what: "weights"), shape: shape)
         return { args in
             let x = args[0].asFloat
             try require(
@@ -115,7 +115,7 @@ extension NeuralNetworkLayerType {
     ) throws -> LoweredCompute {
         let shape = [inputChannels, outputChannels / groups] + kernel
         let values = try layer.weights(
-            60, count: shape.reduce(1, *), what: "weights", channelAxis: .second(outer: inputChannels))
+            60, shape: shape, what: "weights", channelAxis: .second(outer: inputChannels))
         let weight = layer.constant(values, shape: shape)
         let outputShape = try layer.ints(87)
         guard outputShape.isEmpty || outputShape.count == 3 else {
