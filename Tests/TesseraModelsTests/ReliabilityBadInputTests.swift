@@ -204,7 +204,10 @@ struct ReliabilityBadInputTests {
                 HandBuiltProgram.ints("g", [1], scalar: true), HandBuiltProgram.string("p", "same"),
                 HandBuiltProgram.op(
                     "conv", "y",
-                    [("x", "x"), ("weight", "w"), ("strides", "s"), ("dilations", "d"), ("groups", "g"), ("pad_type", "p")],
+                    [
+                        ("x", "x"), ("weight", "w"), ("strides", "s"), ("dilations", "d"), ("groups", "g"),
+                        ("pad_type", "p"),
+                    ],
                     outputRanks: [4]),
             ],
             outputs: ["y"])
@@ -212,4 +215,3 @@ struct ReliabilityBadInputTests {
         #expect("\(String(describing: error))".contains("below 2³¹"), "\(String(describing: error))")
     }
 }
-
