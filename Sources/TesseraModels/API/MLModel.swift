@@ -134,15 +134,18 @@ public final class MLModel: Sendable {
         reporter.report(.lowering)
         let function: LoweredFunction
         do {
-            function =
+            // Constants the lowering makes on the host (ranges, random values) count against the
+            // memory limit, as the prediction's do.
+            function = try LoweredFunction.withPredictionMemoryLimit(snapshot.memoryLimit) {
                 try corePackage.model.neuralNetwork.map {
                     try LoweredFunction(
                         neuralNetwork: $0, description: corePackage.model.description,
                         file: corePackage.modelDisplayName)
                 }
-                ?? LoweredFunction(
-                    package: corePackage, functionName: functionName,
-                    float16Rounding: snapshot.float16Precision == .float16 ? .roundedToFloat16 : .none)
+                    ?? LoweredFunction(
+                        package: corePackage, functionName: functionName,
+                        float16Rounding: snapshot.float16Precision == .float16 ? .roundedToFloat16 : .none)
+            }
         } catch let error as ModelFormatError {
             throw MLModelError(wrapping: error, model: name)
         } catch let error as MLModelError {
@@ -152,8 +155,9 @@ public final class MLModel: Sendable {
         }
         let bindings = try InputBinding.make(function: function, description: description, model: name)
         let stateBindings = try StateBinding.make(function: function, description: description, model: name)
-        let checked = try MLModel.checkBuildsOnDeclaredShapes(
-            function, inputs: bindings, states: stateBindings, model: name)
+        let checked = try LoweredFunction.withPredictionMemoryLimit(snapshot.memoryLimit) {
+            try MLModel.checkBuildsOnDeclaredShapes(function, inputs: bindings, states: stateBindings, model: name)
+        }
         self.bindings = bindings
         self.stateBindings = stateBindings
         self.stateOwner = StateOwner(modelName: name)

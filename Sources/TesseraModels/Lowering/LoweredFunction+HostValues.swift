@@ -2,20 +2,20 @@
 /// range's elements (MIL `range_1d`, NeuralNetwork `rangeStatic` / `rangeDynamic`), random
 /// draws (the random ops and layers) and masks (NeuralNetwork band layers). The graph's plan
 /// and its memory limit never see them, so their sizes, which a model or its inputs set, are
-/// checked here: below ``LoweredFunction/maximumRangeCount`` elements, and within the memory
-/// limit of the prediction that makes them (``MLModelConfiguration/memoryLimit``) when it has
-/// one.
+/// checked here: below ``LoweredFunction/maximumRangeCount`` elements, and within the model's
+/// memory limit (``MLModelConfiguration/memoryLimit``) when it has one, in its predictions and
+/// in its load (the lowering's constants and the load check's build on the declared shapes).
 ///
 /// ```swift
 /// try LoweredFunction.requireHostValue(count, "the range [0, 1e9) by 1")
 /// ```
 extension LoweredFunction {
-    /// The memory limit, in bytes, of the prediction building its graph on this task
-    /// (``MLModelConfiguration/memoryLimit``); `nil` outside a prediction and for models
-    /// without one.
+    /// The memory limit, in bytes, of the model predicting or loading on this task
+    /// (``MLModelConfiguration/memoryLimit``); `nil` outside a prediction or a load and for
+    /// models without one.
     @TaskLocal static var predictionMemoryLimit: Int?
 
-    /// Runs `body` (a prediction's graph building) with `limit` as
+    /// Runs `body` (a prediction's graph building, a load's lowering or check) with `limit` as
     /// ``predictionMemoryLimit``; no task-local push when `limit` is `nil`.
     static func withPredictionMemoryLimit<Result>(_ limit: Int?, _ body: () throws -> Result) rethrows -> Result {
         guard let limit else { return try body() }
