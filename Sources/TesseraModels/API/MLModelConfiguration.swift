@@ -41,7 +41,8 @@ public final class MLModelConfiguration {
     /// environment variable (bytes, or with a `K`, `M` or `G` suffix) read at the first
     /// computation, else 80% of physical memory. Values a prediction makes element by element
     /// while it builds its graph (a range's elements, random draws, band masks) count against
-    /// this limit too: one that would need more throws `.generic` before it is made.
+    /// this limit too, as do those the load makes: one that would need more throws before it
+    /// is made.
     ///
     /// ```swift
     /// let configuration = MLModelConfiguration()
