@@ -179,7 +179,7 @@ extension NeuralNetworkLayerType {
         if let amounts = try layer.message(10, "BorderAmounts") {
             let decoded = try amounts.messages(10, "EdgeSizes")
             guard decoded.count == 2 else { throw layer.invalid("paddingAmounts needs two edges [H, W]") }
-            edges = decoded.map { (Int($0.uint(1) ?? 0), Int($0.uint(2) ?? 0)) }
+            edges = decoded.map { ($0.size(1) ?? 0, $0.size(2) ?? 0) }
         }
         let value = try layer.message(1, "PaddingConstant")?.float(1) ?? 0
         let mode = p.has(2) ? 2 : p.has(3) ? 3 : 1

@@ -154,7 +154,7 @@ extension NeuralNetworkLayerType {
             }
         }
         guard let amounts = try layer.message(1, "BorderAmounts") else { throw layer.invalid("cropAmounts is missing") }
-        let edges = try amounts.messages(10, "EdgeSizes").map { (Int($0.uint(1) ?? 0), Int($0.uint(2) ?? 0)) }
+        let edges = try amounts.messages(10, "EdgeSizes").map { ($0.size(1) ?? 0, $0.size(2) ?? 0) }
         guard edges.count == 2 else { throw layer.invalid("cropAmounts needs two edges [H, W]") }
         return { args in
             let x = args[0].asFloat
