@@ -14,7 +14,9 @@ Tests/Fixtures/reliability/huge-sizes/:
   2²⁰ × 2²⁰, whose weight element count overflows Int;
 * `reshape_target_overflow.mlmodel`: a legacy `reshape` to `[2⁴⁰, 2⁴⁰, 2⁴⁰]`;
 * `output_shape_overflow.mlmodel`: a valid network whose declared output shape is
-  `[2⁴⁰, 2⁴⁰, 2⁴⁰]`.
+  `[2⁴⁰, 2⁴⁰, 2⁴⁰]`;
+* `slice_by_size_2e63.mlmodel`: a `sliceBySize` of `size` 2⁶³ − 1 from the `begin` input (1 in the
+  test), whose end overflowed.
 """
 
 import os
@@ -42,6 +44,14 @@ def reshape():
     return builder.spec
 
 
+def slice_by_size():
+    builder = NeuralNetworkBuilder(
+        [("x", datatypes.Array(1, 4, 4)), ("begin", datatypes.Array(1))], [("y", None)],
+        disable_rank5_shape_mapping=True)
+    builder.add_slice_by_size("s", input_names=["x", "begin"], output_name="y", axis=2, size=2)
+    return builder.spec
+
+
 def save(spec, name):
     with open(os.path.join(OUT, name), "wb") as file:
         file.write(spec.SerializeToString())
@@ -66,6 +76,10 @@ def main():
     spec = reshape()
     spec.description.output[0].type.multiArrayType.shape[:] = [HUGE, HUGE, HUGE]
     save(spec, "output_shape_overflow.mlmodel")
+
+    spec = slice_by_size()
+    spec.neuralNetwork.layers[0].sliceBySize.size = 2**63 - 1
+    save(spec, "slice_by_size_2e63.mlmodel")
 
 
 if __name__ == "__main__":

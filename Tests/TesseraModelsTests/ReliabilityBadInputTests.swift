@@ -175,19 +175,26 @@ struct ReliabilityBadInputTests {
 
     /// NeuralNetwork models made by coremltools with one size field set to what no model has
     /// (`tools/make_huge_size_fixtures.py`): a uint64 channel count beyond Int, weight and
-    /// reshape shapes whose element counts overflow, a declared output shape that does.
-    /// Converting or multiplying those sizes trapped.
-    @Test("NeuralNetwork size fields beyond Int or whose products overflow give a typed error, never a trap")
+    /// reshape shapes whose element counts overflow, a declared output shape that does, a slice
+    /// size of 2⁶³ − 1. Converting, adding or multiplying those sizes trapped. Each input is ones
+    /// of its declared shape (a slice begins at 1).
+    @Test("NeuralNetwork size fields beyond Int or whose sums and products overflow give a typed error, never a trap")
     func hugeNeuralNetworkSizes() throws {
         let directory = Fixtures.url("reliability/huge-sizes")
         let files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
             .filter { $0.pathExtension == "mlmodel" }
-        #expect(files.count == 4)
+        #expect(files.count == 5)
         for file in files {
             #expect(throws: MLModelError.self, "\(file.lastPathComponent)") {
                 let model = try MLModel(contentsOf: file)
-                let x = try MLMultiArray(shape: [1, 4, 4], dataType: .float32)
-                _ = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: ["x": x]))
+                var inputs: [String: Any] = [:]
+                for (name, description) in model.modelDescription.inputDescriptionsByName {
+                    let shape = try #require(description.multiArrayConstraint?.shape)
+                    let array = try MLMultiArray(shape: shape, dataType: .float32)
+                    for index in 0..<array.count { array[index] = 1 }
+                    inputs[name] = array
+                }
+                _ = try model.prediction(from: MLDictionaryFeatureProvider(dictionary: inputs))
             }
         }
     }

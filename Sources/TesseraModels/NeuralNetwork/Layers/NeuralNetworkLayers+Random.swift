@@ -26,7 +26,7 @@ extension NeuralNetworkLayerType {
                 // eps = 4, temperature = 5. The last axis holds the classes and becomes
                 // numSamples class indices.
                 try layer.requireCounts(inputs: 1...1)
-                let seed = layer.params.int(1).flatMap { $0 >= 0 ? UInt64($0) : nil }
+                let seed = layer.params.int64(1).flatMap { $0 >= 0 ? UInt64($0) : nil }
                 let samples = layer.params.int(2) ?? 1
                 let isLogits = layer.params.bool(3)
                 let temperature = layer.params.float(5).flatMap { $0 == 0 ? nil : $0 } ?? 1
@@ -79,7 +79,7 @@ extension NeuralNetworkLayerType {
             valueReads: source == .dynamic ? [0] : []
         ) { layer in
             try layer.requireCounts(inputs: source == .static ? 0...0 : 1...1)
-            let seed = layer.params.int(1).flatMap { $0 >= 0 ? UInt64($0) : nil }
+            let seed = layer.params.int64(1).flatMap { $0 >= 0 ? UInt64($0) : nil }
             let (first, second) = (layer.params.float(2), layer.params.float(3))
             let staticShape = source == .static ? try layer.ints(kind == .bernoulli ? 3 : 4) : []
             if source == .static {
