@@ -221,4 +221,19 @@ struct ReliabilityBadInputTests {
         let error = #expect(throws: (any Error).self) { try program.lowered() }
         #expect("\(String(describing: error))".contains("below 2³¹"), "\(String(describing: error))")
     }
+
+    /// The integer parameters of both model kinds (ML program constants through
+    /// `OperationLowering.ints`, NeuralNetwork fields through `ProtobufFieldTable.int` / `ints`)
+    /// are clamped to ±(2³¹ − 1): sums and products of two cannot overflow.
+    @Test("integer parameters are clamped to ±(2^31 - 1), keeping their sign")
+    func clampedParameters() {
+        let limit = Int(Int32.max)
+        for (value, clamped) in [
+            (0, 0), (-1, -1), (3, 3), (limit, limit), (-limit, -limit), (limit + 1, limit), (Int.max, limit),
+            (Int.min, -limit), (-(1 << 40), -limit),
+        ] {
+            #expect(LoweredFunction.clampedParameter(value) == clamped, "\(value)")
+        }
+        #expect(LoweredFunction.clampedParameter(Int.max) + LoweredFunction.clampedParameter(Int.max) == 2 * limit)
+    }
 }

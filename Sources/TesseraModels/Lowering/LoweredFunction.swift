@@ -297,6 +297,17 @@ package struct LoweredFunction: Sendable {
     /// The most elements one value may have (2³¹ − 1: 8 GiB of Float32).
     static let maximumElementCount = Int(Int32.max)
 
+    /// An integer parameter a model file holds (an axis, size, index, offset, stride, pad: an
+    /// ML program's constant integer parameters, a NeuralNetwork layer's integer fields) as
+    /// Tessera computes with it: clamped to ±(2³¹ − 1). No real parameter reaches that, the
+    /// clamp keeps a value's sign and meaning ("past the end", "before the start"), and sums and
+    /// products of two clamped values never overflow. Seeds, which are not sizes, are read
+    /// unclamped.
+    static func clampedParameter(_ value: Int) -> Int {
+        let limit = Int(Int32.max)
+        return Swift.min(Swift.max(value, -limit), limit)
+    }
+
     /// The most elements a size computed from numbers may give one axis: a range's length
     /// (MIL `range_1d`, NeuralNetwork `rangeStatic` and `rangeDynamic`) or a resized axis. Such
     /// values (a range's elements, a resampling grid) are made one by one on the host, at load

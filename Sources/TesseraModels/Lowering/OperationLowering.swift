@@ -162,8 +162,15 @@ struct OperationLowering {
         return values
     }
 
-    /// A constant integer list parameter (`axes`, `strides`, `perm`, …), or `nil` when unbound.
+    /// A constant integer list parameter (`axes`, `strides`, `perm`, …), or `nil` when unbound;
+    /// values beyond ±(2³¹ − 1) are clamped to it (``LoweredFunction/clampedParameter(_:)``).
     func ints(_ name: String) throws -> [Int]? {
+        guard let values = try unclampedInts(name) else { return nil }
+        return values.map(LoweredFunction.clampedParameter)
+    }
+
+    /// A constant integer list parameter as the model holds it (a seed), or `nil` when unbound.
+    func unclampedInts(_ name: String) throws -> [Int]? {
         guard let constant = try constant(name) else { return nil }
         guard let values = constant.integers else { throw invalid("parameter '\(name)' must be integers") }
         return values

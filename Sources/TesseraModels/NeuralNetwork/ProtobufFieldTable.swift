@@ -72,18 +72,12 @@ struct ProtobufFieldTable: Sendable, Equatable {
     func size(_ number: Int) -> Int? { uint(number).map { Int(Swift.min($0, UInt64(Int32.max))) } }
 
     /// Field `number` as a signed `int64`/`int32`/enum (two's complement), `nil` when absent,
-    /// clamped to ±(2³¹ − 1) (``clamped(_:)``; a seed, which is not a size, reads
-    /// ``int64(_:)``).
-    func int(_ number: Int) -> Int? { int64(number).map(Self.clamped) }
+    /// clamped to ±(2³¹ − 1) (``LoweredFunction/clampedParameter(_:)``; a seed, which is not a
+    /// size, reads ``int64(_:)``).
+    func int(_ number: Int) -> Int? { int64(number).map { LoweredFunction.clampedParameter(Int($0)) } }
 
     /// Field `number` as a signed `int64` as written (two's complement), `nil` when absent.
     func int64(_ number: Int) -> Int64? { uint(number).map { Int64(bitPattern: $0) } }
-
-    /// A signed integer of a layer's parameters as Tessera computes with it: values beyond
-    /// ±(2³¹ − 1) are clamped to it. No axis, size, index or offset of a model reaches them, the
-    /// clamp keeps a value's sign and meaning ("past the end", "before the start"), and sums and
-    /// products of two such values never overflow.
-    static func clamped(_ value: Int64) -> Int { Int(Swift.min(Swift.max(value, -Int64(Int32.max)), Int64(Int32.max))) }
 
     /// Field `number` as a `bool` (`false` when absent).
     func bool(_ number: Int) -> Bool { (uint(number) ?? 0) != 0 }
@@ -121,12 +115,12 @@ struct ProtobufFieldTable: Sendable, Equatable {
     }
 
     /// A repeated varint field (`uint64`, `int64`, enums), packed or not, as signed integers
-    /// clamped to ±(2³¹ − 1) (``clamped(_:)``).
+    /// clamped to ±(2³¹ − 1) (``LoweredFunction/clampedParameter(_:)``).
     func ints(_ number: Int) throws -> [Int] {
         var result: [Int] = []
         for value in fields[number] ?? [] {
             switch value {
-            case .varint(let v): result.append(Self.clamped(Int64(bitPattern: v)))
+            case .varint(let v): result.append(LoweredFunction.clampedParameter(Int(Int64(bitPattern: v))))
             case .bytes(let packed):
                 var index = 0
                 while index < packed.count {
@@ -142,7 +136,7 @@ struct ProtobufFieldTable: Sendable, Equatable {
                         if byte & 0x80 == 0 { break }
                         shift += 7
                     }
-                    result.append(Self.clamped(Int64(bitPattern: raw)))
+                    result.append(LoweredFunction.clampedParameter(Int(Int64(bitPattern: raw))))
                 }
             default: break
             }

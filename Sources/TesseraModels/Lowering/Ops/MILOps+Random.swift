@@ -81,8 +81,9 @@ extension MILOp {
 
     /// The op's `seed`: `nil` (fresh values every prediction) when absent or negative.
     static func randomSeed(_ lowering: OperationLowering) throws -> UInt64? {
-        guard let seed = try lowering.int("seed"), seed >= 0 else { return nil }
-        return UInt64(seed)
+        guard let values = try lowering.unclampedInts("seed") else { return nil }
+        guard values.count == 1 else { throw lowering.invalid("parameter 'seed' must be one integer, got \(values)") }
+        return values[0] >= 0 ? UInt64(values[0]) : nil
     }
 
     /// A `shape` parameter as dimensions, checked as a value made on the host
