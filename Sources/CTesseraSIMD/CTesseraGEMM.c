@@ -40,6 +40,14 @@ static int tessera_gemm_has_avx512f(void) {
     return value;
 }
 
+// How far ahead along its packed panel each AVX-512 tile prefetches a, in floats (32 depth steps,
+// 1 KiB; 512 B and 2 KiB did as well). A model's weights come from L3 or memory (the layers in
+// between evicted them) and a deep layer's panel is read once or twice per prediction, so the
+// hardware fetches it too late: MobileNetV2's 14 × 14 and 7 × 7 pointwise products with a cold
+// weight took 5-10 % longer than with a warm one, and this takes 2-4 % off them (one core, C
+// harness; warm weights unchanged).
+#define TESSERA_GEMM_A_AHEAD 256
+
 #define TESSERA_GEMM512_ATTR __attribute__((target("avx512f,avx2,fma,prfchw"), min_vector_width(512)))
 #define TESSERA_GEMM256_ATTR __attribute__((target("avx2,fma")))
 
@@ -68,6 +76,7 @@ TESSERA_GEMM512_ATTR __attribute__((always_inline)) static inline void tessera_g
         for (int v = 0; v < NV; v++)
             bv[v] = v == NV - 1 ? _mm512_maskz_loadu_ps(last, row + 16 * v) : _mm512_loadu_ps(row + 16 * v);
         const float *a = ap + kk * 8;
+        _mm_prefetch((const char *)(a + TESSERA_GEMM_A_AHEAD), _MM_HINT_T0);
         for (int r = 0; r < 8; r++) {
             __m512 w = _mm512_set1_ps(a[r]);
             for (int v = 0; v < NV; v++) acc[r][v] = _mm512_fmadd_ps(w, bv[v], acc[r][v]);
@@ -135,8 +144,9 @@ static void tessera_gemm_copy_b(const float *b, long ldb, long kc, long width, f
 }
 
 // The driver for one ISA: columns in blocks of W (the tile's width), depth in blocks of
-// TESSERA_GEMM_DEPTH_BLOCK, rows in steps of R; TILE(nv, ap, b, ldb, kc, c, rows, accumulate, e).
-#define TESSERA_GEMM_DRIVER(W, VL, R, MASK_T, MAKE_MASK, TILE)                                                \
+// TESSERA_GEMM_DEPTH_BLOCK, rows in steps of R; TILE(nv, ap, b, ldb, kc, c, rows, accumulate, e);
+// AFTER_ROWS(i, rows) once rows i ..< i + rows are finished (their last tile's last depth block).
+#define TESSERA_GEMM_DRIVER(W, VL, R, MASK_T, MAKE_MASK, TILE, AFTER_ROWS)                                    \
     if (m <= 0 || n <= 0) return;                                                                           \
     const long KC = TESSERA_GEMM_DEPTH_BLOCK;                                                               \
     const long depthBlocks = k == 0 ? 1 : (k + KC - 1) / KC;                                                \
@@ -168,6 +178,7 @@ static void tessera_gemm_copy_b(const float *b, long ldb, long kc, long width, f
                 /* Rows i..i+R-1 of panel i / 8, from depth k0 on. */                                       \
                 const float *ap = packed + (i / 8) * 8 * k + k0 * 8 + (i % 8);                              \
                 TILE(nv, ap, bb, lb, kc, c + i * ldc + j, ldc, rows, last, block > 0, te);                  \
+                if (lastBlock && j + (W) >= n) AFTER_ROWS(i, rows)                                          \
             }                                                                                               \
         }                                                                                                   \
     }                                                                                                       \
@@ -183,60 +194,69 @@ static void tessera_gemm_copy_b(const float *b, long ldb, long kc, long width, f
 // every panel of a runs along it.
 #define TESSERA_GEMM_CHUNK_BYTES (128 << 10)
 
-// The last W ≤ 4 columns of a product, rows in the lanes: for each pair of panels, one 8-row ymm
+// The last W ≤ 4 columns of a product, rows in the lanes: NP panels at a time, one 8-row ymm
 // accumulator per panel and column, a[kk·8 .. kk·8 + 8) · b[kk, column] added with FMA in k order
 // from zero — each sum the same chain, so the same bits, as the 48-column tile's — then the
 // epilogue per lane and the rows stored one by one. A 16-lane tile spends a whole vector FMA per
 // row on each such column (a 7 × 7 plane's 49th column costs a third of its first 48); here a
-// column costs one 8-lane FMA per panel. e's pointers are relative to row 0 and the first of
-// the W columns.
+// column costs one 8-lane FMA per panel. Each accumulator is a chain of k dependent FMAs, so the
+// panels run in groups of NP with NP · W ≥ 8 chains in flight (8 panels for one column): with two
+// panels, one column kept the FMA units a quarter busy and cost 8-11 % of MobileNetV2's 7 × 7
+// pointwise products instead of the 2 % its arithmetic is. e's pointers are relative to row 0
+// and the first of the W columns; `first` is the group's first row.
+TESSERA_GEMM512_ATTR __attribute__((always_inline)) static inline void tessera_gemm_narrow_group_avx512(
+    const int W, const int NP, const float *restrict packed, long first, long m, long k, const float *restrict b,
+    long ldb, float *restrict c, long ldc, const tessera_gemm_epilogue *e) {
+    const __m256 lo = _mm256_set1_ps(e ? e->lo : -__builtin_inff());
+    const __m256 hi = _mm256_set1_ps(e ? e->hi : __builtin_inff());
+    const float *a = packed + first * k;
+    __m256 acc[8][4];
+    for (int p = 0; p < NP; p++)
+        for (int w = 0; w < W; w++) acc[p][w] = _mm256_setzero_ps();
+    for (long kk = 0; kk < k; kk++) {
+        __m256 x[8];
+        for (int p = 0; p < NP; p++) x[p] = _mm256_loadu_ps(a + p * 8 * k + kk * 8);
+        for (int w = 0; w < W; w++) {
+            __m256 bw = _mm256_set1_ps(b[kk * ldb + w]);
+            for (int p = 0; p < NP; p++) acc[p][w] = _mm256_fmadd_ps(x[p], bw, acc[p][w]);
+        }
+    }
+    for (int p = 0; p < NP; p++) {
+        long top = first + 8 * p;
+        long rows = m - top < 8 ? m - top : 8;
+        float lanes[8];
+        for (long r = 0; r < 8; r++) lanes[r] = e && e->bias && r < rows ? e->bias[top + r] : 0.0f;
+        const __m256 bias = _mm256_loadu_ps(lanes);
+        for (int w = 0; w < W; w++) {
+            __m256 v = acc[p][w];
+            if (e) {
+                if (e->bias) v = _mm256_add_ps(v, bias);
+                if (e->residual) {
+                    for (long r = 0; r < 8; r++) lanes[r] = r < rows ? e->residual[(top + r) * e->ldr + w] : 0.0f;
+                    v = _mm256_add_ps(v, _mm256_loadu_ps(lanes));
+                }
+                v = _mm256_min_ps(hi, _mm256_max_ps(lo, v));
+            }
+            _mm256_storeu_ps(lanes, v);
+            for (long r = 0; r < rows; r++) c[(top + r) * ldc + w] = lanes[r];
+        }
+    }
+}
+
+// All of m's panels: groups of 8 / W panels (at least 2) while they last, then one at a time.
 TESSERA_GEMM512_ATTR __attribute__((always_inline)) static inline void tessera_gemm_narrow_avx512(
     const int W, const float *restrict packed, long m, long k, const float *restrict b, long ldb, float *restrict c,
     long ldc, const tessera_gemm_epilogue *e) {
-    const __m256 lo = _mm256_set1_ps(e ? e->lo : -__builtin_inff());
-    const __m256 hi = _mm256_set1_ps(e ? e->hi : __builtin_inff());
-    for (long i = 0; i < m; i += 16) {
-        const int panels = m - i > 8 ? 2 : 1;
-        const float *a0 = packed + i * k;
-        const float *a1 = a0 + 8 * k;
-        __m256 acc[2][4];
-        for (int w = 0; w < W; w++) acc[0][w] = acc[1][w] = _mm256_setzero_ps();
-        if (panels == 2) {
-            for (long kk = 0; kk < k; kk++) {
-                __m256 x0 = _mm256_loadu_ps(a0 + kk * 8), x1 = _mm256_loadu_ps(a1 + kk * 8);
-                for (int w = 0; w < W; w++) {
-                    __m256 bw = _mm256_set1_ps(b[kk * ldb + w]);
-                    acc[0][w] = _mm256_fmadd_ps(x0, bw, acc[0][w]);
-                    acc[1][w] = _mm256_fmadd_ps(x1, bw, acc[1][w]);
-                }
-            }
-        } else {
-            for (long kk = 0; kk < k; kk++) {
-                __m256 x0 = _mm256_loadu_ps(a0 + kk * 8);
-                for (int w = 0; w < W; w++) acc[0][w] = _mm256_fmadd_ps(x0, _mm256_set1_ps(b[kk * ldb + w]), acc[0][w]);
-            }
-        }
-        for (int p = 0; p < panels; p++) {
-            long first = i + 8 * p;
-            long rows = m - first < 8 ? m - first : 8;
-            float lanes[8];
-            for (long r = 0; r < 8; r++) lanes[r] = e && e->bias && r < rows ? e->bias[first + r] : 0.0f;
-            const __m256 bias = _mm256_loadu_ps(lanes);
-            for (int w = 0; w < W; w++) {
-                __m256 x = acc[p][w];
-                if (e) {
-                    if (e->bias) x = _mm256_add_ps(x, bias);
-                    if (e->residual) {
-                        for (long r = 0; r < 8; r++) lanes[r] = r < rows ? e->residual[(first + r) * e->ldr + w] : 0.0f;
-                        x = _mm256_add_ps(x, _mm256_loadu_ps(lanes));
-                    }
-                    x = _mm256_min_ps(hi, _mm256_max_ps(lo, x));
-                }
-                _mm256_storeu_ps(lanes, x);
-                for (long r = 0; r < rows; r++) c[(first + r) * ldc + w] = lanes[r];
-            }
-        }
+    const long panels = (m + 7) / 8;
+    long p = 0;
+    if (W == 1) {
+        for (; p + 8 <= panels; p += 8) tessera_gemm_narrow_group_avx512(W, 8, packed, 8 * p, m, k, b, ldb, c, ldc, e);
+        for (; p + 4 <= panels; p += 4) tessera_gemm_narrow_group_avx512(W, 4, packed, 8 * p, m, k, b, ldb, c, ldc, e);
+    } else if (W == 2) {
+        for (; p + 4 <= panels; p += 4) tessera_gemm_narrow_group_avx512(W, 4, packed, 8 * p, m, k, b, ldb, c, ldc, e);
     }
+    for (; p + 2 <= panels; p += 2) tessera_gemm_narrow_group_avx512(W, 2, packed, 8 * p, m, k, b, ldb, c, ldc, e);
+    for (; p < panels; p++) tessera_gemm_narrow_group_avx512(W, 1, packed, 8 * p, m, k, b, ldb, c, ldc, e);
 }
 
 TESSERA_GEMM512_ATTR static void tessera_gemm_narrow_avx512_any(long width, const float *packed, long m, long k,
@@ -253,15 +273,35 @@ TESSERA_GEMM512_ATTR static void tessera_gemm_narrow_avx512_any(long width, cons
 // Column tails this narrow or narrower take tessera_gemm_narrow_avx512.
 #define TESSERA_GEMM_NARROW_COLUMNS 4
 
+// The narrow tail (columns n ..< n + narrow, narrow ≤ TESSERA_GEMM_NARROW_COLUMNS) of the panels
+// of a group of 8 ending at rows [i, i + rows), run once that group's wide tiles are done, while
+// its panels of a are still in L2: a 7 × 7 plane's one tile and narrow column read a 1.2 MB weight
+// once instead of twice (after the wide pass, the weight had left L2 for L3).
+TESSERA_GEMM512_ATTR static inline void tessera_gemm_narrow_after(const float *packed, long m, long k, const float *b,
+                                                                 long ldb, float *c, long ldc,
+                                                                 const tessera_gemm_epilogue *e, long n, long narrow,
+                                                                 long i, long rows) {
+    if (narrow == 0 || ((i / 8) % 8 != 7 && i + rows < m)) return;
+    long g0 = i / 64 * 64;
+    tessera_gemm_epilogue shifted;
+    const tessera_gemm_epilogue *te = NULL;
+    if (e) {
+        shifted = tessera_gemm_shifted(e, g0, n);
+        te = &shifted;
+    }
+    tessera_gemm_narrow_avx512_any(narrow, packed + g0 * k, i + rows - g0, k, b + n, ldb, c + g0 * ldc + n, ldc, te);
+}
+
 // Depth within one block (k ≤ TESSERA_GEMM_DEPTH_BLOCK): columns in chunks of about
 // TESSERA_GEMM_CHUNK_BYTES of b, then panels of 8 rows, then tiles of 48 columns along the chunk,
 // so each panel writes its 8 rows of c sequentially. (Columns outer and every panel inner writes m
 // rows a page or more apart at once: on an expanding pointwise convolution — 96 × 12544 × 16, say —
 // that many store streams cost ~30 % of the product with cold caches.) Each sum is the same FMA
-// chain in k order from zero as the other order's.
+// chain in k order from zero as the other order's. A narrow tail of `narrow` columns past n follows
+// each group of 8 panels in the last chunk (tessera_gemm_narrow_after).
 TESSERA_GEMM512_ATTR static void tessera_sgemm_packed_avx512_chunked(const float *packed, long m, long n, long k,
                                                                     const float *b, long ldb, float *c, long ldc,
-                                                                    const tessera_gemm_epilogue *e) {
+                                                                    const tessera_gemm_epilogue *e, long narrow) {
     long chunk = TESSERA_GEMM_CHUNK_BYTES / (long)sizeof(float) / (k > 0 ? k : 1) / 48 * 48;
     if (chunk < 48) chunk = 48;
     for (long jc = 0; jc < n; jc += chunk) {
@@ -281,16 +321,19 @@ TESSERA_GEMM512_ATTR static void tessera_sgemm_packed_avx512_chunked(const float
                 }
                 TESSERA_GEMM512_TILE(nv, ap, b + j, ldb, k, c + i * ldc + j, ldc, rows, last, 0, te);
             }
+            if (end == n) tessera_gemm_narrow_after(packed, m, k, b, ldb, c, ldc, e, n, narrow, i, rows);
         }
     }
 }
 
 // Deeper products: columns in blocks of 48 outer, depth in blocks of TESSERA_GEMM_DEPTH_BLOCK, every
-// panel inner (see TESSERA_GEMM_DRIVER).
+// panel inner (see TESSERA_GEMM_DRIVER), the narrow tail as in the chunked order.
 TESSERA_GEMM512_ATTR static void tessera_sgemm_packed_avx512_blocked(const float *packed, long m, long n, long k,
                                                                     const float *b, long ldb, float *c, long ldc,
-                                                                    const tessera_gemm_epilogue *e) {
-    TESSERA_GEMM_DRIVER(48, 16, 8, __mmask16, TESSERA_GEMM512_MASK, TESSERA_GEMM512_TILE)
+                                                                    const tessera_gemm_epilogue *e, long narrow) {
+#define TESSERA_GEMM512_AFTER_ROWS(i, rows) tessera_gemm_narrow_after(packed, m, k, b, ldb, c, ldc, e, n, narrow, i, rows);
+    TESSERA_GEMM_DRIVER(48, 16, 8, __mmask16, TESSERA_GEMM512_MASK, TESSERA_GEMM512_TILE, TESSERA_GEMM512_AFTER_ROWS)
+#undef TESSERA_GEMM512_AFTER_ROWS
 }
 
 TESSERA_GEMM512_ATTR static void tessera_sgemm_packed_avx512(const float *packed, long m, long n, long k,
@@ -300,18 +343,11 @@ TESSERA_GEMM512_ATTR static void tessera_sgemm_packed_avx512(const float *packed
     long tail = n % 48 <= TESSERA_GEMM_NARROW_COLUMNS ? n % 48 : 0;
     long wide = n - tail;
     if (wide > 0 && k <= TESSERA_GEMM_DEPTH_BLOCK) {
-        tessera_sgemm_packed_avx512_chunked(packed, m, wide, k, b, ldb, c, ldc, e);
+        tessera_sgemm_packed_avx512_chunked(packed, m, wide, k, b, ldb, c, ldc, e, tail);
     } else if (wide > 0) {
-        tessera_sgemm_packed_avx512_blocked(packed, m, wide, k, b, ldb, c, ldc, e);
-    }
-    if (tail > 0) {
-        tessera_gemm_epilogue shifted;
-        const tessera_gemm_epilogue *te = NULL;
-        if (e) {
-            shifted = tessera_gemm_shifted(e, 0, wide);
-            te = &shifted;
-        }
-        tessera_gemm_narrow_avx512_any(tail, packed, m, k, b + wide, ldb, c + wide, ldc, te);
+        tessera_sgemm_packed_avx512_blocked(packed, m, wide, k, b, ldb, c, ldc, e, tail);
+    } else if (tail > 0) {
+        tessera_gemm_narrow_avx512_any(tail, packed, m, k, b, ldb, c, ldc, e);
     }
 }
 
@@ -390,7 +426,9 @@ TESSERA_GEMM256_ATTR static void tessera_sgemm_packed_avx2(const float *packed, 
                                                           const tessera_gemm_epilogue *e) {
     const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
 #define TESSERA_GEMM256_MASK(tail) _mm256_cmpgt_epi32(_mm256_set1_epi32((int)(tail)), lanes)
-    TESSERA_GEMM_DRIVER(24, 8, 4, __m256i, TESSERA_GEMM256_MASK, TESSERA_GEMM256_TILE)
+#define TESSERA_GEMM256_AFTER_ROWS(i, rows) {}
+    TESSERA_GEMM_DRIVER(24, 8, 4, __m256i, TESSERA_GEMM256_MASK, TESSERA_GEMM256_TILE, TESSERA_GEMM256_AFTER_ROWS)
+#undef TESSERA_GEMM256_AFTER_ROWS
 #undef TESSERA_GEMM256_MASK
 }
 

@@ -933,21 +933,24 @@ TESSERA_V8_ATTR void tessera_v8_store_n(float *p, __m256 v, long n) {
 // two for stride 2) from its first kernel row to its last, then is clamped and stored. An output
 // row meets its kernel rows in order as the input rows go by, so each sum is still bias, then
 // acc + w·x per tap inside the image in (i, j) order: the bits of the body above, with a third
-// (stride 1) or half (stride 2) of its loads and the nine weights in registers.
-#define TESSERA_DW3_TAPS(P, MASKED, acc, w0, w1, w2)                                              \
+// (stride 1) or half (stride 2) of its loads and the nine weights in registers. NP planes (one or
+// two, same geometry) run side by side: one plane's sums are chains of dependent adds, three
+// cycles each, that leave the vector units mostly idle (worst on narrow planes, where a row is one
+// block); a second plane's independent chains fill them. Each plane's sums are unchanged.
+#define TESSERA_DW3_TAPS(P, MASKED, acc, w)                                                       \
     if (MASKED) {                                                                                 \
-        acc = P##_mask_add(acc, lanes[0], P##_mul(w0, v0));                                       \
-        acc = P##_mask_add(acc, lanes[1], P##_mul(w1, v1));                                       \
-        acc = P##_mask_add(acc, lanes[2], P##_mul(w2, v2));                                       \
+        acc = P##_mask_add(acc, lanes[0], P##_mul((w)[0], v0));                                   \
+        acc = P##_mask_add(acc, lanes[1], P##_mul((w)[1], v1));                                   \
+        acc = P##_mask_add(acc, lanes[2], P##_mul((w)[2], v2));                                   \
     } else {                                                                                      \
-        acc = P##_add(acc, P##_mul(w0, v0));                                                      \
-        acc = P##_add(acc, P##_mul(w1, v1));                                                      \
-        acc = P##_add(acc, P##_mul(w2, v2));                                                      \
+        acc = P##_add(acc, P##_mul((w)[0], v0));                                                  \
+        acc = P##_add(acc, P##_mul((w)[1], v1));                                                  \
+        acc = P##_add(acc, P##_mul((w)[2], v2));                                                  \
     }
 
-// Loads input row r's three vectors (one per kernel column) for the block at x0.
-#define TESSERA_DW3_LOAD(P, S, MASKED, r)                                                         \
-    const float *src = in + (r) * g->w + x0 * (S) - g->pl;                                        \
+// Loads input row r's three vectors (one per kernel column) of plane q for the block at x0.
+#define TESSERA_DW3_LOAD(P, S, MASKED, r, q)                                                      \
+    const float *src = in[q] + (r) * g->w + x0 * (S) - g->pl;                                     \
     P##_t v0, v1, v2;                                                                             \
     if ((S) == 1 && !(MASKED)) {                                                                  \
         v0 = P##_loadu(src), v1 = P##_loadu(src + 1), v2 = P##_loadu(src + 2);                  \
@@ -960,28 +963,33 @@ TESSERA_V8_ATTR void tessera_v8_store_n(float *p, __m256 v, long n) {
         P##_maskz_load2x3(src, loads, &v0, &v1, &v2);                                             \
     }
 
-#define TESSERA_DW3_STORE(P, acc, y) \
-    P##_store_n(out + (y) * g->ow + x0, P##_min(vhi, P##_max(vlo, acc)), n);
+#define TESSERA_DW3_STORE(P, acc, y, q) \
+    P##_store_n(out[q] + (y) * g->ow + x0, P##_min(vhi, P##_max(vlo, (acc)[q])), n);
 
 // Stride 1, input row r: it is kernel row 0 of output row r + pt (whose sum starts here), row 1
 // of r + pt - 1 and row 2 of r + pt - 2 (whose sum ends here).
 #define TESSERA_DW3S1_STEP(P, MASKED, aNew, aMid, aOld)                                           \
     {                                                                                             \
         long yNew = r + g->pt;                                                                    \
-        aNew = vbias;                                                                             \
+        for (int q = 0; q < NP; q++) aNew[q] = vbias[q];                                          \
         if (r >= 0 && r < g->h) {                                                                 \
-            TESSERA_DW3_LOAD(P, 1, MASKED, r)                                                     \
-            if (yNew - 2 >= 0 && yNew - 2 < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aOld, w20, w21, w22) } \
-            if (yNew - 1 >= 0 && yNew - 1 < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aMid, w10, w11, w12) } \
-            if (yNew >= 0 && yNew < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aNew, w00, w01, w02) }    \
+            for (int q = 0; q < NP; q++) {                                                        \
+                TESSERA_DW3_LOAD(P, 1, MASKED, r, q)                                              \
+                if (yNew - 2 >= 0 && yNew - 2 < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aOld[q], w[q] + 6) } \
+                if (yNew - 1 >= 0 && yNew - 1 < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aMid[q], w[q] + 3) } \
+                if (yNew >= 0 && yNew < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aNew[q], w[q]) }     \
+            }                                                                                     \
         }                                                                                         \
-        if (yNew - 2 >= 0 && yNew - 2 < g->oh) { TESSERA_DW3_STORE(P, aOld, yNew - 2) }           \
+        if (yNew - 2 >= 0 && yNew - 2 < g->oh) {                                                  \
+            for (int q = 0; q < NP; q++) { TESSERA_DW3_STORE(P, aOld, yNew - 2, q) }              \
+        }                                                                                         \
         r++;                                                                                      \
     }
 
 #define TESSERA_DW3S1_ROWS(P, MASKED)                                                             \
     {                                                                                             \
-        P##_t a = vbias, b = vbias, c = vbias;                                                    \
+        P##_t a[NP], b[NP], c[NP];                                                                \
+        for (int q = 0; q < NP; q++) a[q] = b[q] = c[q] = vbias[q];                               \
         long r = -g->pt, rEnd = g->oh - g->pt + 2;                                                \
         while (r < rEnd) {                                                                        \
             TESSERA_DW3S1_STEP(P, MASKED, a, c, b)                                                \
@@ -997,28 +1005,35 @@ TESSERA_V8_ATTR void tessera_v8_store_n(float *p, __m256 v, long n) {
 #define TESSERA_DW3S2_EVEN(P, MASKED, aNew, aOld)                                                 \
     {                                                                                             \
         long yNew = (r + g->pt) / 2;                                                              \
-        aNew = vbias;                                                                             \
+        for (int q = 0; q < NP; q++) aNew[q] = vbias[q];                                          \
         if (r >= 0 && r < g->h) {                                                                 \
-            TESSERA_DW3_LOAD(P, 2, MASKED, r)                                                     \
-            if (yNew - 1 >= 0 && yNew - 1 < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aOld, w20, w21, w22) } \
-            if (yNew < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aNew, w00, w01, w02) }                \
+            for (int q = 0; q < NP; q++) {                                                        \
+                TESSERA_DW3_LOAD(P, 2, MASKED, r, q)                                              \
+                if (yNew - 1 >= 0 && yNew - 1 < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aOld[q], w[q] + 6) } \
+                if (yNew < g->oh) { TESSERA_DW3_TAPS(P, MASKED, aNew[q], w[q]) }                  \
+            }                                                                                     \
         }                                                                                         \
-        if (yNew - 1 >= 0 && yNew - 1 < g->oh) { TESSERA_DW3_STORE(P, aOld, yNew - 1) }           \
+        if (yNew - 1 >= 0 && yNew - 1 < g->oh) {                                                  \
+            for (int q = 0; q < NP; q++) { TESSERA_DW3_STORE(P, aOld, yNew - 1, q) }              \
+        }                                                                                         \
         r++;                                                                                      \
     }
 #define TESSERA_DW3S2_ODD(P, MASKED, aCur)                                                        \
     {                                                                                             \
         long yCur = (r + g->pt - 1) / 2;                                                          \
         if (r >= 0 && r < g->h && yCur < g->oh) {                                                 \
-            TESSERA_DW3_LOAD(P, 2, MASKED, r)                                                     \
-            TESSERA_DW3_TAPS(P, MASKED, aCur, w10, w11, w12)                                      \
+            for (int q = 0; q < NP; q++) {                                                        \
+                TESSERA_DW3_LOAD(P, 2, MASKED, r, q)                                              \
+                TESSERA_DW3_TAPS(P, MASKED, aCur[q], w[q] + 3)                                    \
+            }                                                                                     \
         }                                                                                         \
         r++;                                                                                      \
     }
 
 #define TESSERA_DW3S2_ROWS(P, MASKED)                                                             \
     {                                                                                             \
-        P##_t a = vbias, b = vbias;                                                               \
+        P##_t a[NP], b[NP];                                                                       \
+        for (int q = 0; q < NP; q++) a[q] = b[q] = vbias[q];                                      \
         long r = -g->pt, rEnd = 2 * g->oh - g->pt + 1;                                            \
         while (r < rEnd) {                                                                        \
             TESSERA_DW3S2_EVEN(P, MASKED, a, b)                                                   \
@@ -1031,10 +1046,12 @@ TESSERA_V8_ATTR void tessera_v8_store_n(float *p, __m256 v, long n) {
 
 #define TESSERA_DW3_ROWS_BODY(P, VL, S)                                                           \
     const long kw = 3;                                                                            \
-    const P##_t vlo = P##_set1(lo), vhi = P##_set1(hi), vbias = P##_set1(bias);                   \
-    const P##_t w00 = P##_set1(k[0]), w01 = P##_set1(k[1]), w02 = P##_set1(k[2]);                 \
-    const P##_t w10 = P##_set1(k[3]), w11 = P##_set1(k[4]), w12 = P##_set1(k[5]);                 \
-    const P##_t w20 = P##_set1(k[6]), w21 = P##_set1(k[7]), w22 = P##_set1(k[8]);                 \
+    const P##_t vlo = P##_set1(lo), vhi = P##_set1(hi);                                           \
+    P##_t vbias[NP], w[NP][9];                                                                    \
+    for (int q = 0; q < NP; q++) {                                                                \
+        vbias[q] = P##_set1(bias[q]);                                                             \
+        for (int t = 0; t < 9; t++) w[q][t] = P##_set1(k[q][t]);                                  \
+    }                                                                                             \
     P##_mask_t lanes[3], loads[6];                                                                \
     for (long x0 = 0; x0 < g->ow; x0 += (VL)) {                                                   \
         long n = g->ow - x0 < (VL) ? g->ow - x0 : (VL);                                           \
@@ -1068,18 +1085,27 @@ TESSERA_V8_ATTR void tessera_v8_store_n(float *p, __m256 v, long n) {
         TESSERA_DW_PLANE_BODY(P, VL, KH, KW, S)         \
     }
 
-#define TESSERA_DW3_DEFINE(NAME, ATTR, P, VL, S) \
-    ATTR static void NAME(TESSERA_DW_PLANE_ARGS) {  \
-        _Pragma("clang fp contract(off)")           \
-        TESSERA_DW3_ROWS_BODY(P, VL, S)             \
+// NP planes at once: in[q], k[q], bias[q] and out[q] for q < NP.
+#define TESSERA_DW3_DEFINE(NAME, ATTR, P, VL, S, PLANES)                                            \
+    ATTR static void NAME(const float *const *restrict in, const float *const *restrict k,         \
+                          const float *restrict bias, float *const *restrict out,                 \
+                          const tessera_depthwise_geometry *restrict g, const long *valid, float lo, \
+                          float hi) {                                                             \
+        _Pragma("clang fp contract(off)")                                                         \
+        enum { NP = PLANES };                                                                     \
+        TESSERA_DW3_ROWS_BODY(P, VL, S)                                                           \
     }
 
 #define TESSERA_DW_512 __attribute__((target("avx512f,avx2,fma"), min_vector_width(512)))
 #define TESSERA_DW_256 __attribute__((target("avx2,fma")))
-TESSERA_DW3_DEFINE(tessera_dw3rows_s1_avx512, TESSERA_DW_512, tessera_v16, 16, 1)
-TESSERA_DW3_DEFINE(tessera_dw3rows_s2_avx512, TESSERA_DW_512, tessera_v16, 16, 2)
-TESSERA_DW3_DEFINE(tessera_dw3rows_s1_avx2, TESSERA_DW_256, tessera_v8, 8, 1)
-TESSERA_DW3_DEFINE(tessera_dw3rows_s2_avx2, TESSERA_DW_256, tessera_v8, 8, 2)
+TESSERA_DW3_DEFINE(tessera_dw3rows_s1_avx512, TESSERA_DW_512, tessera_v16, 16, 1, 1)
+TESSERA_DW3_DEFINE(tessera_dw3rows_s2_avx512, TESSERA_DW_512, tessera_v16, 16, 2, 1)
+TESSERA_DW3_DEFINE(tessera_dw3rows_s1_avx2, TESSERA_DW_256, tessera_v8, 8, 1, 1)
+TESSERA_DW3_DEFINE(tessera_dw3rows_s2_avx2, TESSERA_DW_256, tessera_v8, 8, 2, 1)
+TESSERA_DW3_DEFINE(tessera_dw3rows2_s1_avx512, TESSERA_DW_512, tessera_v16, 16, 1, 2)
+TESSERA_DW3_DEFINE(tessera_dw3rows2_s2_avx512, TESSERA_DW_512, tessera_v16, 16, 2, 2)
+TESSERA_DW3_DEFINE(tessera_dw3rows2_s1_avx2, TESSERA_DW_256, tessera_v8, 8, 1, 2)
+TESSERA_DW3_DEFINE(tessera_dw3rows2_s2_avx2, TESSERA_DW_256, tessera_v8, 8, 2, 2)
 TESSERA_DW_DEFINE(tessera_dw3x3s1_avx512, TESSERA_DW_512, tessera_v16, 16, 3, 3, 1)
 TESSERA_DW_DEFINE(tessera_dw3x3s2_avx512, TESSERA_DW_512, tessera_v16, 16, 3, 3, 2)
 TESSERA_DW_DEFINE(tessera_dws1_avx512, TESSERA_DW_512, tessera_v16, 16, g->kh, g->kw, 1)
@@ -1174,10 +1200,12 @@ void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, fl
     int rows3x3 = is3x3 && g->dh == 1 && g->dw == 1 && g->sh == g->sw && g->sw <= 2;
     if (rows3x3) {
         int avx512 = tessera_cpu_has_avx512f();
+        const float *ins[1] = {in}, *ks[1] = {k};
+        float *outs[1] = {out};
         if (g->sw == 1) {
-            (avx512 ? tessera_dw3rows_s1_avx512 : tessera_dw3rows_s1_avx2)(in, k, bias, out, g, valid, lo, hi);
+            (avx512 ? tessera_dw3rows_s1_avx512 : tessera_dw3rows_s1_avx2)(ins, ks, &bias, outs, g, valid, lo, hi);
         } else {
-            (avx512 ? tessera_dw3rows_s2_avx512 : tessera_dw3rows_s2_avx2)(in, k, bias, out, g, valid, lo, hi);
+            (avx512 ? tessera_dw3rows_s2_avx512 : tessera_dw3rows_s2_avx2)(ins, ks, &bias, outs, g, valid, lo, hi);
         }
     } else if (g->sw > 2) {
         tessera_dw_general(in, k, bias, out, g, valid, lo, hi);
@@ -1192,6 +1220,47 @@ void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, fl
     } else {
         (is3x3 ? tessera_dw3x3s2_avx2 : tessera_dws2_avx2)(in, k, bias, out, g, valid, lo, hi);
     }
+}
+
+int tessera_depthwise_planes_f32(const float *in, const float *k, const float *bias, float *out, long first,
+                                 long count, long o, long c, long multiplier, const tessera_depthwise_geometry *g,
+                                 const long *valid, float lo, float hi) {
+    if (!tessera_cpu_has_avx2_fma()) return 0;
+    const long positions = g->oh * g->ow, taps = g->kh * g->kw, plane = g->h * g->w;
+    int rows3x3 = g->kh == 3 && g->kw == 3 && g->dh == 1 && g->dw == 1 && g->sh == g->sw && g->sw <= 2;
+    long p = first, end = first + count;
+    if (rows3x3) {
+        int avx512 = tessera_cpu_has_avx512f();
+        // Plane i of the first half with plane i of the second: each half is read (and written)
+        // front to back, two sequential streams the hardware prefetcher follows from pair to
+        // pair, where adjacent planes in pairs start a new pair of streams every two planes
+        // (with the input in memory, that made 28 × 28 planes half again as slow as one at a time).
+        const long half = count / 2;
+        for (long i = 0; i < half; i++) {
+            const float *ins[2], *ks[2];
+            float *outs[2], biases[2];
+            for (int q = 0; q < 2; q++) {
+                const long plane_q = first + i + q * half;
+                const long image = plane_q / o, channel = plane_q % o;
+                ins[q] = in + (image * c + channel / multiplier) * plane;
+                ks[q] = k + channel * taps;
+                outs[q] = out + plane_q * positions;
+                biases[q] = bias ? bias[channel] : 0.0f;
+            }
+            if (g->sw == 1) {
+                (avx512 ? tessera_dw3rows2_s1_avx512 : tessera_dw3rows2_s1_avx2)(ins, ks, biases, outs, g, valid, lo, hi);
+            } else {
+                (avx512 ? tessera_dw3rows2_s2_avx512 : tessera_dw3rows2_s2_avx2)(ins, ks, biases, outs, g, valid, lo, hi);
+            }
+        }
+        p = first + 2 * half;
+    }
+    for (; p < end; p++) {
+        const long image = p / o, channel = p % o;
+        tessera_depthwise_plane_f32(in + (image * c + channel / multiplier) * plane, k + channel * taps,
+                                    bias ? bias[channel] : 0.0f, out + p * positions, g, valid, lo, hi);
+    }
+    return 1;
 }
 
 // Max pooling, one plane: 16 output columns per vector, every window tap inside the image in
@@ -1328,6 +1397,13 @@ float tessera_centered_square_sum_f32_vector(const float *p, long n, float cente
 void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
                                  const tessera_depthwise_geometry *g, const long *valid, float lo, float hi) {
     (void)in; (void)k; (void)bias; (void)out; (void)g; (void)valid; (void)lo; (void)hi;
+}
+int tessera_depthwise_planes_f32(const float *in, const float *k, const float *bias, float *out, long first,
+                                 long count, long o, long c, long multiplier, const tessera_depthwise_geometry *g,
+                                 const long *valid, float lo, float hi) {
+    (void)in; (void)k; (void)bias; (void)out; (void)first; (void)count; (void)o; (void)c; (void)multiplier;
+    (void)g; (void)valid; (void)lo; (void)hi;
+    return 0;
 }
 void tessera_conv_epilogue_f32(float *p, const float *residual, long n, int add_bias, float bias, float lo,
                                float hi) {

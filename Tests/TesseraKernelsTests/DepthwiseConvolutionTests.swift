@@ -93,6 +93,9 @@ struct DepthwiseCase: Sendable, CustomStringConvertible {
             input: [1, 3, 8, 35], parameters: Conv2DParameters(strides: (2, 2), padding: (2, 1, 2, 0), groups: 3)),
         DepthwiseCase(
             input: [1, 3, 1, 40], parameters: Conv2DParameters(strides: (2, 2), padding: (2, 2, 1, 1), groups: 3)),
+        // Planes in pairs (`tessera_depthwise_planes_f32`): an even count, a pair across two
+        // images (planes 4 and 5 of 2 × 5), an odd count's last plane alone.
+        .padded([1, 6, 14, 14], stride: 2), .padded([2, 5, 9, 33], stride: 2), .padded([2, 5, 12, 20], stride: 1),
         // Channel multiplier, no bias.
         DepthwiseCase(
             input: [2, 3, 11, 20], multiplier: 2,

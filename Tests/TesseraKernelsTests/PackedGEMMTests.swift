@@ -78,10 +78,12 @@ struct PackedGEMMTests {
         }
     }
 
+    /// (m, k) of the tails: one and a few panels, the tail after each group of eight panels
+    /// (17 panels: groups end at panels 8 and 16, then the last), one and two depth blocks.
     @Test("a narrow tail of 1 to 4 columns gives the bits the 48-column tile gives those columns")
     func narrowTail() throws {
         try #require(PackedGEMM.isAvailable)
-        for (index, (m, k)) in [(13, 24), (70, 9), (24, 600)].enumerated() {
+        for (index, (m, k)) in [(13, 24), (70, 9), (24, 600), (133, 40), (133, 530)].enumerated() {
             var rng = SeededRandom(seed: UInt64(300 + index))
             let ldb = 64
             let a = rng.floats(m * k)

@@ -126,6 +126,20 @@ typedef struct {
 void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, float *out,
                                  const tessera_depthwise_geometry *g, const long *valid, float lo, float hi);
 
+/// Output planes [first, first + count) of a depthwise convolution, addressed as in
+/// tessera_depthwise_flat_planes_f32 (plane p is image p / o, output channel p % o, reading input
+/// channel (p % o) / multiplier of c; bias NULL for none), each with the sums and clamp of
+/// tessera_depthwise_plane_f32 — the same bits. 3 × 3 kernels with dilation 1 and stride 1 or 2
+/// run two planes side by side, plane first + i beside plane first + count / 2 + i (their
+/// independent sums keep the vector units busy where one plane's chains of adds leave them
+/// waiting; each half of the range is read front to back), the last plane of an odd count alone;
+/// other kernels one plane at a time. Returns 1, or 0
+/// without writing anything on CPUs without AVX2 + FMA (call only when
+/// tessera_cpu_has_avx2_fma() is true).
+int tessera_depthwise_planes_f32(const float *in, const float *k, const float *bias, float *out, long first,
+                                 long count, long o, long c, long multiplier, const tessera_depthwise_geometry *g,
+                                 const long *valid, float lo, float hi);
+
 /// The most kernel taps (kh · kw) tessera_depthwise_flat_planes_f32 takes.
 #define TESSERA_DW_FLAT_TAPS 25
 

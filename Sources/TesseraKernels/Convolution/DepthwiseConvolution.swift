@@ -11,7 +11,10 @@ import CTesseraSIMD
 /// one tap at a time over the row. Small planes that keep their size at stride 1 (7 × 7) are
 /// flattened instead: at most four 16-lane vectors of positions per plane, each tap one masked
 /// load and add per vector, the masks built once for every plane of a chunk (AVX-512,
-/// `tessera_depthwise_flat_planes_f32`; the same bits). Planes (`N × O` of them) run in parallel.
+/// `tessera_depthwise_flat_planes_f32`; the same bits). Without a residual, the other planes go to
+/// `tessera_depthwise_planes_f32`, which runs 3 × 3 planes two at a time (the same bits; one
+/// plane's chains of dependent adds leave the vector units idle). Planes (`N × O` of them) run in
+/// parallel, in chunks of an even number.
 enum DepthwiseConvolution {
     static func run(
         _ g: ConvGeometry, input: UnsafePointer<Float>, weights: UnsafePointer<Float>,
@@ -46,7 +49,8 @@ enum DepthwiseConvolution {
         let planeCost = flat ? ParallelCost.perItem(nanoseconds: Double(g.kh * g.kw) * 4 + 10) : cost
         valid.withUnsafeBufferPointer { valid in
             withUnsafePointer(to: &geometry) { geometry in
-                parallelFor(count: g.n * g.o, cost: planeCost) { planes in
+                // Chunks of an even number of planes: the C kernels run 3 × 3 planes in pairs.
+                parallelFor(count: g.n * g.o, cost: planeCost, alignment: 2) { planes in
                     if flat
                         && tessera_depthwise_flat_planes_f32(
                             input, weights, bias, output, planes.lowerBound, planes.count, g.o, g.c, multiplier,
@@ -57,6 +61,13 @@ enum DepthwiseConvolution {
                             epilogue.apply(
                                 output, plane: plane, channel: plane % g.o, columns: 0..<positions, addBias: false)
                         }
+                        return
+                    }
+                    if useC && clampInKernel
+                        && tessera_depthwise_planes_f32(
+                            input, weights, bias, output, planes.lowerBound, planes.count, g.o, g.c, multiplier,
+                            geometry, valid.baseAddress!, lower, upper) != 0
+                    {
                         return
                     }
                     for plane in planes {
