@@ -52,7 +52,34 @@ package enum PreparedWeights {
         let packed: any AnyObject & Sendable
     }
 
-    static let entries = Mutex<[Key: Entry]>([:])
+    /// A storage entries belong to, held weakly.
+    struct Root {
+        weak var storage: TensorStorage?
+    }
+
+    /// The kept forms, and the distinct storages they belong to: a model's weights lie in one or
+    /// a few, so whether any of them was freed is a look at each of those, not at every entry
+    /// (a scan of every entry on every insertion was quadratic in a model's weights, and held the
+    /// lock the preparation's threads share long enough for them to queue on it).
+    struct Table {
+        var entries: [Key: Entry] = [:]
+        var roots: [ObjectIdentifier: Root] = [:]
+
+        /// Adds `entry` for a weight in `root`; first drops the entries of storage freed since
+        /// (also one whose address a new storage now has).
+        mutating func insert(_ entry: Entry, for key: Key, root: TensorStorage) {
+            let id = ObjectIdentifier(root)
+            let reused = roots[id].map { $0.storage !== root } ?? false
+            if reused || roots.values.contains(where: { $0.storage == nil }) {
+                entries = entries.filter { $0.value.storage != nil }
+                roots = roots.filter { $0.value.storage != nil && $0.key != id }
+            }
+            roots[id] = Root(storage: root)
+            entries[key] = entry
+        }
+    }
+
+    static let entries = Mutex<Table>(Table())
 
     /// Whether weights in `storage` may be packed once and kept: nobody writes its memory.
     package static func isCacheable(_ storage: TensorStorage) -> Bool { adoptedRoot(of: storage) != nil }
@@ -149,7 +176,7 @@ package enum PreparedWeights {
         let rootOffset = UnsafeRawPointer(weights) - UnsafeRawPointer(root.pointer)
         let key = Key(storage: ObjectIdentifier(root), offset: rootOffset, rows: rows, depth: depth, form: form)
         if let found = entries.withLock({ table -> (any AnyObject & Sendable)? in
-            guard let entry = table[key], entry.storage === root else { return nil }
+            guard let entry = table.entries[key], entry.storage === root else { return nil }
             return entry.packed
         }) {
             return found
@@ -158,12 +185,7 @@ package enum PreparedWeights {
         let stored = storedForm(at: UnsafeRawPointer(weights), rows: rows, depth: depth, form: form)
         if stored == nil { MissCounter.current?.count.add(1, ordering: .relaxed) }
         let packed = stored ?? pack(UnsafePointer(weights))
-        entries.withLock { table in
-            // Rebuilt only when some storage was freed (a model's weights packed at load arrive
-            // one after another, and rebuilding for each cost a quadratic number of hashes).
-            if table.values.contains(where: { $0.storage == nil }) { table = table.filter { $0.value.storage != nil } }
-            table[key] = Entry(storage: root, packed: packed)
-        }
+        entries.withLock { table in table.insert(Entry(storage: root, packed: packed), for: key, root: root) }
         return packed
     }
 
@@ -199,5 +221,5 @@ package enum PreparedWeights {
     }
 
     /// The number of packed weights kept (for tests).
-    package static var count: Int { entries.withLock { table in table.values.filter { $0.storage != nil }.count } }
+    package static var count: Int { entries.withLock { table in table.entries.values.filter { $0.storage != nil }.count } }
 }
