@@ -232,5 +232,7 @@ package enum PreparedWeights {
     }
 
     /// The number of packed weights kept (for tests).
-    package static var count: Int { entries.withLock { table in table.entries.values.filter { $0.storage != nil }.count } }
+    package static var count: Int {
+        entries.withLock { table in table.entries.values.filter { $0.storage != nil }.count }
+    }
 }

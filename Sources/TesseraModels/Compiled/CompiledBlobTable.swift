@@ -133,7 +133,8 @@ extension MILValue {
     var holdsBlobReference: Bool {
         switch storage {
         case .blobFile: true
-        case .immediate(.list(let elements)), .immediate(.tuple(let elements)): elements.contains(where: \.holdsBlobReference)
+        case .immediate(.list(let elements)), .immediate(.tuple(let elements)):
+            elements.contains(where: \.holdsBlobReference)
         case .immediate(.dictionary(let entries)):
             entries.contains { $0.key.holdsBlobReference || $0.value.holdsBlobReference }
         case .immediate(.tensor), .none: false
