@@ -98,6 +98,27 @@ struct CompiledPreparedWeightsTests {
         }
     }
 
+    @Test("many compiled loads at once, each waiting for its checksum, all finish and predict")
+    func concurrentLoads() async throws {
+        let (name, bytes, expected) = try Self.compiledBytes(0)
+        let scratch = try TemporaryDirectory()
+        let directory = try Self.write(bytes, name: name, in: scratch)
+        // More loads than Dispatch has workers for this machine's cores: each runs on a worker
+        // (`MLModel.load`) and waits there for its checksum, which then runs where it can.
+        let count = 4 * ProcessInfo.processInfo.activeProcessorCount + 4
+        let loaded = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    let model = try await MLModel.load(contentsOf: directory)
+                    let output = try await model.prediction(from: try expected.provider())
+                    return output.featureNames.isEmpty ? 0 : 1
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(loaded == count)
+    }
+
     @Test("a damaged prepared form fails the checksum, whether the load waits for it or finishes it later")
     func damagedFormFailsChecksum() throws {
         let (name, bytes, _) = try Self.compiledBytes(0)

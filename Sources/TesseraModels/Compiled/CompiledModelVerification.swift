@@ -16,14 +16,18 @@ import Synchronization
 /// error), and a load whose decoding or lowering fails on a damaged file reports the failed
 /// checksum, not the symptom (``intactOrThrow(_:)``).
 final class CompiledModelVerification: Sendable {
-    /// What the checksum found, once it finished.
+    /// Where the checksum is.
     private enum State {
+        /// Queued; nobody has started it.
+        case waiting
         case running
         case passed
         case failed
     }
 
-    private let state = Mutex<State>(.running)
+    private let state = Mutex<State>(.waiting)
+    private let file: MappedFile
+    private let expected: UInt64
     private let done = DispatchSemaphore(value: 0)
     /// Work to run once, on the first ``finish()`` after the checksum passed.
     private let afterPassing = Mutex<(@Sendable () -> Void)?>(nil)
@@ -40,15 +44,28 @@ final class CompiledModelVerification: Sendable {
         _ file: MappedFile, expected: UInt64, contentSize: Int, name: String, progress: ProgressReporter,
         afterPassing: (@Sendable () -> Void)? = nil
     ) {
+        self.file = file
+        self.expected = expected
         self.name = name
         self.contentSize = contentSize
         self.progress = progress
         self.afterPassing.withLock { $0 = afterPassing }
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
-            let checksum = CompiledModelHeader.contentChecksum(of: file.bytes)
-            state.withLock { $0 = checksum == expected ? .passed : .failed }
-            done.signal()
+        DispatchQueue.global(qos: .userInitiated).async { [self] in runIfWaiting() }
+    }
+
+    /// Computes the checksum here unless another thread has started it: the worker, or (when
+    /// every Dispatch worker is busy, e.g. with loads waiting in ``finish()``) the loading
+    /// thread itself, so no load waits for a worker that cannot start.
+    private func runIfWaiting() {
+        let claimed = state.withLock { state -> Bool in
+            guard state == .waiting else { return false }
+            state = .running
+            return true
         }
+        guard claimed else { return }
+        let checksum = CompiledModelHeader.contentChecksum(of: file.bytes)
+        state.withLock { $0 = checksum == expected ? .passed : .failed }
+        done.signal()
     }
 
     /// Waits for the checksum; throws when it failed, else runs the work kept for after it
@@ -73,6 +90,7 @@ final class CompiledModelVerification: Sendable {
 
     /// Whether the checksum passed, once it finished.
     private func waitForResult() -> Bool {
+        runIfWaiting()
         if let result = state.withLock({ $0 == .running ? nil : $0 == .passed }) { return result }
         done.wait()
         done.signal()  // later waits return at once
