@@ -76,13 +76,13 @@ extension MILProgram {
     ///
     /// - Returns: `false` when a reference is missing from the table.
     mutating func relinkBlobs(_ table: [MILBlobReference: CompiledBlobTable.Entry]) -> Bool {
+        // In place, level by level (the keys taken first): a copy of a function or block that is
+        // then mutated makes every container under it copy itself.
         var complete = true
-        for name in functions.keys {
-            var function = functions[name]!
-            for key in function.blockSpecializations.keys {
-                function.blockSpecializations[key]!.relinkBlobs(table, complete: &complete)
+        for name in Array(functions.keys) {
+            for key in Array(functions[name]!.blockSpecializations.keys) {
+                functions[name]!.blockSpecializations[key]!.relinkBlobs(table, complete: &complete)
             }
-            functions[name] = function
         }
         return complete
     }

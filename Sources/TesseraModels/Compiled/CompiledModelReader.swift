@@ -160,6 +160,7 @@ enum CompiledModelReader {
                 decoding: UnsafeRawBufferPointer(rebasing: file.bytes[header.references.range]))
             var weightFiles: [String: WeightFile] = [:]
             if var program = model.mlProgram {
+                model.mlProgram = nil  // the program's only owner is `program` while it is relinked in place
                 var entries: [MILBlobReference: CompiledBlobTable.Entry] = [:]
                 for entry in table.entries { entries[entry.source] = entry }
                 guard program.relinkBlobs(entries) else {
