@@ -5,7 +5,7 @@ import TesseraTensor
 // Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
 // Arguments: area names to run only some (tensor, elementwise, reduction, linalg, conv, winograd, copy,
 // multiarray, models, compile, classic; t9parts times the pieces of T9, loadparts the phases of a
-// model load, compiledload a compiled model's load with and without its stored prepared weights), `--json PATH` to write the tensor
+// model load, loadloop one model loaded repeatedly (for a profiler), compiledload a compiled model's load with and without its stored prepared weights), `--json PATH` to write the tensor
 // workloads' medians for Benchmarks/peers/compare.py, and `--models-dir DIR` for the model
 // workloads (made by Benchmarks/peers/model_workloads.py --make-models DIR) and the compile
 // workloads (made by Benchmarks/peers/make_compile_model.py DIR) and the classic workloads (made by
@@ -86,6 +86,9 @@ if selected.contains("compile") {
 }
 if selected.contains("loadparts") {
     await runLoadParts(modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? ".build/bench-models"))
+}
+if selected.contains("loadloop") {
+    await runLoadLoop(modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? ".build/bench-models"))
 }
 if selected.contains("compiledload") {
     await runCompiledLoad(modelsDirectory: URL(fileURLWithPath: modelsDirectory ?? ".build/bench-models"))

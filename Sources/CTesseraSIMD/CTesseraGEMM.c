@@ -16,13 +16,74 @@ void tessera_sgemm_pack(const float *a, long lda, long m, long k, float *packed)
         float *panel = packed + p * k;
         long rows = m - p < mr ? m - p : mr;
         const float *top = a + p * lda;
-        // Depth outer, rows inner: eight sequential read streams, one sequential write stream.
+        if (rows == mr) {
+            tessera_gather_columns8(top, lda, k, panel, mr);
+            continue;
+        }
+        // Depth outer, rows inner: up to eight sequential read streams, one sequential write stream.
         for (long kk = 0; kk < k; kk++) {
             float *column = panel + kk * mr;
             for (long r = 0; r < rows; r++) column[r] = top[r * lda + kk];
             for (long r = rows; r < mr; r++) column[r] = 0.0f;
         }
     }
+}
+
+// The scalar body of tessera_gather_columns8 from column `from` on.
+static void tessera_gather_columns8_scalar(const float *src, long lds, long from, long k, float *dst, long ldd) {
+    for (long kk = from; kk < k; kk++)
+        for (long r = 0; r < 8; r++) dst[kk * ldd + r] = src[r * lds + kk];
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+// Eight columns at a time: eight rows' 8-float pieces transposed in registers (unpack, shuffle,
+// lane permute: only moves, so the bytes are the scalar body's).
+__attribute__((target("avx2"))) static void tessera_gather_columns8_avx2(const float *src, long lds, long k,
+                                                                         float *dst, long ldd) {
+    long kk = 0;
+    for (; kk + 8 <= k; kk += 8) {
+        __m256 r0 = _mm256_loadu_ps(src + 0 * lds + kk), r1 = _mm256_loadu_ps(src + 1 * lds + kk);
+        __m256 r2 = _mm256_loadu_ps(src + 2 * lds + kk), r3 = _mm256_loadu_ps(src + 3 * lds + kk);
+        __m256 r4 = _mm256_loadu_ps(src + 4 * lds + kk), r5 = _mm256_loadu_ps(src + 5 * lds + kk);
+        __m256 r6 = _mm256_loadu_ps(src + 6 * lds + kk), r7 = _mm256_loadu_ps(src + 7 * lds + kk);
+        __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+        __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+        __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+        __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+        __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+        __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+        __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+        __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+        float *out = dst + kk * ldd;
+        _mm256_storeu_ps(out + 0 * ldd, _mm256_permute2f128_ps(u0, u4, 0x20));
+        _mm256_storeu_ps(out + 1 * ldd, _mm256_permute2f128_ps(u1, u5, 0x20));
+        _mm256_storeu_ps(out + 2 * ldd, _mm256_permute2f128_ps(u2, u6, 0x20));
+        _mm256_storeu_ps(out + 3 * ldd, _mm256_permute2f128_ps(u3, u7, 0x20));
+        _mm256_storeu_ps(out + 4 * ldd, _mm256_permute2f128_ps(u0, u4, 0x31));
+        _mm256_storeu_ps(out + 5 * ldd, _mm256_permute2f128_ps(u1, u5, 0x31));
+        _mm256_storeu_ps(out + 6 * ldd, _mm256_permute2f128_ps(u2, u6, 0x31));
+        _mm256_storeu_ps(out + 7 * ldd, _mm256_permute2f128_ps(u3, u7, 0x31));
+    }
+    tessera_gather_columns8_scalar(src, lds, kk, k, dst, ldd);
+}
+#endif
+
+void tessera_gather_columns8_variant(int vectorized, const float *src, long lds, long k, float *dst, long ldd) {
+#if defined(__x86_64__)
+    if (vectorized && tessera_cpu_has_avx2_fma()) {
+        tessera_gather_columns8_avx2(src, lds, k, dst, ldd);
+        return;
+    }
+#else
+    (void)vectorized;
+#endif
+    tessera_gather_columns8_scalar(src, lds, 0, k, dst, ldd);
+}
+
+void tessera_gather_columns8(const float *src, long lds, long k, float *dst, long ldd) {
+    tessera_gather_columns8_variant(1, src, lds, k, dst, ldd);
 }
 
 #if defined(__x86_64__)

@@ -94,6 +94,25 @@ struct PackedGEMMRightTests {
         #expect(Array(UnsafeBufferPointer(start: fromTranspose.strips, count: 32)) == want)
     }
 
+    @Test("packing from Bᵀ puts element (k, j) at strip j / 16, offset k · 16 + j % 16, for every strip width")
+    func packingLayoutFromTranspose() {
+        // Columns: under 8, 8 (half a strip), 16, strips with tails of 1–15; depths under and over
+        // one 8-deep block.
+        for (index, (k, n)) in [(3, 5), (8, 8), (9, 16), (20, 23), (64, 40), (17, 33)].enumerated() {
+            var rng = SeededRandom(seed: UInt64(600 + index))
+            let ldb = k + 2
+            let bT = rng.floats(n * ldb)  // n × k, row stride ldb
+            let packed = PackedGEMMRightOperand(packing: bT, rowStride: ldb, transposed: true, depth: k, columns: n)
+            let columns = (n + 15) / 16 * 16
+            let got = Array(UnsafeBufferPointer(start: packed.strips, count: columns * k))
+            var want = [Float](repeating: 0, count: columns * k)
+            for j in 0..<n {
+                for kk in 0..<k { want[(j / 16) * 16 * k + kk * 16 + j % 16] = bT[j * ldb + kk] }
+            }
+            #expect(got == want, "k \(k), n \(n)")
+        }
+    }
+
     @Test("the threaded product gives the same bits as one call, for every split")
     func splitMatchesWhole() {
         for (m, n, k) in [(128, 768, 256), (128, 40, 512), (7, 300, 600), (64, 17, 2000)] {

@@ -149,6 +149,47 @@ struct PackedGEMMTests {
         #expect(panel == [0, 2, 4, 0, 0, 0, 0, 0, 1, 3, 5, 0, 0, 0, 0, 0])
     }
 
+    @Test("packing puts element (r, k) at panel r / 8, offset k · 8 + r % 8, for full and partial panels and blocks")
+    func packingLayout() {
+        // Rows: one full panel, a partial one, several with a tail; depths: under one 8-column
+        // block, whole blocks, blocks with a tail; a row stride wider than the depth.
+        for (index, (m, k)) in [(8, 8), (8, 3), (3, 8), (16, 17), (21, 64), (64, 100), (9, 1)].enumerated() {
+            var rng = SeededRandom(seed: UInt64(400 + index))
+            let lda = k + 3
+            let a = rng.floats(m * lda)
+            let packed = PackedGEMMOperand(packing: a, lda: lda, rows: m, depth: k)
+            let rows = (m + 7) / 8 * 8
+            let got = Array(UnsafeBufferPointer(start: packed.panels, count: rows * k))
+            var want = [Float](repeating: 0, count: rows * k)
+            for r in 0..<m {
+                for kk in 0..<k { want[(r / 8) * 8 * k + kk * 8 + r % 8] = a[r * lda + kk] }
+            }
+            #expect(got == want, "m \(m), k \(k)")
+        }
+    }
+
+    @Test("gathering eight rows column by column gives the same bytes in the vector and scalar bodies")
+    func gatherBodies() {
+        for (index, (k, ldd)) in [(1, 8), (7, 8), (8, 8), (29, 16), (64, 16), (130, 8)].enumerated() {
+            var rng = SeededRandom(seed: UInt64(500 + index))
+            let lds = k + 5
+            // NaN payloads and negative zero must move unchanged.
+            var source = rng.floats(8 * lds)
+            source[0] = -0.0
+            source[1] = Float(bitPattern: 0x7FC0_1234)
+            var vector = [Float](repeating: 1, count: k * ldd)
+            var scalar = [Float](repeating: 1, count: k * ldd)
+            tessera_gather_columns8_variant(1, source, lds, k, &vector, ldd)
+            tessera_gather_columns8_variant(0, source, lds, k, &scalar, ldd)
+            #expect(vector.map(\.bitPattern) == scalar.map(\.bitPattern), "k \(k), ldd \(ldd)")
+            var want = [Float](repeating: 1, count: k * ldd)
+            for kk in 0..<k {
+                for r in 0..<8 { want[kk * ldd + r] = source[r * lds + kk] }
+            }
+            #expect(scalar.map(\.bitPattern) == want.map(\.bitPattern), "k \(k), ldd \(ldd)")
+        }
+    }
+
     @Test("weights in adopted memory (or borrowed from it) are packed once and kept; owned memory is not kept")
     func preparedWeights() {
         let owned = TensorStorage.allocateUnpooled(byteCount: 48, zeroed: true)

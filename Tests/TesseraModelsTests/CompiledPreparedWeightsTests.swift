@@ -68,6 +68,91 @@ struct CompiledPreparedWeightsTests {
         #expect(misses.load == 0, "\(name): the compiled load packed \(misses.load) weights")
     }
 
+    /// Writes compiled bytes as `<name>.mlmodelc/model.tessera` in `scratch`; returns the directory.
+    static func write(_ bytes: [UInt8], name: String, in scratch: TemporaryDirectory) throws -> URL {
+        let directory = scratch.url.appendingPathComponent("\(name).mlmodelc")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data(bytes).write(to: directory.appendingPathComponent(CompiledModelHeader.fileName))
+        return directory
+    }
+
+    @Test(
+        "loaded from its directory (checksum alongside decoding and lowering), a compiled model packs no weight",
+        arguments: 0..<3)
+    func directoryLoadPacksNothing(_ index: Int) async throws {
+        let (name, bytes, expected) = try Self.compiledBytes(index)
+        let scratch = try TemporaryDirectory()
+        let directory = try Self.write(bytes, name: name, in: scratch)
+        let (model, loadMisses) = try await PreparedWeights.countingMisses { try MLModel(contentsOf: directory) }
+        let (output, predictionMisses) = try await PreparedWeights.countingMisses {
+            try await model.prediction(from: try expected.provider())
+        }
+        #expect(predictionMisses == 0, "\(name): the first prediction packed \(predictionMisses) weights")
+        if WeightPreparationTests.packs { #expect(loadMisses == 0, "\(name): the load packed \(loadMisses) weights") }
+        for (outputName, want) in expected.outputs {
+            let got = MLShapedArray<Float>(
+                converting: try #require(output.featureValue(for: outputName)?.multiArrayValue)
+            ).scalars
+            let worst = zip(got, want.values).map { abs(Double($0) - $1) / (1e-5 + 1e-4 * abs($1)) }.max() ?? 0
+            #expect(got.count == want.values.count && worst <= 1, "\(name) \(outputName) against NumPy")
+        }
+    }
+
+    @Test("many compiled loads at once, each waiting for its checksum, all finish and predict")
+    func concurrentLoads() async throws {
+        let (name, bytes, expected) = try Self.compiledBytes(0)
+        let scratch = try TemporaryDirectory()
+        let directory = try Self.write(bytes, name: name, in: scratch)
+        // More loads than Dispatch has workers for this machine's cores: each runs on a worker
+        // (`MLModel.load`) and waits there for its checksum, which then runs where it can.
+        let count = 4 * ProcessInfo.processInfo.activeProcessorCount + 4
+        let loaded = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    let model = try await MLModel.load(contentsOf: directory)
+                    let output = try await model.prediction(from: try expected.provider())
+                    return output.featureNames.isEmpty ? 0 : 1
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+        #expect(loaded == count)
+    }
+
+    @Test("a damaged prepared form fails the checksum, whether the load waits for it or finishes it later")
+    func damagedFormFailsChecksum() throws {
+        let (name, bytes, _) = try Self.compiledBytes(0)
+        let header = try Self.header(bytes)
+        guard header.prepared.size > 0 else { return }
+        var damaged = bytes
+        damaged[header.prepared.range.upperBound - 5] ^= 0x20  // inside the section
+        let scratch = try TemporaryDirectory()
+        let directory = try Self.write(damaged, name: name, in: scratch)
+        expectModelError(.io, containing: ["fails its checksum", "corrupted"]) {
+            _ = try MLModel(contentsOf: directory)
+        }
+        // Opened without waiting: the package decodes (only the checksum sees the damage), and
+        // finishing the verification throws, each time it is asked.
+        let package = try ModelSource.open(
+            directory, progress: ProgressReporter(handler: nil), deferringVerification: true)
+        let verification = try #require(package.contentVerification)
+        expectModelError(.io, containing: ["fails its checksum"]) { try verification.finish() }
+        expectModelError(.io, containing: ["fails its checksum"]) { try verification.finish() }
+        // A symptom met meanwhile becomes the checksum's error.
+        let symptom = MLModelError(.generic, "some operation failed")
+        #expect((verification.intactOrThrow(symptom) as? MLModelError)?.code == .io)
+        // Opened the ordinary way, the checksum has run before the package is returned.
+        expectModelError(.io, containing: ["fails its checksum"]) { _ = try ModelSource.open(directory) }
+        // The intact file: finishing passes, more than once, and a symptom stays itself.
+        let intact = try Self.write(bytes, name: "\(name)-intact", in: scratch)
+        let good = try #require(
+            try ModelSource.open(intact, progress: ProgressReporter(handler: nil), deferringVerification: true)
+                .contentVerification)
+        try good.finish()
+        try good.finish()
+        #expect((good.intactOrThrow(symptom) as? MLModelError)?.code == .generic)
+    }
+
     @Test("stored forms for another CPU, or none (an older file), are ignored: the load packs", arguments: 0..<3)
     func otherCPUOrAbsentPacksAtLoad(_ index: Int) async throws {
         guard WeightPreparationTests.packs else { return }

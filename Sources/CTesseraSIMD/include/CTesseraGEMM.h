@@ -27,6 +27,17 @@ long tessera_sgemm_packed_count(long m, long k);
 /// TESSERA_GEMM_PANEL_ROWS); packed holds tessera_sgemm_packed_count(m, k) floats.
 void tessera_sgemm_pack(const float *a, long lda, long m, long k, float *packed);
 
+/// dst[kk * ldd + r] = src[r * lds + kk] for r < 8, kk < k: eight rows of a row-major matrix
+/// (row stride lds) laid out column by column, each column's eight values contiguous and the
+/// columns ldd apart — a full panel of tessera_sgemm_pack (ldd 8), half a strip of
+/// tessera_sgemm_pack_b from a transposed operand (ldd 16). AVX2 (8 × 8 blocks transposed in
+/// registers) when the CPU has it, a scalar loop otherwise; only moves, so both give the same bytes.
+void tessera_gather_columns8(const float *src, long lds, long k, float *dst, long ldd);
+
+/// tessera_gather_columns8 with the body chosen by the caller (for tests of both): AVX2 when
+/// vectorized is non-zero and the CPU has it, else the scalar loop.
+void tessera_gather_columns8_variant(int vectorized, const float *src, long lds, long k, float *dst, long ldd);
+
 /// c[i * ldc + j] = epilogue(Σ_k A[i, k] · b[k * ldb + j]) for i < m, j < n, with A the packed
 /// operand starting at a panel boundary (packed + (first row) * k for a first row that is a
 /// multiple of TESSERA_GEMM_PANEL_ROWS) and each sum accumulated with FMA in k order.

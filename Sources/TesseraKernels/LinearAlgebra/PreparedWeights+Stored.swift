@@ -165,7 +165,7 @@ extension PreparedWeights {
         let end = start + UInt(memory.count)
         var found: [(StoredForm, UnsafeRawBufferPointer)] = []
         entries.withLock { table in
-            for (key, entry) in table {
+            for (key, entry) in table.entries {
                 guard let root = entry.storage else { continue }
                 let address = UInt(bitPattern: root.pointer) + UInt(key.offset)
                 guard address >= start, address < end else { continue }

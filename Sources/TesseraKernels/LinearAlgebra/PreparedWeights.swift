@@ -18,8 +18,8 @@ import Synchronization
 ///
 /// An entry is found by the adopted (root) storage's identity, the weight's element offset from
 /// its start and its shape, and holds that storage weakly: a storage freed and another allocated
-/// at the same address never sees the old entry, and entries of freed storage are dropped as new
-/// ones are added.
+/// at the same address never sees the old entry, and entries of freed storage are dropped when
+/// entries of another storage are added (the next model's weights).
 ///
 /// ```swift
 /// if let packed = PreparedWeights.packed(weight.storage, offset: weight.layout.offset, rows: o, depth: c) { … }
@@ -52,7 +52,42 @@ package enum PreparedWeights {
         let packed: any AnyObject & Sendable
     }
 
-    static let entries = Mutex<[Key: Entry]>([:])
+    /// A storage entries belong to, held weakly.
+    struct Root {
+        weak var storage: TensorStorage?
+    }
+
+    /// The kept forms, and the distinct storages they belong to: a model's weights lie in one or
+    /// a few, so entries of freed storage are looked for only when the first entry of a storage
+    /// not in the table arrives (another model's weights), and then by a look at each storage,
+    /// not at every entry (a scan of every entry on every insertion was quadratic in a model's
+    /// weights, and held the lock the preparation's threads share long enough for them to queue
+    /// on it).
+    struct Table {
+        var entries: [Key: Entry] = [:]
+        var roots: [ObjectIdentifier: Root] = [:]
+
+        /// Adds `entry` for a weight in `root`. The first entry of a storage not in the table
+        /// first drops the entries of storage freed since (also of one whose address the new
+        /// storage now has); the table as it was is returned then, for the caller to release
+        /// after the lock (the forms it drops may free a model's mapping).
+        mutating func insert(_ entry: Entry, for key: Key, root: TensorStorage) -> [Key: Entry]? {
+            let id = ObjectIdentifier(root)
+            var before: [Key: Entry]?
+            if roots[id]?.storage !== root {
+                if roots[id] != nil || roots.values.contains(where: { $0.storage == nil }) {
+                    before = entries
+                    entries = entries.filter { $0.value.storage != nil }
+                    roots = roots.filter { $0.value.storage != nil && $0.key != id }
+                }
+                roots[id] = Root(storage: root)
+            }
+            entries[key] = entry
+            return before
+        }
+    }
+
+    static let entries = Mutex<Table>(Table())
 
     /// Whether weights in `storage` may be packed once and kept: nobody writes its memory.
     package static func isCacheable(_ storage: TensorStorage) -> Bool { adoptedRoot(of: storage) != nil }
@@ -149,7 +184,7 @@ package enum PreparedWeights {
         let rootOffset = UnsafeRawPointer(weights) - UnsafeRawPointer(root.pointer)
         let key = Key(storage: ObjectIdentifier(root), offset: rootOffset, rows: rows, depth: depth, form: form)
         if let found = entries.withLock({ table -> (any AnyObject & Sendable)? in
-            guard let entry = table[key], entry.storage === root else { return nil }
+            guard let entry = table.entries[key], entry.storage === root else { return nil }
             return entry.packed
         }) {
             return found
@@ -158,12 +193,10 @@ package enum PreparedWeights {
         let stored = storedForm(at: UnsafeRawPointer(weights), rows: rows, depth: depth, form: form)
         if stored == nil { MissCounter.current?.count.add(1, ordering: .relaxed) }
         let packed = stored ?? pack(UnsafePointer(weights))
-        entries.withLock { table in
-            // Rebuilt only when some storage was freed (a model's weights packed at load arrive
-            // one after another, and rebuilding for each cost a quadratic number of hashes).
-            if table.values.contains(where: { $0.storage == nil }) { table = table.filter { $0.value.storage != nil } }
-            table[key] = Entry(storage: root, packed: packed)
+        let dropped = entries.withLock { table in
+            table.insert(Entry(storage: root, packed: packed), for: key, root: root)
         }
+        withExtendedLifetime(dropped) {}  // released here, after the lock
         return packed
     }
 
@@ -199,5 +232,7 @@ package enum PreparedWeights {
     }
 
     /// The number of packed weights kept (for tests).
-    package static var count: Int { entries.withLock { table in table.values.filter { $0.storage != nil }.count } }
+    package static var count: Int {
+        entries.withLock { table in table.entries.values.filter { $0.storage != nil }.count }
+    }
 }

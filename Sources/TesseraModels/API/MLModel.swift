@@ -89,14 +89,23 @@ public final class MLModel: Sendable {
         contentsOf url: URL, configuration: MLModelConfiguration, progress: MLModelProgressHandler?
     ) throws {
         let reporter = ProgressReporter(handler: progress)
-        let corePackage = try ModelSource.open(url, progress: reporter)
-        try self.init(
-            package: corePackage, snapshot: configuration.snapshot, name: url.lastPathComponent, reporter: reporter)
+        // A compiled model's checksum runs on while the program is decoded and lowered; the
+        // model is ready (and its stored prepared weights registered) only once it passed.
+        let corePackage = try ModelSource.open(url, progress: reporter, deferringVerification: true)
+        do {
+            try self.init(
+                package: corePackage, snapshot: configuration.snapshot, name: url.lastPathComponent, reporter: reporter)
+        } catch {
+            // On a damaged file the failure above is a symptom: report the checksum's error.
+            throw corePackage.contentVerification?.intactOrThrow(error) ?? error
+        }
     }
 
     /// Loads a parsed model: what ``init(contentsOf:configuration:progress:)`` does after
     /// reading the files, and how a pipeline builds each of its stages
-    /// (``ClassicModelFactory/stage(_:of:name:snapshot:)``).
+    /// (``ClassicModelFactory/stage(_:of:name:snapshot:)``). A compiled model's checksum still
+    /// running (``CoreMLPackage/contentVerification``) is waited for once the program is
+    /// lowered and checked, before its weights are prepared.
     ///
     /// - Throws: ``MLModelError``, as ``init(contentsOf:configuration:)`` does.
     init(
@@ -104,6 +113,7 @@ public final class MLModel: Sendable {
         reporter: ProgressReporter
     ) throws {
         if let classic = try ClassicModelFactory.model(for: corePackage, name: name, snapshot: snapshot) {
+            try corePackage.contentVerification?.finish()
             self.modelDescription = classic.description
             self.engine = .classic(classic.model)
             self.bindings = []
@@ -158,6 +168,9 @@ public final class MLModel: Sendable {
         let checked = try LoweredFunction.withPredictionMemoryLimit(snapshot.memoryLimit) {
             try MLModel.checkBuildsOnDeclaredShapes(function, inputs: bindings, states: stateBindings, model: name)
         }
+        // A compiled model's checksum has passed from here on, and its prepared weights are
+        // registered before the preparation looks for them.
+        try corePackage.contentVerification?.finish()
         self.bindings = bindings
         self.stateBindings = stateBindings
         self.stateOwner = StateOwner(modelName: name)

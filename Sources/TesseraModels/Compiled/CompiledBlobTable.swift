@@ -76,13 +76,13 @@ extension MILProgram {
     ///
     /// - Returns: `false` when a reference is missing from the table.
     mutating func relinkBlobs(_ table: [MILBlobReference: CompiledBlobTable.Entry]) -> Bool {
+        // In place, level by level (the keys taken first): a copy of a function or block that is
+        // then mutated makes every container under it copy itself.
         var complete = true
-        for name in functions.keys {
-            var function = functions[name]!
-            for key in function.blockSpecializations.keys {
-                function.blockSpecializations[key]!.relinkBlobs(table, complete: &complete)
+        for name in Array(functions.keys) {
+            for key in Array(functions[name]!.blockSpecializations.keys) {
+                functions[name]!.blockSpecializations[key]!.relinkBlobs(table, complete: &complete)
             }
-            functions[name] = function
         }
         return complete
     }
@@ -91,32 +91,56 @@ extension MILProgram {
 extension MILBlock {
     /// Relinks this block's operations and their nested blocks.
     mutating func relinkBlobs(_ table: [MILBlobReference: CompiledBlobTable.Entry], complete: inout Bool) {
-        for index in operations.indices {
-            var operation = operations[index]
-            var widened = false
-            for key in operation.attributes.keys {
-                widened = operation.attributes[key]!.relinkBlobs(table, complete: &complete) || widened
-            }
-            for key in operation.inputs.keys {
-                for position in operation.inputs[key]!.bindings.indices {
-                    if case .value(var value) = operation.inputs[key]!.bindings[position] {
-                        _ = value.relinkBlobs(table, complete: &complete)
-                        operation.inputs[key]!.bindings[position] = .value(value)
-                    }
+        // In place, and only the values that hold a blob reference: copying each operation out
+        // and back made every operation's dictionaries copy themselves (a fifth of decoding M1).
+        for index in operations.indices { operations[index].relinkBlobs(table, complete: &complete) }
+    }
+}
+
+extension MILOperation {
+    /// Relinks this operation's blob references (attributes, input values, nested blocks);
+    /// a `const` whose value was widened gets an fp32 output type.
+    mutating func relinkBlobs(_ table: [MILBlobReference: CompiledBlobTable.Entry], complete: inout Bool) {
+        var widened = false
+        for key in attributes.compactMap({ $0.value.holdsBlobReference ? $0.key : nil }) {
+            widened = attributes[key]!.relinkBlobs(table, complete: &complete) || widened
+        }
+        let linkedInputs = inputs.compactMap { name, argument in
+            argument.bindings.contains {
+                if case .value(let value) = $0 { value.holdsBlobReference } else { false }
+            } ? name : nil
+        }
+        for key in linkedInputs {
+            for position in inputs[key]!.bindings.indices {
+                if case .value(var value) = inputs[key]!.bindings[position], value.holdsBlobReference {
+                    _ = value.relinkBlobs(table, complete: &complete)
+                    inputs[key]!.bindings[position] = .value(value)
                 }
             }
-            if widened, operation.type == "const", operation.outputs.count == 1 {
-                operation.outputs[0].type = operation.outputs[0].type.widenedToFloat32
-            }
-            for position in operation.blocks.indices {
-                operation.blocks[position].relinkBlobs(table, complete: &complete)
-            }
-            operations[index] = operation
+        }
+        if widened, type == "const", outputs.count == 1 {
+            outputs[0].type = outputs[0].type.widenedToFloat32
+        }
+        for position in blocks.indices {
+            blocks[position].relinkBlobs(table, complete: &complete)
         }
     }
 }
 
 extension MILValue {
+    /// Whether this value is a blob-file value or an immediate list, tuple or dictionary
+    /// holding one.
+    var holdsBlobReference: Bool {
+        switch storage {
+        case .blobFile: true
+        case .immediate(.list(let elements)), .immediate(.tuple(let elements)):
+            elements.contains(where: \.holdsBlobReference)
+        case .immediate(.dictionary(let entries)):
+            entries.contains { $0.key.holdsBlobReference || $0.value.holdsBlobReference }
+        case .immediate(.tensor), .none: false
+        }
+    }
+
     /// Relinks a blob-file value (or the elements of an immediate list, tuple or dictionary).
     ///
     /// - Returns: whether this value itself was widened to fp32.

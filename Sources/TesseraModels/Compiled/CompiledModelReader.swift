@@ -16,15 +16,22 @@ package enum ModelSource {
 
     /// The parsed package for `url`.
     ///
+    /// - Parameter deferringVerification: Whether a compiled model's content checksum may
+    ///   still be running when this returns (then the caller must call the package's
+    ///   ``CoreMLPackage/contentVerification`` `finish()` before using the model; see
+    ///   ``CompiledModelReader/decode(_:directory:progress:inMemory:verifyingContents:deferringVerification:)``).
     /// - Throws: ``MLModelError`` `.io` for a missing, truncated, corrupted or stale model,
     ///   an Apple-compiled `.mlmodelc`, or a malformed package; `.generic` for an
     ///   unsupported model type.
-    static func open(_ url: URL, progress: ProgressReporter) throws -> CoreMLPackage {
+    static func open(
+        _ url: URL, progress: ProgressReporter, deferringVerification: Bool = false
+    ) throws -> CoreMLPackage {
         let name = url.lastPathComponent
         let compiledFile = url.appendingPathComponent(CompiledModelHeader.fileName)
         let fileManager = FileManager.default
         if fileManager.fileExists(atPath: compiledFile.path) {
-            return try CompiledModelReader.open(directory: url, progress: progress)
+            return try CompiledModelReader.open(
+                directory: url, progress: progress, deferringVerification: deferringVerification)
         }
         if fileManager.fileExists(atPath: url.appendingPathComponent(legacyMarkerName).path) {
             let marker =
@@ -58,11 +65,15 @@ package enum ModelSource {
 /// Reads `model.tessera`; see ``CompiledModelHeader`` for the layout.
 enum CompiledModelReader {
     /// Maps, verifies and decodes a compiled directory.
-    static func open(directory: URL, progress: ProgressReporter) throws -> CoreMLPackage {
+    ///
+    /// - Parameter deferringVerification: As ``decode(_:directory:progress:inMemory:verifyingContents:deferringVerification:)``.
+    static func open(
+        directory: URL, progress: ProgressReporter, deferringVerification: Bool = false
+    ) throws -> CoreMLPackage {
         let fileURL = directory.appendingPathComponent(CompiledModelHeader.fileName)
         progress.report(.reading)
         let file = try MappedFile(fileURL, name: directory.lastPathComponent)
-        return try decode(file, directory: directory, progress: progress)
+        return try decode(file, directory: directory, progress: progress, deferringVerification: deferringVerification)
     }
 
     /// Verifies and decodes a compiled model given as the bytes of its `model.tessera`, without
@@ -76,15 +87,23 @@ enum CompiledModelReader {
 
     /// Verifies and decodes the bytes of `directory`'s `model.tessera`.
     ///
-    /// - Parameter verifyingContents: Whether to check the content checksum; `false` only for
-    ///   bytes this process has just made (`compileModel` loading its own image to collect the
-    ///   prepared forms, before the checksum exists). The header is always checked.
+    /// The content checksum runs on other threads while the specification is decoded and
+    /// relinked (``CompiledModelVerification``); the stored prepared weights are registered
+    /// only after it passes.
+    ///
+    /// - Parameters:
+    ///   - verifyingContents: Whether to check the content checksum; `false` only for
+    ///     bytes this process has just made (`compileModel` loading its own image to collect the
+    ///     prepared forms, before the checksum exists). The header is always checked.
+    ///   - deferringVerification: Whether to return before the checksum finished: the package's
+    ///     ``CoreMLPackage/contentVerification`` then holds it, and the caller must call its
+    ///     `finish()` before using the model (``MLModel`` does, after lowering, so the checksum
+    ///     also overlaps the lowering). Otherwise the checksum has passed when this returns.
     static func decode(
         _ file: MappedFile, directory: URL, progress: ProgressReporter, inMemory: Bool = false,
-        verifyingContents: Bool = true
+        verifyingContents: Bool = true, deferringVerification: Bool = false
     ) throws -> CoreMLPackage {
         let name = directory.lastPathComponent
-        let fileURL = directory.appendingPathComponent(CompiledModelHeader.fileName)
         let header: CompiledModelHeader
         do {
             header = try CompiledModelHeader(reading: file.bytes)
@@ -93,18 +112,46 @@ enum CompiledModelReader {
         }
         let contentSize = header.totalSize - CompiledModelHeader.size
         progress.report(.verifying, 0, of: contentSize)
-        let checksum =
-            verifyingContents
-            ? CompiledModelHeader.contentChecksum(of: file.bytes) { done in
-                progress.report(.verifying, done, of: contentSize)
-            } : header.contentChecksum
-        guard checksum == header.contentChecksum else {
-            throw MLModelError(
-                .io,
-                "cannot load \(name): \(CompiledModelHeader.fileName) fails its checksum; the compiled model is "
-                    + "corrupted: recompile it with MLModel.compileModel(at:)")
+        // Stored prepared forms for this CPU: the kernels find them instead of packing, once
+        // the checksum has passed.
+        let registerForms: @Sendable () -> Void = {
+            if let forms = CompiledPreparedWeights.decode(header.prepared, of: file.bytes, weights: header.weights),
+                !forms.isEmpty, let base = file.bytes.baseAddress
+            {
+                PreparedWeights.register(forms, base: base, keepAlive: file)
+            }
         }
+        let verification =
+            verifyingContents
+            ? CompiledModelVerification(
+                file, expected: header.contentChecksum, contentSize: contentSize, name: name, progress: progress,
+                afterPassing: registerForms) : nil
         progress.report(.parsing)
+        var package: CoreMLPackage
+        do {
+            package = try decodeContents(file, header: header, directory: directory, inMemory: inMemory)
+        } catch {
+            throw verification?.intactOrThrow(error) ?? error
+        }
+        if let verification {
+            if deferringVerification {
+                package.contentVerification = verification
+            } else {
+                try verification.finish()
+            }
+        } else {
+            registerForms()
+        }
+        return package
+    }
+
+    /// Decodes the specification, relinks every blob reference to the weights section and
+    /// checks every blob: the package of a compiled file whose header has been read.
+    private static func decodeContents(
+        _ file: MappedFile, header: CompiledModelHeader, directory: URL, inMemory: Bool
+    ) throws -> CoreMLPackage {
+        let name = directory.lastPathComponent
+        let fileURL = directory.appendingPathComponent(CompiledModelHeader.fileName)
         do {
             var model = try CoreMLSpec.Model(
                 decoding: Data(UnsafeRawBufferPointer(rebasing: file.bytes[header.specification.range])),
@@ -113,6 +160,7 @@ enum CompiledModelReader {
                 decoding: UnsafeRawBufferPointer(rebasing: file.bytes[header.references.range]))
             var weightFiles: [String: WeightFile] = [:]
             if var program = model.mlProgram {
+                model.mlProgram = nil  // the program's only owner is `program` while it is relinked in place
                 var entries: [MILBlobReference: CompiledBlobTable.Entry] = [:]
                 for entry in table.entries { entries[entry.source] = entry }
                 guard program.relinkBlobs(entries) else {
@@ -135,12 +183,6 @@ enum CompiledModelReader {
                     }
                     _ = try weights.blob(atMetadataOffset: reference.offset, for: tensorType)
                 }
-            }
-            // Stored prepared forms for this CPU: the kernels find them instead of packing.
-            if let forms = CompiledPreparedWeights.decode(header.prepared, of: file.bytes, weights: header.weights),
-                !forms.isEmpty, let base = file.bytes.baseAddress
-            {
-                PreparedWeights.register(forms, base: base, keepAlive: file)
             }
             return CoreMLPackage(
                 compiledAt: directory, modelURL: fileURL, model: model, weightFiles: weightFiles, inMemory: inMemory)

@@ -15,7 +15,9 @@ public struct MLModelProgress: Sendable, Equatable, CustomStringConvertible {
     public enum Phase: String, Sendable, Equatable {
         /// Reading and checking the model package or compiled file (compile and load).
         case reading
-        /// Checking a compiled model's checksums (load of a compiled model).
+        /// Checking a compiled model's checksums (load of a compiled model). The content
+        /// checksum runs alongside parsing and lowering: its end (every byte done) is reported
+        /// when the load has waited for it, after the lowering began.
         case verifying
         /// Decoding the specification and program (load).
         case parsing

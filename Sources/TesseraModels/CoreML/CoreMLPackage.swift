@@ -29,6 +29,11 @@ package struct CoreMLPackage: Sendable {
     /// The name errors use for the specification file (`modelURL`'s last component, taken once:
     /// every constant of a program names it, and `URL` parses the path each time it is asked).
     package let modelDisplayName: String
+    /// A compiled model's content checksum still running
+    /// (``CompiledModelReader/decode(_:directory:progress:inMemory:verifyingContents:deferringVerification:)``
+    /// with deferral); whoever loads the model must call its `finish()` before using it.
+    /// `nil` for packages and verified compiled models.
+    var contentVerification: CompiledModelVerification?
 
     /// Loads a model from an `.mlpackage` directory or an `.mlmodel` file.
     ///

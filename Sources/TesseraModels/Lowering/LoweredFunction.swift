@@ -82,6 +82,7 @@ package struct LoweredFunction: Sendable {
             throw error
         }
         let context = LoweringContext(package: package, float16Rounding: float16Rounding)
+        context.reserveCapacity(function.inputs.count + block.operations.count)
         var inputs: [(name: String, type: MILValueType)] = []
         var inputSlots: [Int] = []
         for input in function.inputs {

@@ -36,6 +36,14 @@ final class LoweringContext {
         file = package.modelDisplayName
     }
 
+    /// Makes room for about `count` values (a function's inputs and operations), so the
+    /// tables are not rehashed again and again as a large program's values arrive.
+    func reserveCapacity(_ count: Int) {
+        slots.reserveCapacity(count)
+        types.reserveCapacity(count)
+        constants.reserveCapacity(count)
+    }
+
     /// A new slot for value `name` of type `type`.
     func define(_ name: String, type: MILValueType) -> Int {
         slotCount += 1

@@ -102,17 +102,17 @@ extension MILConstant {
     ///
     /// - Throws: ``ModelFormatError`` when the value has no tensor type with a known shape,
     ///   when its data does not match the shape, or when its type is one Tessera does not read.
-    init(_ value: MILValue, in package: CoreMLPackage, what: String) throws {
+    init(_ value: MILValue, in package: CoreMLPackage, what: @autoclosure () -> String) throws {
         let file = package.modelDisplayName
         guard let type = value.type?.tensorType, let shape = type.shape, let count = type.elementCount else {
             throw ModelFormatError(
-                .invalidSpecification, file: file, "\(what) has no tensor type with a known shape")
+                .invalidSpecification, file: file, "\(what()) has no tensor type with a known shape")
         }
         self.shape = shape
         dataType = type.dataType
         func mismatch(_ stored: Int) -> ModelFormatError {
             ModelFormatError(
-                .invalidSpecification, file: file, "\(what) is \(type) (\(count) elements) but stores \(stored)")
+                .invalidSpecification, file: file, "\(what()) is \(type) (\(count) elements) but stores \(stored)")
         }
         switch value.storage {
         case .blobFile(let reference):
@@ -127,13 +127,13 @@ extension MILConstant {
             guard floats.count == count else { throw mismatch(floats.count) }
             switch type.dataType {
             case .float16, .float32: elements = .floats(floats)
-            default: elements = .ints(try MILConstant.int32s(floats, type: type, file: file, what: what))
+            default: elements = .ints(try MILConstant.int32s(floats, type: type, file: file, what: what()))
             }
         case .immediate(.tensor(let storage)):
-            elements = try MILConstant.elements(of: storage, type: type, file: file, what: what)
+            elements = try MILConstant.elements(of: storage, type: type, file: file, what: what())
             guard self.count == count else { throw mismatch(self.count) }
         case .immediate, .none:
-            throw ModelFormatError(.invalidSpecification, file: file, "\(what) is not a tensor value")
+            throw ModelFormatError(.invalidSpecification, file: file, "\(what()) is not a tensor value")
         }
     }
 
@@ -141,13 +141,13 @@ extension MILConstant {
     /// ``ModelFormatError`` for a value that is not finite or beyond Int32 (which a conversion
     /// would trap on).
     private static func int32s<T: BinaryFloatingPoint>(
-        _ values: [T], type: MILTensorType, file: String, what: String
+        _ values: [T], type: MILTensorType, file: String, what: @autoclosure () -> String
     ) throws -> [Int32] {
         try values.map { value in
             guard value.isFinite, let integer = Int32(exactly: value.rounded(.towardZero)) else {
                 throw ModelFormatError(
                     .invalidSpecification, file: file,
-                    "\(what) is \(type) but stores \(value), which \(type.dataType) cannot hold")
+                    "\(what()) is \(type) but stores \(value), which \(type.dataType) cannot hold")
             }
             return integer
         }
@@ -155,13 +155,13 @@ extension MILConstant {
 
     /// The elements of an immediate tensor in the field coremltools chose for `type`.
     private static func elements(
-        of storage: MILTensorStorage, type: MILTensorType, file: String, what: String
+        of storage: MILTensorStorage, type: MILTensorType, file: String, what: @autoclosure () -> String
     ) throws -> Elements {
         let isFloat = [.float16, .float32, .float64, .bfloat16].contains(type.dataType)
         switch storage {
-        case .floats(let v): return isFloat ? .floats(v) : .ints(try int32s(v, type: type, file: file, what: what))
+        case .floats(let v): return isFloat ? .floats(v) : .ints(try int32s(v, type: type, file: file, what: what()))
         case .doubles(let v):
-            return isFloat ? .floats(v.map { Float($0) }) : .ints(try int32s(v, type: type, file: file, what: what))
+            return isFloat ? .floats(v.map { Float($0) }) : .ints(try int32s(v, type: type, file: file, what: what()))
         case .ints(let v):
             if type.dataType == .bool { return .bools(v.map { $0 != 0 }) }
             return isFloat ? .floats(v.map { Float($0) }) : .ints(v)
@@ -195,7 +195,7 @@ extension MILConstant {
             }
             throw ModelFormatError(
                 .unsupportedModelType, file: file,
-                "\(what) stores \(type.dataType) data as raw bytes, which Tessera does not read")
+                "\(what()) stores \(type.dataType) data as raw bytes, which Tessera does not read")
         }
     }
 }
