@@ -264,21 +264,14 @@ extension OperationLowering {
             throw invalid("unknown pad_type '\(padType)'")
         }
         let (strides, dilations) = (try ints("strides"), try ints("dilations"))
-        // `same` padding divides by the strides, so they are checked here, once; every value is
-        // below 2³¹ in magnitude, so the window arithmetic (dilated kernels, padded sizes) cannot
-        // overflow.
-        let (pad, kernel) = (try ints("pad"), try ints("kernel_sizes"))
-        let limit = Int(Int32.max)
-        guard (strides ?? []).allSatisfy({ $0 >= 1 && $0 <= limit }),
-            (dilations ?? []).allSatisfy({ $0 >= 1 && $0 <= limit })
-        else {
-            throw invalid("strides and dilations must be positive and below 2³¹")
+        // `same` padding divides by the strides, so they are checked here, once. (`ints` clamps
+        // every value below 2³¹ in magnitude, so the window arithmetic cannot overflow.)
+        guard (strides ?? []).allSatisfy({ $0 >= 1 }), (dilations ?? []).allSatisfy({ $0 >= 1 }) else {
+            throw invalid("strides and dilations must be positive")
         }
-        guard (pad ?? []).allSatisfy({ Swift.abs($0) <= limit }), (kernel ?? []).allSatisfy({ Swift.abs($0) <= limit })
-        else {
-            throw invalid("pad and kernel_sizes must be below 2³¹ in magnitude")
-        }
-        return WindowGeometry(strides: strides, dilations: dilations, padType: padType, pad: pad, kernel: kernel)
+        return WindowGeometry(
+            strides: strides, dilations: dilations, padType: padType, pad: try ints("pad"),
+            kernel: try ints("kernel_sizes"))
     }
 
     /// A constant `conv_transpose` weight `[C_in, C_out/groups, k…]` rearranged once into the
