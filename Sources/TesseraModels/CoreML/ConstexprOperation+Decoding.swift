@@ -1,3 +1,5 @@
+import TesseraKernels
+
 extension ConstexprOperation {
     /// iOS16 `constexpr_affine_dequantize`: `(quantized_data − zero_point) · scale`, where
     /// `zero_point` and `scale` are scalars or vectors along `axis`.
@@ -55,7 +57,7 @@ extension ConstexprOperation {
         guard let bits = [1, 2, 4, 6, 8].first(where: { 1 << $0 == paletteSize }) else {
             throw error("lut has \(paletteSize) entries; it must have 2, 4, 16, 64 or 256 (1, 2, 4, 6 or 8 bits)")
         }
-        let count = Self.elementCount(shape)!
+        let count = shape.checkedElementCount!
         let packed = try packedBytes(indices, name: "indices")
         let (totalBits, overflow) = count.multipliedReportingOverflow(by: bits)
         let needed = overflow ? Int.max : (totalBits + 7) / 8
@@ -110,11 +112,11 @@ extension ConstexprOperation {
                 throw error("vector_axis \(raw) is out of range for indices of rank \(rank)")
             }
             vectorAxis = raw < 0 ? raw + rank : raw
-            guard Self.elementCount(outputShape.enumerated().map { $0 == vectorAxis ? $1 * vectorSize : $1 }) != nil
+            guard (outputShape.enumerated().map { $0 == vectorAxis ? $1 * vectorSize : $1 }).checkedElementCount != nil
             else { throw error("output shape overflows") }
             outputShape[vectorAxis] *= vectorSize
         }
-        let count = Self.elementCount(outputShape)!
+        let count = outputShape.checkedElementCount!
         let indexStrides = Self.strides(indices.shape)
         let lutStrides = Self.strides(lut.shape)
         let outputStrides = Self.strides(outputShape)
@@ -149,7 +151,7 @@ extension ConstexprOperation {
         let data = try tensor("nonzero_data")
         let mask = try tensor("mask")
         let shape = try shape("shape")
-        let count = Self.elementCount(shape)!
+        let count = shape.checkedElementCount!
         let packed = try packedBytes(mask, name: "mask")
         guard packed.count == (count + 7) / 8 else {
             throw error(

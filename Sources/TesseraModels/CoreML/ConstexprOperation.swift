@@ -88,7 +88,7 @@ struct ConstexprOperation {
             throw error("argument \"\(name)\" must be a list of integers, not \(tensor.dataType)\(tensor.shape)")
         }
         let shape = tensor.values.map { Int(exactly: $0) ?? -1 }
-        guard shape.allSatisfy({ $0 >= 0 }), Self.elementCount(shape) != nil else {
+        guard shape.allSatisfy({ $0 >= 0 }), shape.checkedElementCount != nil else {
             throw error("argument \"\(name)\" is not a valid shape: \(tensor.values)")
         }
         return shape
@@ -106,9 +106,6 @@ struct ConstexprOperation {
             }
         }
     }
-
-    /// The product of `shape`, or `nil` on overflow.
-    static func elementCount(_ shape: [Int]) -> Int? { shape.checkedElementCount }
 
     // MARK: - Reading values
 

@@ -1,3 +1,5 @@
+import TesseraKernels
+
 /// Values a prediction makes on the host, element by element, before its graph runs: a
 /// range's elements (MIL `range_1d`, NeuralNetwork `rangeStatic` / `rangeDynamic`), random
 /// draws (the random ops and layers) and masks (NeuralNetwork band layers). The graph's plan
@@ -39,7 +41,7 @@ extension LoweredFunction {
     /// element count that overflows.
     static func requireHostValue(shape: [Int], _ what: @autoclosure () -> String) throws {
         try require(shape.allSatisfy { $0 >= 0 }, "\(what()) \(shape) has a negative size")
-        guard let count = ConstexprOperation.elementCount(shape) else {
+        guard let count = shape.checkedElementCount else {
             throw OperandError("\(what()) \(shape) has more elements than Tessera allocates")
         }
         try requireHostValue(count, "\(what()) \(shape)")

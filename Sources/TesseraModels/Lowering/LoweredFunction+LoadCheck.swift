@@ -72,7 +72,7 @@ extension LoweredFunction {
             else { return nil }
             // The shapes come from the model's description: a damaged file can declare one
             // whose element count overflows, which a tensor of it would trap on.
-            guard shape.allSatisfy({ $0 >= 0 }), let count = ConstexprOperation.elementCount(shape),
+            guard shape.allSatisfy({ $0 >= 0 }), let count = shape.checkedElementCount,
                 count <= LoweredFunction.maximumElementCount
             else {
                 throw LoweringError(
