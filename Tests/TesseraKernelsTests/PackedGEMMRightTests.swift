@@ -103,13 +103,8 @@ struct PackedGEMMRightTests {
             let ldb = k + 2
             let bT = rng.floats(n * ldb)  // n × k, row stride ldb
             let packed = PackedGEMMRightOperand(packing: bT, rowStride: ldb, transposed: true, depth: k, columns: n)
-            let columns = (n + 15) / 16 * 16
-            let got = Array(UnsafeBufferPointer(start: packed.strips, count: columns * k))
-            var want = [Float](repeating: 0, count: columns * k)
-            for j in 0..<n {
-                for kk in 0..<k { want[(j / 16) * 16 * k + kk * 16 + j % 16] = bT[j * ldb + kk] }
-            }
-            #expect(got == want, "k \(k), n \(n)")
+            let got = Array(UnsafeBufferPointer(start: packed.strips, count: (n + 15) / 16 * 16 * k))
+            #expect(got == referencePanels(bT, count: n, depth: k, stride: ldb, width: 16), "k \(k), n \(n)")
         }
     }
 

@@ -158,13 +158,8 @@ struct PackedGEMMTests {
             let lda = k + 3
             let a = rng.floats(m * lda)
             let packed = PackedGEMMOperand(packing: a, lda: lda, rows: m, depth: k)
-            let rows = (m + 7) / 8 * 8
-            let got = Array(UnsafeBufferPointer(start: packed.panels, count: rows * k))
-            var want = [Float](repeating: 0, count: rows * k)
-            for r in 0..<m {
-                for kk in 0..<k { want[(r / 8) * 8 * k + kk * 8 + r % 8] = a[r * lda + kk] }
-            }
-            #expect(got == want, "m \(m), k \(k)")
+            let got = Array(UnsafeBufferPointer(start: packed.panels, count: (m + 7) / 8 * 8 * k))
+            #expect(got == referencePanels(a, count: m, depth: k, stride: lda, width: 8), "m \(m), k \(k)")
         }
     }
 
