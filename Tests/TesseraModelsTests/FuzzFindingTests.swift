@@ -162,3 +162,32 @@ extension FuzzFindingTests {
         #expect(message.contains("rangeDynamic") && message.contains("MLModelConfiguration.memoryLimit"), "\(message)")
     }
 }
+
+extension FuzzFindingTests {
+    /// `crash-fcf6209e…` (482 bytes): a scikit-learn logistic regression whose class labels were
+    /// cut to one (`[249]`) with its single weight row; the two-class path wrote the second
+    /// probability past the end of a one-element array.
+    @Test("a GLM classifier with one class label fails to load naming the labels (crash-fcf6209e…)")
+    func glmClassifierWithOneLabel() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = try #require(
+            try Self.findings("package").first { $0.lastPathComponent.hasPrefix("crash-fcf6209e") })
+        let package = try Self.writePackage(try Data(contentsOf: input), in: directory)
+        #expect {
+            try MLModel(contentsOf: package)
+        } throws: { error in
+            "\(error)".contains("a GLM classifier needs at least two class labels; this one has 1")
+        }
+    }
+
+    /// `crash-2e8c70b1…` (88 bytes): a NeuralNetwork `batchedMatmul` of two inputs with
+    /// `transposeA`, fed a scalar `x` (its input declares no shape); building the permutation
+    /// that swaps the last two axes of a rank-0 tensor trapped.
+    @Test("a two-input batchedMatmul fed a scalar throws naming the layer (crash-2e8c70b1…)")
+    func batchedMatMulOfScalar() throws {
+        let error = try Self.predictionError(finding: "crash-2e8c70b1", configuration: MLModelConfiguration())
+        let message = error?.localizedDescription ?? ""
+        #expect(message.contains("m: batchedMatMul takes inputs of rank 1 or more"), "\(message)")
+    }
+}

@@ -30,6 +30,10 @@ struct GLMClassifierModel: ClassicModel {
         self.transform = transform
         outputs = try ClassifierOutputs(labels: spec.labels, interface: interface, file: file)
         let classes = spec.labels.count
+        guard classes >= 2 else {
+            throw interface.invalid(
+                "a GLM classifier needs at least two class labels; this one has \(classes)", file: file)
+        }
         referenceClass = classes > 2 && offsets.count == classes - 1 && spec.classEncoding == 0
         guard offsets.count == classes || (classes == 2 && offsets.count == 1) || referenceClass else {
             throw interface.invalid(

@@ -55,9 +55,13 @@ extension NeuralNetworkLayerType {
         let p = layer.params
         if layer.inputCount == 2 {
             let (ta, tb) = (p.bool(1), p.bool(2))
+            let name = layer.layer.name
             return { args in
                 var a = args[0].asFloat
                 var b = args[1].asFloat
+                try require(
+                    a.rank >= 1 && b.rank >= 1,
+                    "\(name): batchedMatMul takes inputs of rank 1 or more, got \(a.shape) and \(b.shape)")
                 let (aVector, bVector) = (a.rank == 1, b.rank == 1)
                 if aVector { a = a.expandingShape(at: 0) }
                 if bVector { b = b.expandingShape(at: 1) }
