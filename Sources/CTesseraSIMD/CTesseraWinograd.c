@@ -9,6 +9,7 @@
 #include "CTesseraGEMM.h"
 #include "CTesseraSIMD.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,32 +170,71 @@ long tessera_winograd_filter_count(int m, long o, long c) {
 
 // Filter transform straight into the panels of tessera_sgemm_pack: frequency ξ's element (row
 // i, depth k) at packed[ξ · stride + (i / 8) · 8 · c + k · 8 + i % 8], rows past o as zeros.
-// For each panel and depth, the 8 rows' 3×3 kernels are transformed together in double (the
-// row index in the vector lanes) and each frequency's 8 values stored at once.
+// For each panel and depth, the 8 rows' 3×3 kernels are gathered (plain loads; rows past o read
+// row p and are zeroed after, so the loop has no branch) and transformed together in double (the
+// row index in the vector lanes). A block of TESSERA_WINOGRAD_FILTER_DEPTHS depths is transformed
+// into a local buffer and each frequency's part written out in one contiguous run, with
+// non-temporal stores when the destination is 32-byte aligned (the filter, (m + 2)² / 9 times
+// the weight's size, is read only by later predictions, so the stores need not read the lines
+// first). Against 8 values at a time into (m + 2)² places `stride` apart and the gather's
+// per-lane branches, 2.2 times faster at 64-512 channels (clang -O2, Zen 4).
+#define TESSERA_WINOGRAD_FILTER_DEPTHS 16
+// Non-temporal stores are weakly ordered: fence them before the filter is handed to other
+// threads.
+#if defined(__x86_64__) || defined(__i386__)
+#define TESSERA_WINO_STORE_FENCE() __builtin_ia32_sfence()
+#else
+#define TESSERA_WINO_STORE_FENCE() ((void)0)
+#endif
+typedef float tessera_wino_v8f __attribute__((vector_size(32)));
+typedef double tessera_wino_v8d __attribute__((vector_size(64)));
 #define TESSERA_WINO_FILTER_BODY(M, G)                                                                                 \
     {                                                                                                                  \
-        enum { A = M + 2, R = TESSERA_GEMM_PANEL_ROWS };                                                               \
+        enum { A = M + 2, R = TESSERA_GEMM_PANEL_ROWS, KB = TESSERA_WINOGRAD_FILTER_DEPTHS };                         \
+        _Static_assert(R == 8, "one 8-lane vector per panel");                                                         \
         const long stride = tessera_sgemm_packed_count(o, c);                                                          \
+        tessera_wino_v8f block[A * A][KB];                                                                             \
         for (long p = 0; p < o; p += R) {                                                                              \
             long rows = o - p < R ? o - p : R;                                                                         \
-            for (long k = 0; k < c; k++) {                                                                             \
-                double f[9][R], t[A][3][R];                                                                            \
-                for (int q = 0; q < 9; q++)                                                                            \
-                    for (long r = 0; r < R; r++) f[q][r] = r < rows ? w[((p + r) * c + k) * 9 + q] : 0.0;              \
-                for (int i = 0; i < A; i++)                                                                            \
-                    for (int j = 0; j < 3; j++)                                                                        \
-                        for (long r = 0; r < R; r++)                                                                   \
-                            t[i][j][r] = (G)[i * 3] * f[j][r] + (G)[i * 3 + 1] * f[3 + j][r] +                         \
-                                         (G)[i * 3 + 2] * f[6 + j][r];                                                 \
-                float *at = packed + p * c + k * R;                                                                    \
-                for (int i = 0; i < A; i++)                                                                            \
-                    for (int j = 0; j < A; j++)                                                                        \
-                        for (long r = 0; r < R; r++)                                                                   \
-                            at[(i * A + j) * stride + r] =                                                             \
-                                (float)(t[i][0][r] * (G)[j * 3] + t[i][1][r] * (G)[j * 3 + 1] +                        \
-                                        t[i][2][r] * (G)[j * 3 + 2]);                                                  \
+            const float *src[R];                                                                                       \
+            for (long r = 0; r < R; r++) src[r] = w + (p + (r < rows ? r : 0)) * c * 9;                                \
+            for (long k0 = 0; k0 < c; k0 += KB) {                                                                      \
+                long depths = c - k0 < KB ? c - k0 : KB;                                                               \
+                for (long kk = 0; kk < depths; kk++) {                                                                 \
+                    const long k = k0 + kk;                                                                            \
+                    float g[9][R];                                                                                     \
+                    for (long r = 0; r < R; r++)                                                                       \
+                        for (int q = 0; q < 9; q++) g[q][r] = src[r][k * 9 + q];                                       \
+                    if (rows < R)                                                                                      \
+                        for (int q = 0; q < 9; q++)                                                                    \
+                            for (long r = rows; r < R; r++) g[q][r] = 0;                                               \
+                    tessera_wino_v8d f[9], t[A][3];                                                                    \
+                    for (int q = 0; q < 9; q++) {                                                                      \
+                        tessera_wino_v8f lanes;                                                                        \
+                        memcpy(&lanes, g[q], sizeof lanes);                                                            \
+                        f[q] = __builtin_convertvector(lanes, tessera_wino_v8d);                                       \
+                    }                                                                                                  \
+                    for (int i = 0; i < A; i++)                                                                        \
+                        for (int j = 0; j < 3; j++)                                                                    \
+                            t[i][j] = (G)[i * 3] * f[j] + (G)[i * 3 + 1] * f[3 + j] + (G)[i * 3 + 2] * f[6 + j];       \
+                    for (int i = 0; i < A; i++)                                                                        \
+                        for (int j = 0; j < A; j++)                                                                    \
+                            block[i * A + j][kk] = __builtin_convertvector(                                            \
+                                t[i][0] * (G)[j * 3] + t[i][1] * (G)[j * 3 + 1] + t[i][2] * (G)[j * 3 + 2],            \
+                                tessera_wino_v8f);                                                                     \
+                }                                                                                                      \
+                for (int e = 0; e < A * A; e++) {                                                                      \
+                    float *to = packed + e * stride + p * c + k0 * R;                                                  \
+                    if (((uintptr_t)to & (sizeof(tessera_wino_v8f) - 1)) == 0) {                                       \
+                        for (long kk = 0; kk < depths; kk++)                                                           \
+                            __builtin_nontemporal_store(block[e][kk], (tessera_wino_v8f *)to + kk);                    \
+                    } else {                                                                                           \
+                        memcpy(to, block[e], (size_t)(depths * R) * sizeof(float));                                    \
+                    }                                                                                                  \
+                }                                                                                                      \
             }                                                                                                          \
         }                                                                                                              \
+        TESSERA_WINO_STORE_FENCE();                                                                                    \
     }
 
 #define TESSERA_WINO_DEFINE(SUFFIX, ATTR)                                                                              \
