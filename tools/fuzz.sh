@@ -41,6 +41,11 @@ seeds="$scratch/seeds/$target"
 [ -d "$seeds" ] || "$binary" seed "$target" "$seeds" >&2
 log="$scratch/$target.log"
 status=0
+# TESSERA_MEMORY_LIMIT caps the shared buffer pool (and its cache at 1/8 of it): by default it
+# may keep 10% of physical memory cached across inputs, which under AddressSanitizer pushed a
+# long run past -rss_limit_mb with no input at fault. Each input's own limit is 4 MiB
+# (MLModelConfiguration.fuzzTarget).
+TESSERA_MEMORY_LIMIT="${TESSERA_MEMORY_LIMIT:-1G}" \
 ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:${ASAN_OPTIONS:-}" \
     "$binary" "$target" -max_total_time="$seconds" -timeout=20 -rss_limit_mb=3072 -malloc_limit_mb=3072 \
     -max_len=262144 -print_final_stats=1 -artifact_prefix="$findings/" "$@" "$corpus" "$seeds" 2>"$log" || status=$?

@@ -191,3 +191,17 @@ extension FuzzFindingTests {
         #expect(message.contains("m: batchedMatMul takes inputs of rank 1 or more"), "\(message)")
     }
 }
+
+extension FuzzFindingTests {
+    /// `oom-6283c375…` (104 bytes): a NeuralNetwork 3-D average pool with 466 million planes of
+    /// front padding. The depth window was summed tap by tap and divided by a per-plane count
+    /// made on the host: a 1.9 GB array before the graph's memory limit could see anything. The
+    /// depth window is now a 2-D pool over `[N, C, D, H·W]`, whose output the plan checks.
+    @Test("a 3-D pool padded by hundreds of millions of planes throws for the memory limit (oom-6283c375…)")
+    func pool3dHugeDepthPadding() throws {
+        let error = try Self.predictionError(finding: "oom-6283c375", configuration: .fuzzTarget)
+        #expect(error?.code == .generic)
+        let message = error?.localizedDescription ?? ""
+        #expect(message.contains("memory limit"), "\(message)")
+    }
+}

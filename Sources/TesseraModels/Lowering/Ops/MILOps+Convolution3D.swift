@@ -90,30 +90,14 @@ extension MILOp {
             average ? .average(countIncludePad: !excludePadding) : .maximum, kernel: (kernel[1], kernel[2]),
             strides: (strides[1], strides[2]), padding: (pads[1].0, pads[1].1, pads[2].0, pads[2].1))
         let (ho, wo) = (pooled.shape[2], pooled.shape[3])
-        var volume = pooled.reshaped(to: [n, c, depth, ho, wo])
-        // The window along D.
-        let (kd, sd, before) = (kernel[0], strides[0], pads[0].0)
-        let outDepth = (depth + before + pads[0].1 - kd) / sd + 1
-        if pads[0] != (0, 0) {
-            volume = volume.padded(
-                forSizes: [(0, 0), (0, 0), pads[0], (0, 0), (0, 0)], with: average ? 0 : -Float.infinity)
-        }
-        var combined: MLTensor?
-        for t in 0..<kd {
-            let tap = volume.sliced(
-                starts: [0, 0, t, 0, 0], steps: [1, 1, sd, 1, 1], counts: [n, c, outDepth, ho, wo])
-            combined = combined.map { average ? $0 + tap : pointwiseMax($0, tap) } ?? tap
-        }
-        guard var result = combined else { return x.placeholder }
-        if average {
-            // Planes per output depth: the window's size, or the real planes it covers.
-            let counts = (0..<outDepth).map { d -> Float in
-                let start = d * sd - before
-                return Float(excludePadding ? Swift.min(start + kd, depth) - Swift.max(start, 0) : kd)
-            }
-            let divisor = MLTensor(shape: [1, 1, outDepth, 1, 1], scalars: counts, scalarType: Float.self)
-            result = (result / divisor)
-        }
-        return result
+        // The window along D: a 2-D pool of the [N, C, D, H·W] volume with a D × 1 window. Its
+        // kernel clips every window to the real planes (the averages divide by the window's size
+        // or by the planes it covers; a product of the H, W and D counts, as the 3-D window's),
+        // so neither the padding nor the window's size is ever made.
+        let (kd, sd) = (kernel[0], strides[0])
+        let depthPooled = pooled.reshaped(to: [n, c, depth, ho * wo]).pooled2D(
+            average ? .average(countIncludePad: !excludePadding) : .maximum, kernel: (kd, 1), strides: (sd, 1),
+            padding: (pads[0].0, pads[0].1, 0, 0))
+        return depthPooled.reshaped(to: [n, c, depthPooled.shape[2], ho, wo])
     }
 }
