@@ -118,3 +118,30 @@ extension OpRuleTests {
                 == "[broadcast[\(huge), \(huge)]] shape [\(huge), \(huge)] has more elements than an Int can count")
     }
 }
+
+extension OpRuleTests {
+    /// A load spreads its preparations by the size of the forms they write: a 3×3 weight that
+    /// runs by Winograd F(4,3) writes 36 values for every 9, F(2,3) 16; a pointwise weight packs
+    /// its own size; a depthwise one prepares nothing; a matmul's constant counts its elements.
+    @Test("a weight's preparation cost is the size of the form it prepares")
+    func preparationCost() throws {
+        try #require(PackedGEMM.isAvailable, "Winograd and the packed panels need AVX2 + FMA")
+        func weight(_ shape: [Int]) -> TensorValue {
+            constant([Float](repeating: 0.5, count: shape.reduce(1, *)), shape).value!
+        }
+        let pad1 = GraphOp.conv2d(Conv2DParameters(padding: (1, 1, 1, 1)))
+        func cost(_ op: GraphOp, input: [Int], weight shape: [Int]) -> Int {
+            op.rule.preparationCost(op, operands: [nil, weight(shape)], shapes: [input, shape])
+        }
+        #expect(cost(pad1, input: [1, 64, 56, 56], weight: [64, 64, 3, 3]) == 64 * 64 * 36)
+        #expect(cost(pad1, input: [1, 512, 7, 7], weight: [512, 512, 3, 3]) == 512 * 512 * 16)
+        #expect(cost(.conv2d(Conv2DParameters()), input: [1, 64, 56, 56], weight: [256, 64, 1, 1]) == 256 * 64)
+        let depthwise = GraphOp.conv2d(Conv2DParameters(padding: (1, 1, 1, 1), groups: 64))
+        #expect(cost(depthwise, input: [1, 64, 56, 56], weight: [64, 1, 3, 3]) == 0)
+        let matmul = GraphOp.matmul
+        #expect(
+            matmul.rule.preparationCost(
+                matmul, operands: [nil, weight([768, 3072])], shapes: [[128, 768], [768, 3072]])
+                == 768 * 3072)
+    }
+}

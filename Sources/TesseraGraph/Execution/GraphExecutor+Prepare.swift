@@ -20,13 +20,15 @@ extension GraphExecutor {
         if nodes.allSatisfy({ $0.value != nil }) { return 0 }
         let (snapshot, plan, _) = planned(nodes, scope: PlanCacheScope.current)
         let tasks = plan.preparationTasks(leafValues: snapshot.leafValues)
-        // Packing a weight costs tens of microseconds to milliseconds, about in proportion to
-        // its size: the tasks are dealt, largest first, to the least loaded of four groups per
-        // core, so one large weight (a classifier's) does not leave the other cores waiting.
+        // Preparing a weight costs tens of microseconds to milliseconds, about in proportion to
+        // the size of the form it writes (``OpRule/preparationCost(_:operands:shapes:)``: a
+        // Winograd filter is 4 times its weight): the tasks are dealt, largest first, to the
+        // least loaded of four groups per core, so one large weight (a classifier's) does not
+        // leave the other cores waiting.
         let groupCount = Swift.min(tasks.count, Swift.max(1, KernelThreads.coreBudget * 4))
         var groups = [[Int]](repeating: [], count: groupCount)
         var loads = [Int](repeating: 0, count: groupCount)
-        let sizes = tasks.map { $0.operands.reduce(0) { $0 + ($1?.layout.count ?? 0) } }
+        let sizes = tasks.map { $0.op.rule.preparationCost($0.op, operands: $0.operands, shapes: $0.shapes) }
         for task in tasks.indices.sorted(by: { sizes[$0] > sizes[$1] }) {
             let lightest = loads.indices.min { loads[$0] < loads[$1] }!
             groups[lightest].append(task)

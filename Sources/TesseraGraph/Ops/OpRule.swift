@@ -47,6 +47,11 @@ package protocol OpRule {
     /// exactly as `run` does, so the two cannot drift apart.
     static func prepare(_ op: GraphOp, operands: [TensorValue?], shapes: [[Int]])
 
+    /// About how much work ``prepare(_:operands:shapes:)`` does for these operands, in elements
+    /// of the forms it writes, for spreading a load's preparations across the kernel workers.
+    /// Default: the known operands' element counts (packing copies each element once).
+    static func preparationCost(_ op: GraphOp, operands: [TensorValue?], shapes: [[Int]]) -> Int
+
     /// `source` with the layout `op` gives it, sharing its storage. Only for ``OpKind/view``
     /// families.
     static func view(_ op: GraphOp, of source: TensorValue) -> TensorValue
@@ -64,6 +69,10 @@ extension OpRule {
     }
 
     package static func prepare(_ op: GraphOp, operands: [TensorValue?], shapes: [[Int]]) {}
+
+    package static func preparationCost(_ op: GraphOp, operands: [TensorValue?], shapes: [[Int]]) -> Int {
+        operands.reduce(0) { $0 + ($1?.layout.count ?? 0) }
+    }
 
     /// Throws unless there are exactly `count` inputs.
     static func expectInputs(_ op: GraphOp, _ inputs: [Node], _ count: Int) throws(OpError) {
