@@ -196,12 +196,19 @@ extension FuzzFindingTests {
     /// `oom-6283c375…` (104 bytes): a NeuralNetwork 3-D average pool with 466 million planes of
     /// front padding. The depth window was summed tap by tap and divided by a per-plane count
     /// made on the host: a 1.9 GB array before the graph's memory limit could see anything. The
-    /// depth window is now a 2-D pool over `[N, C, D, H·W]`, whose output the plan checks.
-    @Test("a 3-D pool padded by hundreds of millions of planes throws for the memory limit (oom-6283c375…)")
+    /// depth window is now a 2-D pool over `[N, C, D, H·W]`, whose output shape the load's check
+    /// on the declared input shape refuses.
+    @Test("a 3-D pool padded by hundreds of millions of planes fails to load naming its output (oom-6283c375…)")
     func pool3dHugeDepthPadding() throws {
-        let error = try Self.predictionError(finding: "oom-6283c375", configuration: .fuzzTarget)
-        #expect(error?.code == .generic)
-        let message = error?.localizedDescription ?? ""
-        #expect(message.contains("memory limit"), "\(message)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = try #require(try Self.findings("package").first { $0.lastPathComponent.hasPrefix("oom-6283c375") })
+        let package = try Self.writePackage(try Data(contentsOf: input), in: directory)
+        #expect {
+            try MLModel(contentsOf: package, configuration: .fuzzTarget)
+        } throws: { error in
+            (error as? MLModelError)?.code == .generic
+                && "\(error)".contains("operation 'p' (op type 'pooling3d') would produce [1, 4, 466313082, 3, 6]")
+        }
     }
 }
