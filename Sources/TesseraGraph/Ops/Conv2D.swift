@@ -45,9 +45,11 @@ package enum Conv2DRule: OpRule {
 
     /// The elements of the weight's prepared form: a Winograd F(m×m, 3×3) filter has (m + 2)²
     /// for every 9 of the weight's (4 times its size for F(4,3)), packed panels about one each,
-    /// a route that prepares nothing (depthwise, direct) none.
+    /// a route or weight layout that prepares nothing (depthwise, direct, a strided view) none.
     package static func preparationCost(_ op: GraphOp, operands: [TensorValue?], shapes: [[Int]]) -> Int {
-        guard case .conv2d(let parameters) = op, operands.count > 1, let weight = operands[1] else { return 0 }
+        guard case .conv2d(let parameters) = op, operands.count > 1, let weight = operands[1],
+            weight.layout.isContiguous
+        else { return 0 }
         let route = ConvolutionKernels.route(
             inputShape: shapes[0], weightShape: weight.layout.shape, parameters: parameters)
         if let tile = route.winogradTile { return weight.layout.count / 9 * (tile + 2) * (tile + 2) }
