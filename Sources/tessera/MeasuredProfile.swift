@@ -107,8 +107,9 @@ struct MeasuredProfile {
         return Array(byStep.values.sorted { $0.nanoseconds > $1.nanoseconds }.prefix(count))
     }
 
-    /// The tables `tessera plan --measure` prints.
-    func report() -> String {
+    /// The tables `tessera plan --measure` prints; with `allSteps` (`--all`) every step is listed
+    /// in plan order instead of the ten slowest.
+    func report(allSteps: Bool = false) -> String {
         guard runs > 0 else { return "no predictions timed" }
         let median = predictionMilliseconds[runs / 2]
         let mean = predictionNanoseconds / 1e6 / Double(runs)
@@ -134,8 +135,10 @@ struct MeasuredProfile {
             }
         }
         lines.append("")
-        lines.append("slowest steps (mean ms per prediction)")
-        for step in slowestSteps(10) {
+        lines.append(
+            allSteps ? "every step in plan order (mean ms per prediction)" : "slowest steps (mean ms per prediction)")
+        let listed = allSteps ? slowestSteps(Int.max).sorted { $0.index < $1.index } : slowestSteps(10)
+        for step in listed {
             lines.append(
                 PlanCommand.pad("  #\(step.index) \(step.kind) \(step.operation) → \(step.shape)", 58)
                     + PlanCommand.pad(

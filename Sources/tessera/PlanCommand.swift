@@ -9,7 +9,8 @@ import TesseraGraph
 /// program, a kernel, a view) is timed as it runs, and the times are summed by operation
 /// (`conv2d`, `matmul`, `softmax`, `elementwise`, …) and by kernel path (packed or OpenBLAS
 /// convolution, depthwise, packed GEMM, OpenBLAS `sgemm`, fused element-wise, softmax, …).
-/// Operations fused into one step count under the step's operation.
+/// Operations fused into one step count under the step's operation. With `--all` the measured
+/// report lists every step in plan order, not only the ten slowest.
 enum PlanCommand {
     static let usage = "usage: tessera plan MODEL [--function NAME] [--all] [--measure [--runs N]]"
 
@@ -47,7 +48,7 @@ enum PlanCommand {
         guard case .program(let program) = plan.modelStructure else {
             printNonProgram(plan, name: url.lastPathComponent)
             if measure, case .neuralNetwork = plan.modelStructure {
-                print(try MeasuredProfile(url: url, functionName: nil, runs: runs).report())
+                print(try MeasuredProfile(url: url, functionName: nil, runs: runs).report(allSteps: showAll))
             }
             return
         }
@@ -90,7 +91,7 @@ enum PlanCommand {
             print(line)
         }
         if hidden > 0 { print("(\(hidden) const operations not shown; --all shows them)") }
-        if let measured { print(measured.report()) }
+        if let measured { print(measured.report(allSteps: showAll)) }
     }
 
     /// Prints a neural network's layers, a pipeline's sub-models, or that the type is unsupported.

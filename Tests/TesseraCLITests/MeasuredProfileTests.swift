@@ -42,4 +42,23 @@ struct MeasuredProfileTests {
         let report = measured.report()
         #expect(report.contains("by operation") && report.contains("by kernel path") && report.contains(operation))
     }
+
+    @Test("with --all, every step of the prediction's plan is listed once, in plan order")
+    func everyStep() throws {
+        let measured = try MeasuredProfile(
+            url: Fixtures.url("models/conv_fp32.mlpackage"), functionName: nil, runs: 2)
+        let steps = measured.slowestSteps(Int.max)
+        let lines = measured.report(allSteps: true).split(separator: "\n")
+        guard let header = lines.firstIndex(where: { $0.hasPrefix("every step in plan order") }) else {
+            Issue.record("no step list in the report")
+            return
+        }
+        let listed = lines[(header + 1)...].prefix { $0.hasPrefix("  #") }
+        #expect(listed.count == steps.count)
+        let indices = listed.compactMap { line in
+            Int(line.dropFirst(3).prefix { $0.isNumber })
+        }
+        #expect(indices == steps.map(\.index).sorted())
+        #expect(!measured.report().contains("every step in plan order"))
+    }
 }

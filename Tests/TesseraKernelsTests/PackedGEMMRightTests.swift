@@ -145,6 +145,20 @@ struct PackedGEMMRightTests {
         #expect(PackedGEMM.rightPackedBlocks(rows: 4, columns: 8, depth: 64, budget: 2) == (8, 4))
     }
 
+    @Test("a block of few rows is costed by the weight it streams, so a classifier's product runs split")
+    func weightBoundCost() {
+        // [1, 1280] · [1280, 1000] on two threads: two blocks of 512 and 488 columns, each
+        // streaming ~2.5 MB of weight; together well above the serial threshold.
+        let (columns, rows) = PackedGEMM.rightPackedBlocks(rows: 1, columns: 1000, depth: 1280, budget: 2)
+        #expect(columns == 512 && rows == 1)
+        let block = PackedGEMM.rightPackedTaskNanoseconds(rows: 1, columns: columns, depth: 1280)
+        #expect(2 * block > KernelThreads.serialThresholdNanoseconds)
+        // Many rows: the arithmetic decides.
+        #expect(
+            PackedGEMM.rightPackedTaskNanoseconds(rows: 128, columns: 384, depth: 256)
+                == 128 * 384 * 256 * 0.02 + 200)
+    }
+
     @Test("a right operand in adopted memory, or a view of it, is packed once and kept")
     func preparedWeights() {
         let owned = TensorStorage.allocateUnpooled(byteCount: 96, zeroed: true)

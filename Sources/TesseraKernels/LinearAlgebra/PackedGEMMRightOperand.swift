@@ -133,8 +133,9 @@ extension PackedGEMM {
                 clamp: clamp, activation: activation)
             return
         }
-        let work = Double(m) * Double(n) * Double(b.depth)
-        parallelFor(count: tasks, cost: .perItem(nanoseconds: work / Double(tasks) * 0.02 + 200)) { range in
+        let cost = rightPackedTaskNanoseconds(
+            rows: Swift.min(rowBlock, m), columns: Swift.min(columnBlock, n), depth: b.depth)
+        parallelFor(count: tasks, cost: .perItem(nanoseconds: cost)) { range in
             for index in range {
                 let firstColumn = (index % columnBlocks) * columnBlock
                 let firstRow = (index / columnBlocks) * rowBlock
@@ -145,6 +146,18 @@ extension PackedGEMM {
                     clamp: clamp, activation: activation)
             }
         }
+    }
+
+    /// One block's estimated time on one core, in nanoseconds: its multiply-adds at ~50 per
+    /// nanosecond or its strips of the weight streamed from memory at ~20 bytes per nanosecond,
+    /// whichever is longer, plus ~0.2 µs per call. A product of few rows is bound by the weight:
+    /// a classifier's `[1, 1280] · [1280, 1000]` counted by its arithmetic alone (26 µs) stayed
+    /// below ``KernelThreads/serialThresholdNanoseconds`` and ran on one core, where streaming its
+    /// 5 MB weight takes ~200 µs.
+    static func rightPackedTaskNanoseconds(rows: Int, columns: Int, depth: Int) -> Double {
+        let arithmetic = Double(rows) * Double(columns) * Double(depth) * 0.02
+        let streaming = Double(columns) * Double(depth) * Double(MemoryLayout<Float>.stride) * 0.05
+        return Swift.max(arithmetic, streaming) + 200
     }
 
     /// Columns and rows per block of a right-packed product: the whole product below ~1 M
