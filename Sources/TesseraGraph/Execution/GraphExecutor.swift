@@ -115,21 +115,43 @@ package enum GraphExecutor {
     private static func materialize(
         _ nodes: [Node], scope: PlanCacheScope?, reserving: Bool, memoryLimit: Int?
     ) throws(BufferPoolError) -> PlanStatistics {
+        try materializeSnapshot(nodes, scope: scope, reserving: reserving, memoryLimit: memoryLimit).statistics
+    }
+
+    /// ``materialize(_:scope:reserving:memoryLimit:)``, also returning the snapshot and plan it ran.
+    static func materializeSnapshot(
+        _ nodes: [Node], scope: PlanCacheScope?, reserving: Bool, memoryLimit: Int?
+    ) throws(BufferPoolError) -> (statistics: PlanStatistics, snapshot: GraphSnapshot, plan: ExecutionPlan) {
+        // Computing anything while a graph is built makes that graph depend on the result.
+        BuildReads.note()
         let (snapshot, plan, cacheHit) = planned(nodes, scope: scope)
+        let keeping = heldIntermediates(plan, snapshot.nodes)
+        let (values, statistics) = try execute(
+            plan, leafValues: snapshot.leafValues, keeping: keeping, reserving: reserving, memoryLimit: memoryLimit,
+            cacheHit: cacheHit)
+        for (i, value) in values { snapshot.nodes[i].materialize(value) }
+        return (statistics, snapshot, plan)
+    }
+
+    /// Runs `plan` on `leafValues` (its peak reserved in the shared pool first when
+    /// `reserving`), records what the run did as ``lastStatistics``, and returns the values of
+    /// its requested and kept entries.
+    static func execute(
+        _ plan: ExecutionPlan, leafValues: [(entry: Int, value: TensorValue)], keeping: [Bool]?, reserving: Bool,
+        memoryLimit: Int?, cacheHit: Bool
+    ) throws(BufferPoolError) -> (values: [(entry: Int, value: TensorValue)], statistics: PlanStatistics) {
         // With another run in flight, this one keeps its loops on its own thread: two jobs on
         // two cores beat two jobs each splitting every loop across both (same bits either way).
         let othersRunning = runsInFlight.wrappingAdd(1, ordering: .relaxed).oldValue
         defer { runsInFlight.wrappingSubtract(1, ordering: .relaxed) }
-        let keeping = heldIntermediates(plan, snapshot.nodes)
         func run() -> (values: [(entry: Int, value: TensorValue)], peakBytes: Int, inPlaceSteps: Int) {
             othersRunning > 0
-                ? KernelThreads.withSerialLoops { plan.run(leafValues: snapshot.leafValues, keeping: keeping) }
-                : plan.run(leafValues: snapshot.leafValues, keeping: keeping)
+                ? KernelThreads.withSerialLoops { plan.run(leafValues: leafValues, keeping: keeping) }
+                : plan.run(leafValues: leafValues, keeping: keeping)
         }
         let (values, peak, inPlace) =
             reserving
             ? try BufferPool.shared.withReservation(of: plan.plannedPeakBytes, budget: memoryLimit, run) : run()
-        for (i, value) in values { snapshot.nodes[i].materialize(value) }
         var statistics = PlanStatistics()
         statistics.planCacheHit = cacheHit
         statistics.steps = plan.steps.count
@@ -140,7 +162,7 @@ package enum GraphExecutor {
         statistics.peakBytes = peak
         statistics.inPlaceSteps = inPlace
         state.withLock { $0.last = statistics }
-        return statistics
+        return (values, statistics)
     }
 
     /// The graph below `nodes` and its plan from `scope`'s cache (the process-wide one when

@@ -32,9 +32,7 @@ extension MLModel {
         -> any MLFeatureProvider
     {
         if let classic = classicModel { return try classicPrediction(classic, from: input) }
-        let pending = try pendingOutputs(runProgram(boundInputs(input)))
-        try materializeWithinMemoryLimit(pending.tensors)
-        return try pending.provider()
+        return try computedOutputs(boundInputs(input), onTaskThread: false).provider()
     }
 
     /// Predicts the outputs for one input from an async context: the computation runs on the
@@ -56,9 +54,7 @@ extension MLModel {
     ) async throws -> any MLFeatureProvider {
         try Self.checkCancellation()
         if let classic = classicModel { return try classicPrediction(classic, from: input) }
-        let pending = try pendingOutputs(runProgram(boundInputs(input)))
-        try await materializeWithinMemoryLimit(pending.tensors)
-        return try pending.provider()
+        return try computedOutputs(boundInputs(input), onTaskThread: true).provider()
     }
 
     /// Predicts the outputs for each input of a batch, in order.
@@ -123,14 +119,12 @@ extension MLModel {
         for binding in bindings {
             bound[binding.name] = try binding.tensor(from: inputs, inputs: modelDescription.inputOrder)
         }
-        let pending = try pendingOutputs(runProgram(bound))
+        let pending = try computedOutputs(bound, onTaskThread: true)
         var outputs: [String: MLTensor] = [:]
         for feature in pending.features { outputs[feature.name] = feature.tensor }
         if let classifier = pending.classifier {
             outputs[classifier.probabilitiesName ?? classifier.labelName ?? "probabilities"] = classifier.probabilities
         }
-        let computed = Array(outputs)
-        try await materializeWithinMemoryLimit(computed.map(\.value))
         return outputs
     }
 

@@ -44,6 +44,8 @@ public final class MLModel: Sendable {
     let stateBindings: [StateBinding]
     /// The identity the model's states carry (see ``MLState``).
     let stateOwner: StateOwner
+    /// The recorded prediction plan predictions replay (see ``PredictionReplay``).
+    let replay = PredictionReplay()
 
     /// Loads a model synchronously with the default configuration.
     ///

@@ -1,3 +1,4 @@
+import TesseraGraph
 import TesseraKernels
 
 /// Values a prediction makes on the host, element by element, before its graph runs: a
@@ -28,6 +29,8 @@ extension LoweredFunction {
     /// made on the host: `count` is below ``maximumRangeCount`` and its bytes fit the running
     /// prediction's memory limit (``predictionMemoryLimit``).
     static func requireHostValue(_ count: Int, _ what: @autoclosure () -> String) throws {
+        // A value made on the host differs from one build to the next: such a graph is never replayed.
+        BuildReads.note()
         try require(count < maximumRangeCount, "\(what()) has \(count) elements, more than \(maximumRangeCount)")
         guard let limit = predictionMemoryLimit else { return }
         let bytes = count * MemoryLayout<Float>.stride

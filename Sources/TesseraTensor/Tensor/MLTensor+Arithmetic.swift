@@ -51,6 +51,8 @@ extension MLTensor {
         guard shape.isEmpty else { return nil }
         guard let node = storedNode else { return Double(inline.elements[0]) }
         guard let value = node.value else { return nil }
+        // Folding on a computed value (an input, say) makes the graph depend on it.
+        BuildReads.note(reading: node)
         var result = 0.0
         ScalarConversion.convert(
             value.pointer + value.layout.offset * value.type.byteCount, from: value.type, into: &result,

@@ -89,6 +89,7 @@ extension MLTensor {
     }
 
     private func copyScalars<Scalar: MLTensorScalar>(_: Scalar.Type) -> [Scalar] {
+        if let storedNode { BuildReads.note(reading: storedNode) }
         let count = scalarCount
         if storedNode == nil, Scalar.self == Float.self {
             return inline.withElements { Array(UnsafeBufferPointer(start: $0, count: count)) } as! [Scalar]

@@ -54,6 +54,7 @@ extension MLTensor {
 
     private func makeShapedArray<Scalar: MLShapedArrayScalar & MLTensorScalar>(_: Scalar.Type) -> MLShapedArray<Scalar>
     {
+        BuildReads.note(reading: node)
         let value = node.value!
         if value.type == Scalar.kernelScalarType && value.layout.strides.allSatisfy({ $0 >= 0 })
             && (value.layout.elementRange?.lowerBound ?? 0) >= 0

@@ -134,7 +134,11 @@ extension MLTensor {
         guard let node = storedNode else { return inline.withElements(body) }
         // The node is alive for the whole call (this tensor holds it), and so are its elements:
         // a leaf's address is read without copying its value.
-        if let elements = node.leafElements { return body(elements.assumingMemoryBound(to: Float.self)) }
+        if let elements = node.leafElements {
+            // Folding on an input's elements makes the graph depend on them.
+            BuildReads.note(reading: node)
+            return body(elements.assumingMemoryBound(to: Float.self))
+        }
         guard let value = MLTensor.compactValue(node, count: count) else { return nil }
         return withExtendedLifetime(value) { body(value.firstElement.assumingMemoryBound(to: Float.self)) }
     }
@@ -238,6 +242,8 @@ extension MLTensor {
     /// one element); `nil` for a pending node or another layout.
     static func compactValue(_ node: Node, count: Int) -> TensorValue? {
         guard let value = node.leafValue ?? node.value, count == 1 || value.layout.isContiguous else { return nil }
+        // Folding on a computed value (an input, say) makes the graph depend on it.
+        BuildReads.note(reading: node)
         return value
     }
 }
