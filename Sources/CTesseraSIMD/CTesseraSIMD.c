@@ -1308,10 +1308,20 @@ int tessera_maxpool_plane_f32(const float *in, float *out, const tessera_depthwi
 
 // Every other float: 16 (8) at a time from two loads while the second load's last element,
 // src[2i + 31] (src[2i + 15]), is before src[2n - 1]; then one by one.
+// dst[i] = src[2i] for i < n, reading no element past src[2n - 2] (the upper half of each pair
+// of loads masked to 15 lanes, the last block's loads and store masked to what is left).
 TESSERA_DW_512 static void tessera_copy_stride2_f32_avx512(float *restrict dst, const float *restrict src, long n) {
     long i = 0;
-    for (; i + 16 < n; i += 16) _mm512_storeu_ps(dst + i, tessera_v16_evens(_mm512_loadu_ps(src + 2 * i), _mm512_loadu_ps(src + 2 * i + 16)));
-    for (; i < n; i++) dst[i] = src[2 * i];
+    for (; i + 16 <= n; i += 16) {
+        _mm512_storeu_ps(dst + i, tessera_v16_evens(_mm512_loadu_ps(src + 2 * i), _mm512_maskz_loadu_ps(0x7FFF, src + 2 * i + 16)));
+    }
+    if (i < n) {
+        // 2·left − 1 elements remain: the first `lower` of the low load, the rest of the high one.
+        const long left = n - i, needed = 2 * left - 1;
+        const __mmask16 lower = tessera_v16_lanes(0, needed), upper = tessera_v16_lanes(0, needed - 16);
+        const __m512 v = tessera_v16_evens(_mm512_maskz_loadu_ps(lower, src + 2 * i), _mm512_maskz_loadu_ps(upper, src + 2 * i + 16));
+        _mm512_mask_storeu_ps(dst + i, tessera_v16_lanes(0, left), v);
+    }
 }
 
 TESSERA_DW_256 static void tessera_copy_stride2_f32_avx2(float *restrict dst, const float *restrict src, long n) {
