@@ -44,6 +44,11 @@ package struct RecordedPlan: @unchecked Sendable {
         return true
     }
 
+    /// Whether `other` recorded inputs of the same shapes and types, in the same order.
+    package func hasSameInputs(as other: RecordedPlan) -> Bool {
+        inputSignature.elementsEqual(other.inputSignature) { $0.shape == $1.shape && $0.type == $1.type }
+    }
+
     /// Whether `values` fit the recorded inputs: one per input, each of its shape and type.
     package func accepts(_ values: [TensorValue]) -> Bool {
         values.count == inputSignature.count

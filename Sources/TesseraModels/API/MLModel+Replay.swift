@@ -14,15 +14,16 @@ import TesseraTensor
 /// (``GraphExecutor/materializeRecording(_:inputs:memoryLimit:onTaskThread:)``), the second
 /// builds the graph once more and checks that it recorded the same run (the same cached plan,
 /// the same constant storages, the inputs in the same places:
-/// ``RecordedPlan/isSameRun(as:)``), and from the third on a prediction binds its inputs and
-/// runs the recorded plan (``GraphExecutor/replay(_:inputs:memoryLimit:onTaskThread:)``),
+/// ``RecordedPlan/isSameRun(as:)``; a build that recorded another run is kept in its place
+/// once, see ``allowedMisses``), and from then on a prediction binds its inputs and runs the
+/// recorded plan (``GraphExecutor/replay(_:inputs:memoryLimit:onTaskThread:)``),
 /// producing the same bits. MobileNetV2's graph build, collection and plan lookup took ~4 % of
 /// its one-thread prediction.
 ///
 /// A build that computed anything, read an input's elements (to fold a value into the
 /// graph, as a runtime-sized `range_1d` or a scalar `fill` does) or made values on the host
-/// (random draws) is counted by ``BuildReads`` and turns replay off for the model, as does a
-/// second build that recorded a different run (new constants each time). So do stateful
+/// (random draws) is counted by ``BuildReads`` and turns replay off for the model, as do
+/// builds that keep recording different runs (new constants each time). So do stateful
 /// models, inputs that are not plain values (images are preprocessed in the graph), and
 /// outputs the graph does not compute. Those predict as before, building their graph each time.
 final class PredictionReplay: Sendable {
@@ -35,8 +36,9 @@ final class PredictionReplay: Sendable {
     }
 
     private enum Phase {
-        /// Recorded once; the next build for the same input shapes confirms or refuses it.
-        case recorded(Recording)
+        /// Recorded; the next build for the same input shapes confirms it, or records again
+        /// (`misses` counts the builds that recorded another run).
+        case recorded(Recording, misses: Int)
         /// Checked: predictions with these input shapes replay it.
         case confirmed(Recording)
         /// Not replayable: every prediction builds its graph.
@@ -68,10 +70,16 @@ final class PredictionReplay: Sendable {
     /// Turns replay off for the model.
     func refuse() { phase.withLock { $0 = .refused } }
 
-    /// Takes a prediction's recording: the first for its input shapes is kept, a second for the
-    /// same shapes confirms it when it recorded the same run and turns replay off otherwise; a
-    /// recording for other shapes replaces the one kept. `nil` (the run could not be recorded)
-    /// turns replay off.
+    /// How many builds for the same input shapes may record another run before replay is
+    /// turned off. The second build of a model can differ from the first once (a constant
+    /// expression the first prediction computed is a leaf from then on); a graph that makes new
+    /// constants on every build differs every time.
+    static let allowedMisses = 1
+
+    /// Takes a prediction's recording: the first for its input shapes is kept; a later one for
+    /// the same shapes confirms it when it recorded the same run, and else replaces it, or
+    /// turns replay off after ``allowedMisses`` such misses; a recording for other shapes
+    /// replaces the one kept. `nil` (the run could not be recorded) turns replay off.
     func offer(_ recording: Recording?) {
         phase.withLock { phase in
             guard let recording else {
@@ -80,15 +88,17 @@ final class PredictionReplay: Sendable {
             }
             switch phase {
             case .refused: return
-            case nil: phase = .recorded(recording)
-            case .recorded(let kept), .confirmed(let kept):
-                let sameShapes = kept.plan.inputSignature.elementsEqual(recording.plan.inputSignature) {
-                    $0.shape == $1.shape && $0.type == $1.type
-                }
-                if !sameShapes {
-                    phase = .recorded(recording)
-                } else if case .recorded = phase {
-                    phase = recording.plan.isSameRun(as: kept.plan) ? .confirmed(kept) : .refused
+            case nil: phase = .recorded(recording, misses: 0)
+            case .confirmed(let kept):
+                // Only builds for other shapes are offered while a recording is confirmed.
+                if !kept.plan.hasSameInputs(as: recording.plan) { phase = .recorded(recording, misses: 0) }
+            case .recorded(let kept, let misses):
+                if !kept.plan.hasSameInputs(as: recording.plan) {
+                    phase = .recorded(recording, misses: 0)
+                } else if recording.plan.isSameRun(as: kept.plan) {
+                    phase = .confirmed(kept)
+                } else {
+                    phase = misses < Self.allowedMisses ? .recorded(recording, misses: misses + 1) : .refused
                 }
             }
         }
