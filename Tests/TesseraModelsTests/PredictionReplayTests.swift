@@ -37,12 +37,17 @@ struct PredictionReplayTests {
         floats(try model.prediction(from: input))
     }
 
-    @Test("a stateless program replays from its third prediction, with the bits of a built graph")
-    func replaysWithSameBits() async throws {
-        let url = Fixtures.url("models/conv_fp32.mlpackage")
-        let replaying = try MLModel(contentsOf: url)
+    /// Two copies of the fixture model `name`: one replaying, one whose replay is off.
+    static func pair(_ name: String) throws -> (replaying: MLModel, building: MLModel) {
+        let url = Fixtures.url(name)
         let building = try MLModel(contentsOf: url)
         building.replay.refuse()
+        return (try MLModel(contentsOf: url), building)
+    }
+
+    @Test("a stateless program replays from its third prediction, with the bits of a built graph")
+    func replaysWithSameBits() async throws {
+        let (replaying, building) = try Self.pair("models/conv_fp32.mlpackage")
         var random = SeededRandom(seed: 7)
         for index in 0..<6 {
             let input = try Self.provider(["image": Self.array([1, 3, 8, 8], &random)])
@@ -60,10 +65,7 @@ struct PredictionReplayTests {
 
     @Test("the tensor API replays too, with the same bits")
     func tensorPredictionReplays() async throws {
-        let url = Fixtures.url("models/conv_fp32.mlpackage")
-        let replaying = try MLModel(contentsOf: url)
-        let building = try MLModel(contentsOf: url)
-        building.replay.refuse()
+        let (replaying, building) = try Self.pair("models/conv_fp32.mlpackage")
         var random = SeededRandom(seed: 9)
         for _ in 0..<4 {
             let image = MLTensor(shape: [1, 3, 8, 8], scalars: random.floats(192), scalarType: Float.self)
@@ -81,10 +83,7 @@ struct PredictionReplayTests {
 
     @Test("inputs of other shapes are recorded anew and give a built graph's bits")
     func otherShapesRecordAgain() throws {
-        let url = Fixtures.url("models/flexible_shapes.mlpackage")
-        let replaying = try MLModel(contentsOf: url)
-        let building = try MLModel(contentsOf: url)
-        building.replay.refuse()
+        let (replaying, building) = try Self.pair("models/flexible_shapes.mlpackage")
         var random = SeededRandom(seed: 11)
         for length in [4, 4, 4, 16, 16, 4, 16, 16, 16, 4] {
             let input = try Self.provider([
@@ -98,10 +97,7 @@ struct PredictionReplayTests {
 
     @Test("many tasks predicting at once on one replaying model get a built graph's bits")
     func concurrentReplays() async throws {
-        let url = Fixtures.url("models/conv_fp32.mlpackage")
-        let replaying = try MLModel(contentsOf: url)
-        let building = try MLModel(contentsOf: url)
-        building.replay.refuse()
+        let (replaying, building) = try Self.pair("models/conv_fp32.mlpackage")
         var random = SeededRandom(seed: 13)
         let inputs = (0..<16).map { _ in MLShapedArray<Float>(scalars: random.floats(192), shape: [1, 3, 8, 8]) }
         let wants = try inputs.map { try Self.blocking(building, try Self.provider(["image": MLMultiArray($0)])) }
