@@ -54,7 +54,8 @@ extension MLTensor {
 
     private func makeShapedArray<Scalar: MLShapedArrayScalar & MLTensorScalar>(_: Scalar.Type) -> MLShapedArray<Scalar>
     {
-        BuildReads.note(reading: node)
+        // An inline tensor makes its node on each `node` read: read it once.
+        if let storedNode { BuildReads.note(reading: storedNode) }
         let value = node.value!
         if value.type == Scalar.kernelScalarType && value.layout.strides.allSatisfy({ $0 >= 0 })
             && (value.layout.elementRange?.lowerBound ?? 0) >= 0
