@@ -7,7 +7,7 @@ import Foundation
 ///
 /// A prediction whose graph was built without any of these depends on its inputs only
 /// through the graph, so the graph's plan can run again on new inputs of the same shapes
-/// without being built again (``GraphExecutor/replay(_:inputs:memoryLimit:)``). A build that
+/// without being built again (``GraphExecutor/replay(_:inputs:memoryLimit:onTaskThread:)``). A build that
 /// counted anything may have folded a value into the graph's structure or constants, and is
 /// never replayed. Reading a constant's elements (a weight, a literal) is not counted: the
 /// same constant is there on every build.

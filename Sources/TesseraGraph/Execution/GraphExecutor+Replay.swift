@@ -13,7 +13,7 @@ package struct RecordedPlan: @unchecked Sendable {
     enum Leaf {
         /// A value the graph holds (a weight, a literal): the same on every run.
         case constant(entry: Int, value: TensorValue)
-        /// The caller's input at `position` (see ``GraphExecutor/materializeRecording(_:inputs:memoryLimit:)``).
+        /// The caller's input at `position` (see ``GraphExecutor/materializeRecording(_:inputs:memoryLimit:onTaskThread:)``).
         case input(entry: Int, position: Int)
     }
 
@@ -58,9 +58,9 @@ package struct RecordedPlan: @unchecked Sendable {
 
 extension GraphExecutor {
     /// Materializes `nodes` as ``materialize(_:memoryLimit:)`` does (for an `async` caller when
-    /// `onTaskThread`: loops that find the kernel workers busy stay on this thread, as in
-    /// ``materialize(_:memoryLimit:)``'s `async` form), and returns a recording of the run when it can run again on new values of
-    /// `inputs`: every input is a distinct leaf of the graph (a node with its elements), and
+    /// `onTaskThread`: loops that find the kernel workers busy stay on this thread, as in that
+    /// function's `async` form), and returns a recording of the run when it can run again on
+    /// new values of `inputs`: every input is a distinct leaf of the graph (a node with its elements), and
     /// every requested node was computed by the run or is one of its leaves. `nil` when the
     /// nodes were all materialized already, or otherwise.
     package static func materializeRecording(
