@@ -1306,10 +1306,10 @@ int tessera_maxpool_plane_f32(const float *in, float *out, const tessera_depthwi
     return 1;
 }
 
-// Every other float: 16 (8) at a time from two loads while the second load's last element,
-// src[2i + 31] (src[2i + 15]), is before src[2n - 1]; then one by one.
-// dst[i] = src[2i] for i < n, reading no element past src[2n - 2] (the upper half of each pair
-// of loads masked to 15 lanes, the last block's loads and store masked to what is left).
+// Every other float, dst[i] = src[2i] for i < n, reading nothing past src[2n - 2]. AVX-512: 16 at
+// a time from two loads, the upper one masked to the 15 lanes it needs, then one block with its
+// loads and store masked to what is left. AVX2: 8 at a time while the second load's last
+// element, src[2i + 15], is before src[2n - 1]; then one by one.
 TESSERA_DW_512 static void tessera_copy_stride2_f32_avx512(float *restrict dst, const float *restrict src, long n) {
     long i = 0;
     for (; i + 16 <= n; i += 16) {

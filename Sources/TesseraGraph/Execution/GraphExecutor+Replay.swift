@@ -21,6 +21,9 @@ package struct RecordedPlan: @unchecked Sendable {
     let leaves: [Leaf]
     /// The requested nodes' entries, in request order.
     let requested: [Int]
+    /// For each requested entry that is a leaf (an input or a constant asked for as an
+    /// output), its index in ``leaves``.
+    let requestedLeaves: [Int?]
     /// Each input's shape and element type, by position.
     package let inputSignature: [(shape: [Int], type: KernelScalarType)]
 
@@ -87,7 +90,10 @@ extension GraphExecutor {
         }
         guard found == inputs.count else { return nil }
         let signature = inputs.map { ($0.shape, $0.type) }
-        return RecordedPlan(plan: plan, leaves: leaves, requested: snapshot.outputs, inputSignature: signature)
+        let leafIndex = Dictionary(uniqueKeysWithValues: snapshot.leafValues.enumerated().map { ($1.entry, $0) })
+        return RecordedPlan(
+            plan: plan, leaves: leaves, requested: snapshot.outputs,
+            requestedLeaves: snapshot.outputs.map { leafIndex[$0] }, inputSignature: signature)
     }
 
     /// Runs a recorded plan again on new input values, within a memory budget as
@@ -114,10 +120,11 @@ extension GraphExecutor {
                 recorded.plan, leafValues: leafValues, keeping: nil, reserving: true, memoryLimit: memoryLimit,
                 cacheHit: true)
         }
-        var byEntry = [TensorValue?](repeating: nil, count: recorded.plan.entries.count)
-        for (entry, value) in leafValues { byEntry[entry] = value }
-        for (entry, value) in values { byEntry[entry] = value }
-        return recorded.requested.map { byEntry[$0]! }
+        // The run returns the computed requested entries (a few); a requested leaf is its value.
+        return zip(recorded.requested, recorded.requestedLeaves).map { entry, leaf in
+            if let leaf { return leafValues[leaf].value }
+            return values.first { $0.entry == entry }!.value
+        }
     }
 
     /// `body`, inside ``KernelThreads/withoutDispatchFallback(_:)`` when `wrapped`.

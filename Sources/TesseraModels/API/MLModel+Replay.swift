@@ -51,21 +51,23 @@ final class PredictionReplay: Sendable {
     /// A/B runs against building every prediction's graph).
     static let enabled = ProcessInfo.processInfo.environment["TESSERA_REPLAY"] != "0"
 
-    /// The recording predictions may replay, once confirmed.
-    var confirmed: Recording? {
+    /// What a prediction does now: replay is off (`refused`), or it may replay `confirmed`
+    /// when that is not `nil`, else build and record. One read of the state.
+    var current: (refused: Bool, confirmed: Recording?) {
         phase.withLock { phase in
-            if case .confirmed(let recording) = phase { return recording }
-            return nil
+            switch phase {
+            case .refused: (true, nil)
+            case .confirmed(let recording): (false, recording)
+            case .recorded, nil: (false, nil)
+            }
         }
     }
 
+    /// The recording predictions may replay, once confirmed.
+    var confirmed: Recording? { current.confirmed }
+
     /// Whether replay is off for the model.
-    var isRefused: Bool {
-        phase.withLock { phase in
-            if case .refused = phase { return true }
-            return false
-        }
-    }
+    var isRefused: Bool { current.refused }
 
     /// Turns replay off for the model.
     func refuse() { phase.withLock { $0 = .refused } }
@@ -114,8 +116,9 @@ extension MLModel {
     /// - Throws: ``MLModelError``, as ``runProgram(_:)`` and the memory limit's check do.
     func computedOutputs(_ inputs: [String: MLTensor], onTaskThread: Bool) throws -> PendingOutputs {
         let limit = configurationSnapshot.memoryLimit
-        let nodes = replayableInputNodes(inputs)
-        if let nodes, let recording = replay.confirmed {
+        let state = replay.current
+        let nodes = state.refused ? nil : replayableInputNodes(inputs)
+        if let nodes, let recording = state.confirmed {
             let values = nodes.map { $0.value! }
             let replayed: [TensorValue]?
             do {
@@ -152,10 +155,9 @@ extension MLModel {
     }
 
     /// The bound inputs' nodes in the function's order when a prediction may replay or record:
-    /// a stateless program whose replay is not turned off, every input a node holding its
-    /// elements; `nil` otherwise.
+    /// a stateless program, every input a node holding its elements; `nil` otherwise.
     private func replayableInputNodes(_ inputs: [String: MLTensor]) -> [Node]? {
-        guard stateBindings.isEmpty, !replay.isRefused else { return nil }
+        guard stateBindings.isEmpty else { return nil }
         var nodes: [Node] = []
         nodes.reserveCapacity(bindings.count)
         for binding in bindings {
