@@ -1263,6 +1263,43 @@ int tessera_depthwise_planes_f32(const float *in, const float *k, const float *b
     return 1;
 }
 
+int tessera_depthwise_strided_planes_f32(const float *in, long in_stride, const float *k, const float *bias,
+                                         float *out, long out_stride, long count,
+                                         const tessera_depthwise_geometry *g, const long *valid, float lo,
+                                         float hi) {
+    if (!tessera_cpu_has_avx2_fma()) return 0;
+    const long taps = g->kh * g->kw;
+    int rows3x3 = g->kh == 3 && g->kw == 3 && g->dh == 1 && g->dw == 1 && g->sh == g->sw && g->sw <= 2;
+    long p = 0;
+    if (rows3x3) {
+        int avx512 = tessera_cpu_has_avx512f();
+        // Plane i beside plane half + i, as in tessera_depthwise_planes_f32.
+        const long half = count / 2;
+        for (long i = 0; i < half; i++) {
+            const float *ins[2], *ks[2];
+            float *outs[2], biases[2];
+            for (int q = 0; q < 2; q++) {
+                const long plane_q = i + q * half;
+                ins[q] = in + plane_q * in_stride;
+                ks[q] = k + plane_q * taps;
+                outs[q] = out + plane_q * out_stride;
+                biases[q] = bias ? bias[plane_q] : 0.0f;
+            }
+            if (g->sw == 1) {
+                (avx512 ? tessera_dw3rows2_s1_avx512 : tessera_dw3rows2_s1_avx2)(ins, ks, biases, outs, g, valid, lo, hi);
+            } else {
+                (avx512 ? tessera_dw3rows2_s2_avx512 : tessera_dw3rows2_s2_avx2)(ins, ks, biases, outs, g, valid, lo, hi);
+            }
+        }
+        p = 2 * half;
+    }
+    for (; p < count; p++) {
+        tessera_depthwise_plane_f32(in + p * in_stride, k + p * taps, bias ? bias[p] : 0.0f, out + p * out_stride, g,
+                                    valid, lo, hi);
+    }
+    return 1;
+}
+
 // Max pooling, one plane: 16 output columns per vector, every window tap inside the image in
 // (i, j) order replacing the lanes it beats (greater, or NaN) — the scalar rule, lane by lane.
 TESSERA_DW_512 static void tessera_maxpool_plane_avx512(const float *restrict in, float *restrict out,
@@ -1413,6 +1450,14 @@ int tessera_depthwise_planes_f32(const float *in, const float *k, const float *b
                                  const long *valid, float lo, float hi) {
     (void)in; (void)k; (void)bias; (void)out; (void)first; (void)count; (void)o; (void)c; (void)multiplier;
     (void)g; (void)valid; (void)lo; (void)hi;
+    return 0;
+}
+int tessera_depthwise_strided_planes_f32(const float *in, long in_stride, const float *k, const float *bias,
+                                         float *out, long out_stride, long count,
+                                         const tessera_depthwise_geometry *g, const long *valid, float lo,
+                                         float hi) {
+    (void)in; (void)in_stride; (void)k; (void)bias; (void)out; (void)out_stride; (void)count; (void)g; (void)valid;
+    (void)lo; (void)hi;
     return 0;
 }
 void tessera_conv_epilogue_f32(float *p, const float *residual, long n, int add_bias, float bias, float lo,

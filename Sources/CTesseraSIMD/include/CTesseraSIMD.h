@@ -140,6 +140,17 @@ int tessera_depthwise_planes_f32(const float *in, const float *k, const float *b
                                  long count, long o, long c, long multiplier, const tessera_depthwise_geometry *g,
                                  const long *valid, float lo, float hi);
 
+/// Depthwise planes 0 ..< count of one image with one kernel per plane (multiplier 1): plane p
+/// reads in + p · in_stride, kernel k + p · kh · kw and bias[p] (bias NULL for none), and writes
+/// out + p · out_stride — planes that lie apart, such as a band of rows of each plane (the
+/// geometry's h and oh are then the band's rows). The sums, clamp and bits of
+/// tessera_depthwise_plane_f32; 3 × 3 planes run in pairs as in tessera_depthwise_planes_f32.
+/// Returns 1, or 0 without writing anything on CPUs without AVX2 + FMA.
+int tessera_depthwise_strided_planes_f32(const float *in, long in_stride, const float *k, const float *bias,
+                                         float *out, long out_stride, long count,
+                                         const tessera_depthwise_geometry *g, const long *valid, float lo,
+                                         float hi);
+
 /// The most kernel taps (kh · kw) tessera_depthwise_flat_planes_f32 takes.
 #define TESSERA_DW_FLAT_TAPS 25
 

@@ -8,7 +8,7 @@
 package struct PlanDescription: Sendable, Equatable, CustomStringConvertible {
     /// The kind of one step (``ExecutionPlan/Step`` without its operands).
     package enum StepKind: String, Sendable, Equatable {
-        case view, fused, kernel, fusedReduce, fusedSoftmax, reduceConcat, convEpilogue, rowFused
+        case view, fused, kernel, fusedReduce, fusedSoftmax, reduceConcat, convEpilogue, rowFused, depthwiseBlock
     }
 
     /// The steps in the order they run.
@@ -48,6 +48,7 @@ extension ExecutionPlan {
                 case .reduceConcat: .reduceConcat
                 case .convEpilogue: .convEpilogue
                 case .rowFused: .rowFused
+                case .depthwiseBlock: .depthwiseBlock
                 }
             },
             kernelOps: steps.compactMap { step in

@@ -46,6 +46,9 @@ extension ExecutionPlan {
                 add(entries[i])
             case .convEpilogue(_, let epilogue):
                 add(entries[tables.epilogues[epilogue].conv])
+            case .depthwiseBlock(_, let block):
+                // The block's first stage reads its input; the later stages' inputs are computed.
+                for stage in tables.depthwiseBlocks[block].stages { add(entries[stage.conv]) }
             case .fused, .fusedReduce, .fusedSoftmax, .reduceConcat, .rowFused:
                 continue
             }

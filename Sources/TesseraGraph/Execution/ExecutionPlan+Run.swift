@@ -73,6 +73,8 @@ extension ExecutionPlan {
                 value = runReduceConcat(entry, parts: tables.partLists[parts].map { values[$0]! })
             case .rowFused(_, let group):
                 value = runRowGroup(tables.rowGroups[group], values: values)
+            case .depthwiseBlock(_, let block):
+                value = runDepthwiseBlock(tables.depthwiseBlocks[block], values: values)
             case .convEpilogue(_, let index):
                 let epilogue = tables.epilogues[index]
                 let clamp = epilogue.clamp(values)
@@ -269,7 +271,7 @@ extension ExecutionPlan {
     /// (``OpRule/run(_:_:)``), with the operands it asks for made row-major; `residual` and
     /// `clamp` are what a convolution adds and applies (see
     /// ``Step/convEpilogue(entry:_:)``).
-    private func runKernel(
+    func runKernel(
         _ entry: GraphSnapshot.Entry, inputs: [TensorValue], residual: TensorValue? = nil,
         clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
     ) -> TensorValue {

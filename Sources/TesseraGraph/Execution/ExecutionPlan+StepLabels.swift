@@ -27,6 +27,13 @@ extension ExecutionPlan {
         case .rowFused(_, let group):
             let reductions = Set(tables.rowGroups[group].members.map { "\($0.op)" }).sorted().joined(separator: "+")
             return ("rowFused", "elementwise with row \(reductions) (normalization)", "row-fused reductions")
+        case .depthwiseBlock(_, let index):
+            let block = tables.depthwiseBlocks[index]
+            let names = [block.expand.map { _ in "expand" }, "depthwise", block.project.map { _ in "project" }]
+            return (
+                "depthwiseBlock", "conv2d",
+                "depthwise block (" + names.compactMap { $0 }.joined(separator: " + ") + ", bands in cache)"
+            )
         case .convEpilogue(_, let index):
             let epilogue = tables.epilogues[index]
             let absorbed = entries[epilogue.conv]

@@ -45,12 +45,16 @@ final class ExecutionPlan: @unchecked Sendable {
         /// time in one parallel loop (``RowFusion``): `entry` is the program's root; `group`
         /// indexes ``StepTables/rowGroups``.
         case rowFused(entry: Int, group: Int)
+        /// A depthwise convolution with the pointwise convolution before it, after it, or both,
+        /// run band by band as one kernel (``DepthwiseBlockFusion``): `entry` is the last
+        /// stage's output; `block` indexes ``StepTables/depthwiseBlocks``.
+        case depthwiseBlock(entry: Int, block: Int)
 
         var entry: Int {
             switch self {
             case .view(let entry), .fused(let entry, _), .kernel(let entry), .fusedReduce(let entry, _, _),
                 .fusedSoftmax(let entry, _, _), .reduceConcat(let entry, _), .convEpilogue(let entry, _),
-                .rowFused(let entry, _):
+                .rowFused(let entry, _), .depthwiseBlock(let entry, _):
                 return entry
             }
         }
@@ -72,6 +76,8 @@ final class ExecutionPlan: @unchecked Sendable {
         var epilogues: [ConvolutionEpilogue] = []
         /// The groups of `.rowFused` steps.
         var rowGroups: [RowGroup] = []
+        /// The blocks of `.depthwiseBlock` steps.
+        var depthwiseBlocks: [DepthwiseBlockStep] = []
     }
 
     /// What a convolution epilogue step adds to and clamps its convolution's output with (and,
@@ -144,6 +150,7 @@ final class ExecutionPlan: @unchecked Sendable {
         ConcatReduction.run(&state)
         ConvolutionEpilogueFusion.run(&state)
         LinearActivationFusion.run(&state)
+        DepthwiseBlockFusion.run(&state)
         StepSchedule.run(&state)
         MemoryPlan.run(&state)
         InPlaceReuse.run(&state)
@@ -160,10 +167,14 @@ final class ExecutionPlan: @unchecked Sendable {
         peakIntermediates = state.peakIntermediates
         mergedEntryList = entries.indices.filter { !state.isLive($0) }
         mergedEntries = mergedEntryList.count
-        let epilogues = state.convEpilogues
-        fusedGroups = state.groups.count - epilogues.count
-        fusedNodes = state.groups.filter { epilogues[$0.key] == nil }.values.reduce(0) { $0 + $1.size }
-        convEpilogues = epilogues.count
+        // Roots of programs a convolution runs as its epilogue, alone or inside a depthwise block.
+        var epilogueRoots = Set(state.convEpilogues.keys)
+        for block in state.depthwiseBlocks.values {
+            for stage in block.stages where stage.epilogue != nil { epilogueRoots.insert(stage.output) }
+        }
+        fusedGroups = state.groups.count - epilogueRoots.count
+        fusedNodes = state.groups.filter { !epilogueRoots.contains($0.key) }.values.reduce(0) { $0 + $1.size }
+        convEpilogues = epilogueRoots.count
         let requested = Set(outputs)
         intermediateSteps = state.steps.map(\.entry).filter { !requested.contains($0) }
         var readers = [Int](repeating: 0, count: entries.count)

@@ -38,7 +38,7 @@ struct PlanningState {
 
     /// Entries that run inside another entry's step and so get no step of their own. Written by
     /// ``ReductionStreaming``, ``RowFusion``, ``SoftmaxAbsorption``, ``ConcatReduction`` and
-    /// ``ConvolutionEpilogueFusion``.
+    /// ``ConvolutionEpilogueFusion`` and ``DepthwiseBlockFusion``.
     var absorbed = Set<Int>()
     /// For a reduction, the fusion root streamed into it. Written by ``ReductionStreaming``.
     var reduceProducer: [Int: Int] = [:]
@@ -52,6 +52,9 @@ struct PlanningState {
     /// For a fusion root, the convolution that computes it. Written by
     /// ``ConvolutionEpilogueFusion``.
     var convEpilogues: [Int: ExecutionPlan.ConvolutionEpilogue] = [:]
+    /// For the last stage's output of a depthwise block, the block. Written by
+    /// ``DepthwiseBlockFusion``.
+    var depthwiseBlocks: [Int: ExecutionPlan.DepthwiseBlockStep] = [:]
 
     /// The steps in topological order. Written by ``StepSchedule``.
     var steps: [ExecutionPlan.Step] = []
@@ -109,6 +112,8 @@ struct PlanningState {
         case .convEpilogue(_, let index):
             let epilogue = tables.epilogues[index]
             return inputs[epilogue.conv] + [epilogue.residual, epilogue.lower, epilogue.upper].compactMap { $0 }
+        case .depthwiseBlock(_, let block):
+            return tables.depthwiseBlocks[block].reads(inputs)
         case .view(let entry), .kernel(let entry):
             return inputs[entry]
         }

@@ -1,7 +1,7 @@
 /// Emits the plan's steps in topological order.
 ///
 /// Every live entry that is not a constant gets one step unless an earlier pass absorbed it
-/// or it is computed inside a fused program: a row-fused group, a convolution epilogue, a streamed reduction or
+/// or it is computed inside a fused program: a depthwise block, a row-fused group, a convolution epilogue, a streamed reduction or
 /// softmax, a reduction over concatenated parts, a fused program (for a fusion root), a view,
 /// or a kernel. Writes `steps` and `tables`.
 enum StepSchedule {
@@ -9,7 +9,10 @@ enum StepSchedule {
         let entries = state.entries
         for i in entries.indices where state.isLive(i) && entries[i].op != .constant {
             let step: ExecutionPlan.Step
-            if let group = state.rowGroups[i] {
+            if let block = state.depthwiseBlocks[i] {
+                step = .depthwiseBlock(entry: i, block: state.tables.depthwiseBlocks.count)
+                state.tables.depthwiseBlocks.append(block)
+            } else if let group = state.rowGroups[i] {
                 step = .rowFused(entry: i, group: state.tables.rowGroups.count)
                 state.tables.rowGroups.append(group)
             } else if let epilogue = state.convEpilogues[i] {

@@ -1,0 +1,101 @@
+import TesseraKernels
+
+extension ExecutionPlan {
+    /// The convolutions a ``Step/depthwiseBlock(entry:block:)`` step runs as one
+    /// ``DepthwiseBlock`` (``DepthwiseBlockFusion``): a depthwise convolution and the pointwise
+    /// convolution before it, after it, or both.
+    struct DepthwiseBlockStep {
+        /// One convolution of the block.
+        struct Stage {
+            /// The `conv2d` entry (absorbed: it has no step of its own).
+            var conv: Int
+            /// Its bias, clamp and (the projection's only) residual, or `nil` for none.
+            var epilogue: ConvolutionEpilogue?
+            /// The entry the stage computes: the epilogue's root, or `conv` itself.
+            var output: Int
+        }
+
+        /// The entry the first stage convolves.
+        var input: Int
+        var expand: Stage?
+        var depthwise: Stage
+        var project: Stage?
+
+        /// The stages in the order they run.
+        var stages: [Stage] { [expand, depthwise, project].compactMap { $0 } }
+
+        /// The entry the step writes: the last stage's output.
+        var output: Int { (project ?? depthwise).output }
+
+        /// What the step reads: the block's input, every stage's weight and bias, and the
+        /// projection's residual and the stages' bounds.
+        func reads(_ inputs: [[Int]]) -> [Int] {
+            var read = [input]
+            for stage in stages {
+                read += inputs[stage.conv].dropFirst()
+                if let e = stage.epilogue { read += [e.residual, e.lower, e.upper].compactMap { $0 } }
+            }
+            return read
+        }
+    }
+
+    /// Runs a depthwise block step: ``DepthwiseBlock/run(input:inputShape:expand:depthwise:project:residual:output:bandRows:)``
+    /// with each pointwise weight's prepared panels, or, when a stage's clamp has a NaN bound
+    /// this run (bounds are read at run time), the stages one after another as their own steps
+    /// would.
+    func runDepthwiseBlock(_ block: DepthwiseBlockStep, values: [TensorValue?]) -> TensorValue {
+        func value(_ i: Int) -> TensorValue { values[canonical[i]]! }
+        let clamps = block.stages.map { $0.epilogue?.clamp(values) ?? .none }
+        if clamps.contains(where: \.hasNaNBound) {
+            var current = value(block.input)
+            for (stage, clamp) in zip(block.stages, clamps) {
+                let conv = entries[stage.conv]
+                current = runKernel(
+                    conv, inputs: [current] + conv.inputs.dropFirst().map(value),
+                    residual: stage.epilogue?.residual.map(value), clamp: clamp)
+            }
+            return current
+        }
+        let input = value(block.input).compacted()
+        // Operands kept alive (and compact) until the kernel has run.
+        var operands: [TensorValue] = [input]
+        func pointwise(_ stage: DepthwiseBlockStep.Stage?, inputShape: [Int], clamp: ConvolutionClamp)
+            -> DepthwiseBlockPointwise?
+        {
+            guard let stage, case .conv2d(let parameters) = entries[stage.conv].op else { return nil }
+            let inputs = entries[stage.conv].inputs
+            let weight = value(inputs[1]).compacted()
+            let bias = inputs.count > 2 ? value(inputs[2]).compacted() : nil
+            operands += [weight] + (bias.map { [$0] } ?? [])
+            let prepared = Conv2DRule.preparedWeights(weight, inputShape: inputShape, parameters: parameters)
+            return DepthwiseBlockPointwise(
+                weights: weight.floats, outputChannels: weight.layout.shape[0], inputChannels: weight.layout.shape[1],
+                packed: prepared?.packed, bias: bias?.floats, clamp: clamp)
+        }
+        var index = 0
+        let expand = pointwise(block.expand, inputShape: input.layout.shape, clamp: clamps[index])
+        if block.expand != nil { index += 1 }
+        guard case .conv2d(let parameters) = entries[block.depthwise.conv].op else {
+            kernelFailure("[depthwise block] \(entries[block.depthwise.conv].op) is not a convolution")
+        }
+        let dwInputs = entries[block.depthwise.conv].inputs
+        let dwWeight = value(dwInputs[1]).compacted()
+        let dwBias = dwInputs.count > 2 ? value(dwInputs[2]).compacted() : nil
+        operands += [dwWeight] + (dwBias.map { [$0] } ?? [])
+        let depthwise = DepthwiseBlockDepthwise(
+            weights: dwWeight.floats, weightShape: dwWeight.layout.shape, parameters: parameters,
+            bias: dwBias?.floats, clamp: clamps[index])
+        index += 1
+        let project = pointwise(
+            block.project, inputShape: entries[block.depthwise.output].shape,
+            clamp: index < clamps.count ? clamps[index] : .none)
+        let residual = block.project?.epilogue?.residual.map { value($0).compacted() }
+        let result = entries[block.output]
+        let out = TensorStorage.allocate(count: result.shape.reduce(1, *), type: result.type)
+        DepthwiseBlock.run(
+            input: input.floats, inputShape: input.layout.shape, expand: expand, depthwise: depthwise,
+            project: project, residual: residual?.floats, output: out.pointer.assumingMemoryBound(to: Float.self))
+        withExtendedLifetime((operands, residual)) {}
+        return TensorValue(storage: out, layout: StridedLayout(contiguous: result.shape), type: result.type)
+    }
+}

@@ -1,0 +1,307 @@
+import CTesseraSIMD
+import Foundation
+
+/// A pointwise (1 × 1, stride 1, unpadded, one group) convolution inside a ``DepthwiseBlock``:
+/// its weight `[O, C, 1, 1]`, in the micro-kernel's panels when prepared, its bias and clamp.
+package struct DepthwiseBlockPointwise {
+    /// The contiguous weight `[O, C, 1, 1]`.
+    package var weights: UnsafePointer<Float>
+    /// `O` and `C`.
+    package var outputChannels: Int
+    package var inputChannels: Int
+    /// The weight in the micro-kernel's panels (``PreparedWeights``), or `nil` to pack it per call.
+    package var packed: PackedGEMMOperand?
+    /// `O` values, or `nil`.
+    package var bias: UnsafePointer<Float>?
+    /// Applied to each output after the bias (and, for the block's last stage, the residual).
+    package var clamp: ConvolutionClamp
+
+    package init(
+        weights: UnsafePointer<Float>, outputChannels: Int, inputChannels: Int, packed: PackedGEMMOperand?,
+        bias: UnsafePointer<Float>?, clamp: ConvolutionClamp
+    ) {
+        self.weights = weights
+        self.outputChannels = outputChannels
+        self.inputChannels = inputChannels
+        self.packed = packed
+        self.bias = bias
+        self.clamp = clamp
+    }
+
+    var panels: PackedGEMMOperand {
+        if let packed, packed.rows == outputChannels, packed.depth == inputChannels { return packed }
+        return PackedGEMMOperand(packing: weights, lda: inputChannels, rows: outputChannels, depth: inputChannels)
+    }
+}
+
+/// The depthwise convolution inside a ``DepthwiseBlock``: weight `[C, 1, kH, kW]` (one kernel
+/// per channel), its parameters (`groups == C`), bias and clamp.
+package struct DepthwiseBlockDepthwise {
+    package var weights: UnsafePointer<Float>
+    /// `[C, 1, kH, kW]`.
+    package var weightShape: [Int]
+    package var parameters: Conv2DParameters
+    package var bias: UnsafePointer<Float>?
+    package var clamp: ConvolutionClamp
+
+    package init(
+        weights: UnsafePointer<Float>, weightShape: [Int], parameters: Conv2DParameters, bias: UnsafePointer<Float>?,
+        clamp: ConvolutionClamp
+    ) {
+        self.weights = weights
+        self.weightShape = weightShape
+        self.parameters = parameters
+        self.bias = bias
+        self.clamp = clamp
+    }
+}
+
+/// A depthwise convolution with the pointwise convolution before it (MobileNetV2's expansion),
+/// the one after it (its projection, with the block's residual), or both, run over bands of
+/// output rows so the tensors between them never leave the core's cache.
+///
+/// Unfused, an inverted-residual block at 112 × 112 writes its 96-channel expansion (4.8 MB) to
+/// memory, reads it back for the depthwise convolution, writes that result and reads it again
+/// for the projection: more than L2 each time. Here each task takes a band of the depthwise
+/// output's rows: the expansion computes the input rows the band needs (keeping the rows it
+/// shares with the previous band of the same task, so a stride-1 3 × 3 band computes each row
+/// once), the depthwise kernel runs the band of every channel from that scratch block
+/// (``tessera_depthwise_strided_planes_f32``), and the projection multiplies the band into the
+/// output, bias, residual and clamp included. Bands are sized so the two scratch blocks take
+/// about ``bandBytes``.
+///
+/// Every output has the bits of the three convolutions run one after another
+/// (``ConvolutionKernels/conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:packedWeights:winogradFilter:)``):
+/// the packed micro-kernel sums each element as one FMA chain in channel order whatever its
+/// column block, and the depthwise kernel sums a row's taps the same way in a band as in a whole
+/// plane.
+///
+/// ```swift
+/// // [1, 16, 112, 112] → expand to 96 → depthwise 3 × 3 stride 2 → project to 24: [1, 24, 56, 56]
+/// DepthwiseBlock.run(input: x, inputShape: [1, 16, 112, 112], expand: e, depthwise: d, project: p,
+///                    residual: nil, output: y)
+/// ```
+package enum DepthwiseBlock {
+    /// About how many bytes a task's two scratch blocks (the expansion's rows, the depthwise
+    /// band) take: half of this machine class's 1 MiB L2. On MobileNetV2's 112 × 112 and
+    /// 56 × 56 blocks, 512 KiB and 1 MiB ran fastest; 128 and 256 KiB paid for their many
+    /// smaller products and depthwise calls (`Docs/Performance.md`).
+    package static let bandBytes = 512 << 10
+
+    /// The smallest tensor between two stages (bytes per image) worth fusing: below it the
+    /// tensor mostly stays in cache between the steps anyway and the bands' extra calls cost
+    /// about what fusing saves (MobileNetV2's 28 × 28 blocks, 602 KB, measured the same either
+    /// way).
+    package static let minimumIntermediateBytes = 1 << 20
+
+    /// Whether blocks may fuse: unless the environment variable `TESSERA_DEPTHWISE_BLOCKS` is
+    /// `0` (for A/B runs, see `Docs/Performance.md`).
+    package static let isEnabled = ProcessInfo.processInfo.environment["TESSERA_DEPTHWISE_BLOCKS"] != "0"
+
+    /// Whether the block of these shapes runs fused on this CPU: the packed micro-kernel is
+    /// preferred (AVX-512) and on; the pointwise stages (at least one) are 1 × 1, stride 1,
+    /// unpadded, one group, with the depthwise stage's channel count between them; the
+    /// depthwise stage has one kernel per channel (`groups == C == O`); and a tensor between two
+    /// stages is at least ``minimumIntermediateBytes`` per image.
+    ///
+    /// - Parameters:
+    ///   - inputShape: The block's input `[N, C, H, W]` (the expansion's input, or the depthwise
+    ///     convolution's when there is no expansion).
+    ///   - expandWeightShape: `[C_mid, C, 1, 1]` and its parameters, or `nil`.
+    ///   - depthwiseWeightShape: `[C_mid, 1, kH, kW]`.
+    ///   - projectWeightShape: `[C_out, C_mid, 1, 1]` and its parameters, or `nil`.
+    package static func fuses(
+        inputShape: [Int], expand: (weightShape: [Int], parameters: Conv2DParameters)?,
+        depthwiseWeightShape: [Int], depthwiseParameters: Conv2DParameters,
+        project: (weightShape: [Int], parameters: Conv2DParameters)?
+    ) -> Bool {
+        guard isEnabled, PackedGEMM.isPreferred, ConvolutionKernels.packedGEMMEnabled, expand != nil || project != nil,
+            inputShape.count == 4, depthwiseWeightShape.count == 4
+        else { return false }
+        var shape = inputShape
+        if let expand {
+            guard expand.weightShape.count == 4, expand.weightShape[1] == shape[1],
+                ConvolutionKernels.route(inputShape: shape, weightShape: expand.weightShape, parameters: expand.parameters)
+                    == .packedPointwise
+            else { return false }
+            shape = expand.parameters.outputShape(inputShape: shape, weightShape: expand.weightShape)
+        }
+        let channels = shape[1]
+        guard depthwiseWeightShape[0] == channels, depthwiseWeightShape[1] == 1,
+            depthwiseParameters.groups == channels, channels > 1,
+            (try? depthwiseParameters.checkedOutputShape(inputShape: shape, weightShape: depthwiseWeightShape)) != nil
+        else { return false }
+        let middle = shape
+        shape = depthwiseParameters.outputShape(inputShape: shape, weightShape: depthwiseWeightShape)
+        if let project {
+            guard project.weightShape.count == 4, project.weightShape[1] == channels,
+                ConvolutionKernels.route(
+                    inputShape: shape, weightShape: project.weightShape, parameters: project.parameters)
+                    == .packedPointwise
+            else { return false }
+        }
+        let bytes = MemoryLayout<Float>.stride
+        let between = Swift.max(
+            expand == nil ? 0 : middle[1] * middle[2] * middle[3] * bytes,
+            project == nil ? 0 : shape[1] * shape[2] * shape[3] * bytes)
+        return between >= minimumIntermediateBytes && shape[2] > 0 && shape[3] > 0
+    }
+
+    /// Runs the block: `output = project(depthwise(expand(input)))`, each stage with its bias
+    /// and clamp, the projection adding `residual` (the output's shape) before its clamp.
+    ///
+    /// - Parameters:
+    ///   - input: Contiguous `[N, C, H, W]`.
+    ///   - expand: The expansion `[C_mid, C, 1, 1]`, or `nil` (the input is the depthwise
+    ///     convolution's, `C == C_mid`).
+    ///   - depthwise: One `kH × kW` kernel per channel.
+    ///   - project: The projection `[C_out, C_mid, 1, 1]`, or `nil` (the output is the
+    ///     depthwise convolution's).
+    ///   - residual: Contiguous, the output's shape, added by the projection; `nil` for none
+    ///     (must be `nil` without a projection).
+    ///   - output: Contiguous `[N, C_out, OH, OW]`; must not overlap the input or the residual.
+    ///   - bandRows: Output rows per band; `nil` for the rows that fit ``bandBytes`` (tests
+    ///     pass small values to cross many band edges).
+    /// - Precondition: ``fuses(inputShape:expand:depthwiseWeightShape:depthwiseParameters:project:)``
+    ///   holds for these shapes, apart from the size threshold, and no clamp has a NaN bound.
+    ///   Runs multithreaded: do not call it from inside a `parallelFor` body.
+    package static func run(
+        input: UnsafePointer<Float>, inputShape: [Int], expand: DepthwiseBlockPointwise?,
+        depthwise: DepthwiseBlockDepthwise, project: DepthwiseBlockPointwise?, residual: UnsafePointer<Float>?,
+        output: UnsafeMutablePointer<Float>, bandRows: Int? = nil
+    ) {
+        let (n, c, h, w) = (inputShape[0], inputShape[1], inputShape[2], inputShape[3])
+        let middle = expand?.outputChannels ?? c
+        let p = depthwise.parameters
+        let dwShape = depthwise.weightShape
+        let dwOutput = p.outputShape(inputShape: [n, middle, h, w], weightShape: dwShape)
+        let (oh, ow) = (dwOutput[2], dwOutput[3])
+        let outChannels = project?.outputChannels ?? middle
+        kernelPrecondition(
+            (expand == nil || expand!.inputChannels == c) && (project == nil || project!.inputChannels == middle)
+                && dwShape[0] == middle && p.groups == middle && (residual == nil || project != nil)
+                && !(expand?.clamp.hasNaNBound ?? false) && !depthwise.clamp.hasNaNBound
+                && !(project?.clamp.hasNaNBound ?? false),
+            "[depthwise block] input \(inputShape), expand \(expand.map { [$0.outputChannels, $0.inputChannels] } ?? []), "
+                + "depthwise \(dwShape), project \(project.map { [$0.outputChannels, $0.inputChannels] } ?? [])")
+        if n * outChannels * oh * ow == 0 { return }
+        let (kh, kw) = (dwShape[2], dwShape[3])
+        let reach = (kh - 1) * p.dilationHeight + 1
+        let floats = MemoryLayout<Float>.stride
+        // Rows per band: the expansion's rows (stride rows per output row) and the depthwise
+        // band (one row each) within bandBytes, the halo of reach - stride rows on top.
+        let perRow =
+            (expand == nil ? 0 : middle * p.strideHeight * w * floats) + (project == nil ? 0 : middle * ow * floats)
+        let halo = expand == nil ? 0 : middle * Swift.max(0, reach - p.strideHeight) * w * floats
+        var rows = bandRows ?? Swift.max(1, (bandBytes - halo) / Swift.max(1, perRow))
+        rows = Swift.max(1, Swift.min(rows, oh))
+        let bands = (oh + rows - 1) / rows
+        rows = (oh + bands - 1) / bands
+        // Input rows a band reads: at most (rows - 1) · stride + reach.
+        // (Room for more bands, so that the rows two bands share move to the front less often,
+        // measured no faster.)
+        let capacityRows = Swift.min(h, (rows - 1) * p.strideHeight + reach)
+        let middleCapacity = expand == nil ? 0 : middle * capacityRows * w
+        let bandCapacity = project == nil ? 0 : middle * rows * ow
+
+        let expandPanels = expand?.panels
+        let projectPanels = project?.panels
+        var valid = [Int](repeating: 0, count: 2 * kw)
+        for j in 0..<kw {
+            let range = ConvGeometry.validRange(
+                lower: 0, upper: ow, offset: j * p.dilationWidth - p.padLeft, stride: p.strideWidth, extent: w)
+            valid[2 * j] = range.lowerBound
+            valid[2 * j + 1] = range.upperBound
+        }
+        let (lower, upper) = depthwise.clamp.kernelBounds
+        let total = n * bands
+        // Each segment is a contiguous run of bands (one task keeps the rows two bands share);
+        // two per thread.
+        let segments = Swift.min(total, 2 * KernelThreads.coreBudget)
+        let perBand =
+            Double(rows * ow) * Double(kh * kw) * Double(middle) * 0.1
+            + Double(expand == nil ? 0 : rows * p.strideHeight * w * middle * c) * 0.025
+            + Double(project == nil ? 0 : rows * ow * middle * outChannels) * 0.025 + 500
+        valid.withUnsafeBufferPointer { valid in
+            parallelFor(count: segments, cost: .perItem(nanoseconds: perBand * Double(total) / Double(segments))) {
+                range in
+                let buffer = GEMMKernels.temporary(Float.self, count: Swift.max(1, middleCapacity + bandCapacity))
+                let scratch = buffer.typedPointer(Float.self)
+                let middleRows = scratch
+                let band = scratch + middleCapacity
+                // The expansion's rows held in `middleRows`: the image, the input row at the
+                // block's first row and the end of the rows computed.
+                var held: (image: Int, base: Int, filled: Int)?
+                for segment in range {
+                    for index in (segment * total / segments)..<((segment + 1) * total / segments) {
+                        let image = index / bands
+                        let y0 = (index % bands) * rows
+                        let y1 = Swift.min(oh, y0 + rows)
+                        let r0 = Swift.max(0, y0 * p.strideHeight - p.padTop)
+                        let r1 = Swift.min(h, (y1 - 1) * p.strideHeight - p.padTop + reach)
+                        let dwInput: UnsafePointer<Float>
+                        let inputStride: Int
+                        if let expand, let expandPanels {
+                            // The expansion's rows from `base` (at the block's first row) up to `filled`.
+                            var first = r0
+                            if let kept = held, kept.image == image, kept.base <= r0, r0 <= kept.filled {
+                                first = Swift.min(r1, kept.filled)
+                                held!.filled = Swift.max(kept.filled, r1)
+                                if r1 - kept.base > capacityRows {
+                                    let shift = r0 - kept.base
+                                    let count = (first - r0) * w
+                                    if count > 0 {
+                                        for channel in 0..<middle {
+                                            let plane = middleRows + channel * capacityRows * w
+                                            plane.update(from: plane + shift * w, count: count)
+                                        }
+                                    }
+                                    held!.base = r0
+                                }
+                            } else {
+                                held = (image, r0, r1)
+                            }
+                            let base = held!.base
+                            if first < r1 {
+                                PackedGEMM.multiply(
+                                    expandPanels, firstRow: 0, rows: middle, columns: (r1 - first) * w,
+                                    b: input + image * c * h * w + first * w, ldb: h * w,
+                                    c: middleRows + (first - base) * w, ldc: capacityRows * w, bias: expand.bias,
+                                    clamp: expand.clamp)
+                            }
+                            dwInput = UnsafePointer(middleRows + (r0 - base) * w)
+                            inputStride = capacityRows * w
+                        } else {
+                            dwInput = input + image * c * h * w + r0 * w
+                            inputStride = h * w
+                        }
+                        let dwOutput: UnsafeMutablePointer<Float>
+                        let outputStride: Int
+                        if project != nil {
+                            dwOutput = band
+                            outputStride = rows * ow
+                        } else {
+                            dwOutput = output + image * middle * oh * ow + y0 * ow
+                            outputStride = oh * ow
+                        }
+                        var geometry = tessera_depthwise_geometry(
+                            h: r1 - r0, w: w, kh: kh, kw: kw, oh: y1 - y0, ow: ow, sh: p.strideHeight,
+                            sw: p.strideWidth, pt: p.padTop + r0 - y0 * p.strideHeight, pl: p.padLeft,
+                            dh: p.dilationHeight, dw: p.dilationWidth)
+                        _ = tessera_depthwise_strided_planes_f32(
+                            dwInput, inputStride, depthwise.weights, depthwise.bias, dwOutput, outputStride, middle,
+                            &geometry, valid.baseAddress!, lower, upper)
+                        if let project, let projectPanels {
+                            let offset = image * outChannels * oh * ow + y0 * ow
+                            PackedGEMM.multiply(
+                                projectPanels, firstRow: 0, rows: outChannels, columns: (y1 - y0) * ow,
+                                b: band, ldb: rows * ow, c: output + offset, ldc: oh * ow, bias: project.bias,
+                                residual: residual.map { $0 + offset }, residualStride: oh * ow, clamp: project.clamp)
+                        }
+                    }
+                }
+                withExtendedLifetime(buffer) {}
+            }
+        }
+    }
+}

@@ -1,0 +1,188 @@
+import Testing
+import _TesseraTestSupport
+
+@testable import TesseraKernels
+
+/// ``DepthwiseBlock``: the fused expand → depthwise → project against the three convolutions
+/// run one after another (``ConvolutionKernels/conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:packedWeights:winogradFilter:)``),
+/// bit for bit, across band sizes that put band edges everywhere.
+@Suite("Depthwise blocks", .enabled(if: PackedGEMM.isPreferred, "the fused block needs the AVX-512 micro-kernel"))
+struct DepthwiseBlockTests {
+    /// One block: input `[N, C, H, W]`, expansion to `middle` channels (or none), a depthwise
+    /// kernel with `parameters`, projection to `outputs` channels (or none), with a residual.
+    struct Case: CustomStringConvertible {
+        var input: [Int]
+        var middle: Int?
+        var kernel = 3
+        var parameters: Conv2DParameters
+        var outputs: Int?
+        var residual = false
+        var clamp = ConvolutionClamp(lower: 0, upper: 6)
+
+        var description: String {
+            "\(input) → \(middle.map(String.init) ?? "-") → dw\(kernel) \(parameters) → "
+                + "\(outputs.map(String.init) ?? "-")\(residual ? " + residual" : "")"
+        }
+    }
+
+    static let cases: [Case] = [
+        // MobileNetV2's stride-1 block with its residual, odd sizes, two images.
+        Case(
+            input: [2, 5, 13, 11], middle: 24, parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 24),
+            outputs: 5, residual: true),
+        // Stride 2, expansion only.
+        Case(
+            input: [1, 4, 15, 17], middle: 16,
+            parameters: Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 16)),
+        // Stride 2 padded as TensorFlow's "same" (bottom and right only), projection only.
+        Case(
+            input: [1, 8, 16, 14], middle: nil,
+            parameters: Conv2DParameters(strides: (2, 2), padding: (0, 1, 0, 1), groups: 8), outputs: 12),
+        // 5 × 5 (the output-rows-outer kernels), no clamp on the projection's residual sum.
+        Case(
+            input: [1, 3, 12, 9], middle: 10, kernel: 5,
+            parameters: Conv2DParameters(padding: (2, 2, 2, 2), groups: 10), outputs: 3, residual: true,
+            clamp: .none),
+        // Dilation 2, unpadded rows.
+        Case(
+            input: [1, 6, 14, 10], middle: 8,
+            parameters: Conv2DParameters(dilations: (2, 2), padding: (0, 0, 2, 2), groups: 8), outputs: 7),
+        // Large enough to run on several threads, in segments of bands.
+        Case(
+            input: [1, 16, 64, 48], middle: 48,
+            parameters: Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 48), outputs: 24),
+        Case(
+            input: [1, 16, 40, 40], middle: 64, parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 64),
+            outputs: 16, residual: true),
+    ]
+
+    /// Values in [-2, 2) in steps of 1/8 (so sums of a few products are exact) with a NaN and a -0.
+    static func values(_ count: Int, seed: UInt64) -> [Float] {
+        var random = SeededRandom(seed: seed)
+        var v = (0..<count).map { _ in Float(Int.random(in: -16..<16, using: &random)) / 8 }
+        if count > 7 { v[7] = -0.0 }
+        return v
+    }
+
+    /// The three convolutions, one after another.
+    static func unfused(_ c: Case, x: [Float], we: [Float], be: [Float], wd: [Float], bd: [Float], wp: [Float],
+        bp: [Float], r: [Float]) -> [Float]
+    {
+        var current = x
+        var shape = c.input
+        if let middle = c.middle {
+            let weight = [middle, shape[1], 1, 1]
+            current = conv(current, shape, we, weight, be, Conv2DParameters(), nil, c.clamp)
+            shape = Conv2DParameters().outputShape(inputShape: shape, weightShape: weight)
+        }
+        let dwWeight = [shape[1], 1, c.kernel, c.kernel]
+        current = conv(current, shape, wd, dwWeight, bd, c.parameters, nil, c.clamp)
+        shape = c.parameters.outputShape(inputShape: shape, weightShape: dwWeight)
+        if let outputs = c.outputs {
+            current = conv(
+                current, shape, wp, [outputs, shape[1], 1, 1], bp, Conv2DParameters(), c.residual ? r : nil, c.clamp)
+        }
+        return current
+    }
+
+    static func conv(
+        _ x: [Float], _ shape: [Int], _ w: [Float], _ weight: [Int], _ b: [Float], _ p: Conv2DParameters,
+        _ residual: [Float]?, _ clamp: ConvolutionClamp
+    ) -> [Float] {
+        let out = p.outputShape(inputShape: shape, weightShape: weight)
+        var y = [Float](repeating: .nan, count: out.reduce(1, *))
+        y.withUnsafeMutableBufferPointer { y in
+            ConvolutionKernels.conv2d(
+                input: x, inputShape: shape, weights: w, weightShape: weight, bias: b, output: y.baseAddress!,
+                parameters: p, residual: residual, clamp: clamp)
+        }
+        return y
+    }
+
+    @Test("the fused block gives the bits of its three convolutions, at every band size", arguments: cases)
+    func matchesUnfused(_ c: Case) {
+        let middle = c.middle ?? c.input[1]
+        let dwShape = c.parameters.outputShape(
+            inputShape: [c.input[0], middle, c.input[2], c.input[3]], weightShape: [middle, 1, c.kernel, c.kernel])
+        let outputs = c.outputs ?? middle
+        let outShape = [dwShape[0], outputs, dwShape[2], dwShape[3]]
+        var x = Self.values(c.input.reduce(1, *), seed: 1)
+        x[3] = .nan
+        let we = Self.values(middle * c.input[1], seed: 2)
+        let be = Self.values(middle, seed: 3)
+        let wd = Self.values(middle * c.kernel * c.kernel, seed: 4)
+        let bd = Self.values(middle, seed: 5)
+        let wp = Self.values(outputs * middle, seed: 6)
+        let bp = Self.values(outputs, seed: 7)
+        let r = Self.values(outShape.reduce(1, *), seed: 8)
+        let expected = Self.unfused(c, x: x, we: we, be: be, wd: wd, bd: bd, wp: wp, bp: bp, r: r)
+        #expect(expected.contains { $0.isNaN } && expected.contains { !$0.isNaN }, "\(c)")
+        for bandRows in [1, 2, 3, 5, nil] as [Int?] {
+            var got = [Float](repeating: 12345, count: outShape.reduce(1, *))
+            got.withUnsafeMutableBufferPointer { out in
+                let expand = c.middle.map { m in
+                    DepthwiseBlockPointwise(
+                        weights: we, outputChannels: m, inputChannels: c.input[1], packed: nil, bias: be,
+                        clamp: c.clamp)
+                }
+                let project = c.outputs.map { o in
+                    DepthwiseBlockPointwise(
+                        weights: wp, outputChannels: o, inputChannels: middle,
+                        packed: PackedGEMMOperand(packing: wp, lda: middle, rows: o, depth: middle), bias: bp,
+                        clamp: c.clamp)
+                }
+                DepthwiseBlock.run(
+                    input: x, inputShape: c.input, expand: expand,
+                    depthwise: DepthwiseBlockDepthwise(
+                        weights: wd, weightShape: [middle, 1, c.kernel, c.kernel], parameters: c.parameters,
+                        bias: bd, clamp: c.clamp),
+                    project: project, residual: c.residual ? r : nil, output: out.baseAddress!, bandRows: bandRows)
+            }
+            let mismatches = zip(got, expected).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(mismatches == 0, "\(c), band rows \(bandRows.map(String.init) ?? "auto"): \(mismatches) differ")
+        }
+    }
+
+    @Test("which blocks fuse: MobileNetV2's large ones; not small tensors, multipliers, other kernels")
+    func fuses() {
+        let same = Conv2DParameters()
+        let dw96s2 = Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 96)
+        // MobileNetV2's second block: [1, 16, 112, 112] → 96 → stride 2 → 24.
+        #expect(
+            DepthwiseBlock.fuses(
+                inputShape: [1, 16, 112, 112], expand: ([96, 16, 1, 1], same), depthwiseWeightShape: [96, 1, 3, 3],
+                depthwiseParameters: dw96s2, project: ([24, 96, 1, 1], same)))
+        // Its first: depthwise 32 at 112 × 112, then the projection to 16.
+        #expect(
+            DepthwiseBlock.fuses(
+                inputShape: [1, 32, 112, 112], expand: nil, depthwiseWeightShape: [32, 1, 3, 3],
+                depthwiseParameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 32),
+                project: ([16, 32, 1, 1], same)))
+        // A 28 × 28 block: 192 × 28 × 28 floats between stages is under the threshold.
+        let dw192 = Conv2DParameters(padding: (1, 1, 1, 1), groups: 192)
+        #expect(
+            !DepthwiseBlock.fuses(
+                inputShape: [1, 32, 28, 28], expand: ([192, 32, 1, 1], same), depthwiseWeightShape: [192, 1, 3, 3],
+                depthwiseParameters: dw192, project: ([32, 192, 1, 1], same)))
+        // Neither pointwise stage.
+        #expect(
+            !DepthwiseBlock.fuses(
+                inputShape: [1, 96, 112, 112], expand: nil, depthwiseWeightShape: [96, 1, 3, 3],
+                depthwiseParameters: dw96s2, project: nil))
+        // A depth multiplier of 2 (192 kernels over 96 channels).
+        #expect(
+            !DepthwiseBlock.fuses(
+                inputShape: [1, 16, 112, 112], expand: ([96, 16, 1, 1], same), depthwiseWeightShape: [192, 1, 3, 3],
+                depthwiseParameters: dw96s2, project: nil))
+        // An expansion that is not 1 × 1.
+        #expect(
+            !DepthwiseBlock.fuses(
+                inputShape: [1, 16, 112, 112], expand: ([96, 16, 3, 3], Conv2DParameters(padding: (1, 1, 1, 1))),
+                depthwiseWeightShape: [96, 1, 3, 3], depthwiseParameters: dw96s2, project: nil))
+        // A projection whose channels do not match.
+        #expect(
+            !DepthwiseBlock.fuses(
+                inputShape: [1, 16, 112, 112], expand: ([96, 16, 1, 1], same), depthwiseWeightShape: [96, 1, 3, 3],
+                depthwiseParameters: dw96s2, project: ([24, 48, 1, 1], same)))
+    }
+}
