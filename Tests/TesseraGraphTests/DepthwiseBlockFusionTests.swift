@@ -1,0 +1,124 @@
+import TesseraGraph
+import TesseraKernels
+import Testing
+
+/// ``DepthwiseBlockFusion``: MobileNet's expand → depthwise → project blocks become one
+/// `depthwiseBlock` step with the bits of the convolutions run one by one.
+@Suite(
+    "Planner: depthwise blocks",
+    .enabled(if: PackedGEMM.isPreferred && DepthwiseBlock.isEnabled, "blocks fuse with the AVX-512 micro-kernel"))
+struct DepthwiseBlockFusionTests {
+    /// `[1, 8, 128, 128]` → 16 channels (1 MiB between the stages) → depthwise 3 × 3 → 8.
+    static let (channels, middle, size) = (8, 16, 128)
+
+    static func relu6(_ x: Node) -> Node {
+        Node(.binary(.min), inputs: [Node(.binary(.max), inputs: [x, constant([0], [])]), constant([6], [])])
+    }
+
+    static func weights(_ count: Int, _ shape: [Int], seed: UInt64) -> Node {
+        constant(seededValues(count, seed: seed).map { $0 / 4 }, shape)
+    }
+
+    /// The block's three stages on `x`; `stride` for the depthwise convolution. Each stage is
+    /// returned so a test can ask for it.
+    static func block(_ x: Node, stride: Int = 1, residual: Bool = true, lower: Node? = nil)
+        -> (expand: Node, depthwise: Node, output: Node)
+    {
+        let (c, m) = (channels, middle)
+        let expandConv = Node(
+            .conv2d(Conv2DParameters()),
+            inputs: [x, weights(m * c, [m, c, 1, 1], seed: 11), weights(m, [m], seed: 12)])
+        let expand = relu6(expandConv)
+        let dwConv = Node(
+            .conv2d(Conv2DParameters(strides: (stride, stride), padding: (1, 1, 1, 1), groups: m)),
+            inputs: [expand, weights(m * 9, [m, 1, 3, 3], seed: 13), weights(m, [m], seed: 14)])
+        let depthwise =
+            lower.map { Node(.binary(.min), inputs: [Node(.binary(.max), inputs: [dwConv, $0]), constant([6], [])]) }
+            ?? relu6(dwConv)
+        let project = Node(
+            .conv2d(Conv2DParameters()),
+            inputs: [depthwise, weights(c * m, [c, m, 1, 1], seed: 15), weights(c, [c], seed: 16)])
+        let output = residual && stride == 1 ? Node(.binary(.add), inputs: [project, x]) : project
+        return (expand, depthwise, output)
+    }
+
+    static func input() -> Node {
+        weights(channels * size * size, [1, channels, size, size], seed: 10)
+    }
+
+    @Test("expand → depthwise → project + residual is one step, with the bits of the three convolutions")
+    func fusesBitForBit() {
+        for stride in [1, 2] {
+            let x = Self.input()
+            let fused = Self.block(x, stride: stride).output
+            #expect(GraphExecutor.describePlan([fused]).steps == [.depthwiseBlock], "stride \(stride)")
+            let stats = GraphExecutor.materialize([fused])
+            // The projection of the stride-2 block has no residual and no clamp: no epilogue.
+            #expect(
+                stats.kernels == 1 && stats.fusedGroups == 0 && stats.convEpilogues == (stride == 1 ? 3 : 2),
+                "\(stats)")
+            // Asking for the expansion and the depthwise result keeps every stage a step of its own.
+            let plain = Self.block(x, stride: stride)
+            let plainPlan = GraphExecutor.describePlan([plain.output, plain.expand, plain.depthwise])
+            #expect(!plainPlan.steps.contains(.depthwiseBlock), "\(plainPlan)")
+            GraphExecutor.materialize([plain.output, plain.expand, plain.depthwise])
+            let (got, unfused) = (floats(fused), floats(plain.output))
+            let mismatches = zip(got, unfused).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(mismatches == 0, "stride \(stride): \(mismatches) of \(got.count) differ")
+            #expect(got.contains { $0 != 0 } && !got.contains { $0.isNaN })
+        }
+    }
+
+    @Test("the fused block agrees with the graph evaluated in Double")
+    func matchesNaiveEvaluation() {
+        let y = Self.block(Self.input(), stride: 2).output
+        let expected = NaiveGraph.evaluate(y)
+        GraphExecutor.materialize([y])
+        expectClose(elements(y), expected, "stride-2 block")
+    }
+
+    @Test("two stages fuse when the third cannot: a projection read twice, an expansion asked for")
+    func partialBlocks() {
+        let x = Self.input()
+        let b = Self.block(x, residual: false)
+        // The depthwise result has a second reader: expand + depthwise fuse, the projection does not.
+        let other = Node(.reduce(.sum, axes: [1, 2, 3]), inputs: [b.depthwise])
+        let plan = GraphExecutor.describePlan([b.output, other])
+        #expect(plan.steps == [.depthwiseBlock, .kernel, .kernel], "\(plan)")
+        #expect(plan.kernelOps.first?.hasPrefix("conv2d") == true, "\(plan)")
+        // The expansion is asked for: depthwise + project fuse (the depthwise input is 1 MiB).
+        let c = Self.block(Self.input(), residual: false)
+        let plan2 = GraphExecutor.describePlan([c.output, c.expand])
+        #expect(plan2.steps == [.convEpilogue, .depthwiseBlock], "\(plan2)")
+        GraphExecutor.materialize([c.output, c.expand])
+        let d = Self.block(Self.input(), residual: false)
+        GraphExecutor.materialize([d.output, d.expand, d.depthwise])
+        #expect(floats(c.output).map(\.bitPattern) == floats(d.output).map(\.bitPattern))
+    }
+
+    @Test("not fused: small tensors between the stages, a bound written on the left")
+    func notFused() {
+        let small = Node(
+            .slice(starts: [0, 0, 0, 0], steps: [1, 1, 1, 1], counts: [1, Self.channels, 32, 32]),
+            inputs: [Self.input()])
+        let plan = GraphExecutor.describePlan([Self.block(small).output])
+        #expect(!plan.steps.contains(.depthwiseBlock), "\(plan)")
+        let x = Self.input()
+        let b = Self.block(x, residual: false)
+        let left = Node(.binary(.max), inputs: [constant([0], []), b.output])
+        // The left bound is on the projection's epilogue: that stage stays out, the others fuse.
+        let plan2 = GraphExecutor.describePlan([left])
+        #expect(plan2.steps == [.depthwiseBlock, .convEpilogue], "\(plan2)")
+    }
+
+    @Test("a NaN bound read at run time runs the stages one by one, as their own steps would")
+    func nanBoundAtRunTime() {
+        let x = Self.input()
+        let fused = Self.block(x, residual: false, lower: constant([.nan], [])).output
+        #expect(GraphExecutor.describePlan([fused]).steps == [.depthwiseBlock])
+        GraphExecutor.materialize([fused])
+        let plain = Self.block(x, residual: false, lower: constant([.nan], []))
+        GraphExecutor.materialize([plain.output, plain.expand, plain.depthwise])
+        #expect(floats(fused).map(\.bitPattern) == floats(plain.output).map(\.bitPattern))
+    }
+}
