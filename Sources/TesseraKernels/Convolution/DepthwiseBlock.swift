@@ -91,7 +91,8 @@ package enum DepthwiseBlock {
     /// The smallest tensor between two stages (bytes per image) worth fusing: below it the
     /// tensor mostly stays in cache between the steps anyway and the bands' extra calls cost
     /// about what fusing saves (MobileNetV2's 28 × 28 blocks, 602 KB, measured the same either
-    /// way).
+    /// way on one thread; fusing its 28 × 28 and 14 × 14 blocks too made the model 3.9 → 4.4 ms
+    /// on two, too few rows per thread).
     package static let minimumIntermediateBytes = 1 << 20
 
     /// Whether blocks may fuse: unless the environment variable `TESSERA_DEPTHWISE_BLOCKS` is
