@@ -47,6 +47,10 @@ struct DepthwiseBlockTests {
         Case(
             input: [1, 6, 14, 10], middle: 8,
             parameters: Conv2DParameters(dilations: (2, 2), padding: (0, 0, 2, 2), groups: 8), outputs: 7),
+        // Three images of 9 rows: the threads' segments of rows cross from one image to the next.
+        Case(
+            input: [3, 4, 9, 7], middle: 12, parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 12),
+            outputs: 4, residual: true),
         // Large enough to run on several threads, in segments of bands.
         Case(
             input: [1, 16, 64, 48], middle: 48,

@@ -196,8 +196,6 @@ package enum DepthwiseBlock {
         let halo = expand == nil ? 0 : middle * Swift.max(0, reach - p.strideHeight) * w * floats
         var rows = bandRows ?? Swift.max(1, (bandBytes - halo) / Swift.max(1, perRow))
         rows = Swift.max(1, Swift.min(rows, oh))
-        let bands = (oh + rows - 1) / rows
-        rows = (oh + bands - 1) / bands
         // Input rows a band reads: at most (rows - 1) · stride + reach.
         // (Room for more bands, so that the rows two bands share move to the front less often,
         // measured no faster.)
@@ -215,16 +213,18 @@ package enum DepthwiseBlock {
             valid[2 * j + 1] = range.upperBound
         }
         let (lower, upper) = depthwise.clamp.kernelBounds
-        let total = n * bands
-        // Each segment is a contiguous run of bands (one task keeps the rows two bands share);
-        // two per thread.
-        let segments = Swift.min(total, 2 * KernelThreads.coreBudget)
-        let perBand =
-            Double(rows * ow) * Double(kh * kw) * Double(middle) * 0.1
-            + Double(expand == nil ? 0 : rows * p.strideHeight * w * middle * c) * 0.025
-            + Double(project == nil ? 0 : rows * ow * middle * outChannels) * 0.025 + 500
+        // One segment of output rows per thread, split evenly (rows of all images in order);
+        // each segment runs its rows in bands of at most `rows`, evened out, so each thread
+        // computes the rows two of its bands share once, and the rows a segment starts with
+        // are the only ones computed twice.
+        let totalRows = n * oh
+        let segments = Swift.min(totalRows, KernelThreads.coreBudget)
+        let perRowCost =
+            Double(ow) * Double(kh * kw) * Double(middle) * 0.1
+            + Double(expand == nil ? 0 : p.strideHeight * w * middle * c) * 0.025
+            + Double(project == nil ? 0 : ow * middle * outChannels) * 0.025 + 500 / Double(rows)
         valid.withUnsafeBufferPointer { valid in
-            parallelFor(count: segments, cost: .perItem(nanoseconds: perBand * Double(total) / Double(segments))) {
+            parallelFor(count: segments, cost: .perItem(nanoseconds: perRowCost * Double(totalRows) / Double(segments))) {
                 range in
                 let buffer = GEMMKernels.temporary(Float.self, count: Swift.max(1, middleCapacity + bandCapacity))
                 let scratch = buffer.typedPointer(Float.self)
@@ -233,72 +233,83 @@ package enum DepthwiseBlock {
                 // The expansion's rows held in `middleRows`: the image, the input row at the
                 // block's first row and the end of the rows computed.
                 var held: (image: Int, base: Int, filled: Int)?
+                var bands: [(image: Int, y0: Int, y1: Int)] = []
                 for segment in range {
-                    for index in (segment * total / segments)..<((segment + 1) * total / segments) {
-                        let image = index / bands
-                        let y0 = (index % bands) * rows
-                        let y1 = Swift.min(oh, y0 + rows)
-                        let r0 = Swift.max(0, y0 * p.strideHeight - p.padTop)
-                        let r1 = Swift.min(h, (y1 - 1) * p.strideHeight - p.padTop + reach)
-                        let dwInput: UnsafePointer<Float>
-                        let inputStride: Int
-                        if let expand, let expandPanels {
-                            // The expansion's rows from `base` (at the block's first row) up to `filled`.
-                            var first = r0
-                            if let kept = held, kept.image == image, kept.base <= r0, r0 <= kept.filled {
-                                first = Swift.min(r1, kept.filled)
-                                held!.filled = Swift.max(kept.filled, r1)
-                                if r1 - kept.base > capacityRows {
-                                    let shift = r0 - kept.base
-                                    let count = (first - r0) * w
-                                    if count > 0 {
-                                        for channel in 0..<middle {
-                                            let plane = middleRows + channel * capacityRows * w
-                                            plane.update(from: plane + shift * w, count: count)
-                                        }
+                    var row = segment * totalRows / segments
+                    let end = (segment + 1) * totalRows / segments
+                    while row < end {
+                        let image = row / oh
+                        let pieceEnd = Swift.min(end, (image + 1) * oh)
+                        let length = pieceEnd - row
+                        let pieces = (length + rows - 1) / rows
+                        for piece in 0..<pieces {
+                            let start = row - image * oh
+                            bands.append((image, start + piece * length / pieces, start + (piece + 1) * length / pieces))
+                        }
+                        row = pieceEnd
+                    }
+                }
+                for (image, y0, y1) in bands {
+                    let r0 = Swift.max(0, y0 * p.strideHeight - p.padTop)
+                    let r1 = Swift.min(h, (y1 - 1) * p.strideHeight - p.padTop + reach)
+                    let dwInput: UnsafePointer<Float>
+                    let inputStride: Int
+                    if let expand, let expandPanels {
+                        // The expansion's rows from `base` (at the block's first row) up to `filled`.
+                        var first = r0
+                        if let kept = held, kept.image == image, kept.base <= r0, r0 <= kept.filled {
+                            first = Swift.min(r1, kept.filled)
+                            held!.filled = Swift.max(kept.filled, r1)
+                            if r1 - kept.base > capacityRows {
+                                let shift = r0 - kept.base
+                                let count = (first - r0) * w
+                                if count > 0 {
+                                    for channel in 0..<middle {
+                                        let plane = middleRows + channel * capacityRows * w
+                                        plane.update(from: plane + shift * w, count: count)
                                     }
-                                    held!.base = r0
                                 }
-                            } else {
-                                held = (image, r0, r1)
+                                held!.base = r0
                             }
-                            let base = held!.base
-                            if first < r1 {
-                                PackedGEMM.multiply(
-                                    expandPanels, firstRow: 0, rows: middle, columns: (r1 - first) * w,
-                                    b: input + image * c * h * w + first * w, ldb: h * w,
-                                    c: middleRows + (first - base) * w, ldc: capacityRows * w, bias: expand.bias,
-                                    clamp: expand.clamp)
-                            }
-                            dwInput = UnsafePointer(middleRows + (r0 - base) * w)
-                            inputStride = capacityRows * w
                         } else {
-                            dwInput = input + image * c * h * w + r0 * w
-                            inputStride = h * w
+                            held = (image, r0, r1)
                         }
-                        let dwOutput: UnsafeMutablePointer<Float>
-                        let outputStride: Int
-                        if project != nil {
-                            dwOutput = band
-                            outputStride = rows * ow
-                        } else {
-                            dwOutput = output + image * middle * oh * ow + y0 * ow
-                            outputStride = oh * ow
-                        }
-                        var geometry = tessera_depthwise_geometry(
-                            h: r1 - r0, w: w, kh: kh, kw: kw, oh: y1 - y0, ow: ow, sh: p.strideHeight,
-                            sw: p.strideWidth, pt: p.padTop + r0 - y0 * p.strideHeight, pl: p.padLeft,
-                            dh: p.dilationHeight, dw: p.dilationWidth)
-                        _ = tessera_depthwise_strided_planes_f32(
-                            dwInput, inputStride, depthwise.weights, depthwise.bias, dwOutput, outputStride, middle,
-                            &geometry, valid.baseAddress!, lower, upper)
-                        if let project, let projectPanels {
-                            let offset = image * outChannels * oh * ow + y0 * ow
+                        let base = held!.base
+                        if first < r1 {
                             PackedGEMM.multiply(
-                                projectPanels, firstRow: 0, rows: outChannels, columns: (y1 - y0) * ow,
-                                b: band, ldb: rows * ow, c: output + offset, ldc: oh * ow, bias: project.bias,
-                                residual: residual.map { $0 + offset }, residualStride: oh * ow, clamp: project.clamp)
+                                expandPanels, firstRow: 0, rows: middle, columns: (r1 - first) * w,
+                                b: input + image * c * h * w + first * w, ldb: h * w,
+                                c: middleRows + (first - base) * w, ldc: capacityRows * w, bias: expand.bias,
+                                clamp: expand.clamp)
                         }
+                        dwInput = UnsafePointer(middleRows + (r0 - base) * w)
+                        inputStride = capacityRows * w
+                    } else {
+                        dwInput = input + image * c * h * w + r0 * w
+                        inputStride = h * w
+                    }
+                    let dwOutput: UnsafeMutablePointer<Float>
+                    let outputStride: Int
+                    if project != nil {
+                        dwOutput = band
+                        outputStride = rows * ow
+                    } else {
+                        dwOutput = output + image * middle * oh * ow + y0 * ow
+                        outputStride = oh * ow
+                    }
+                    var geometry = tessera_depthwise_geometry(
+                        h: r1 - r0, w: w, kh: kh, kw: kw, oh: y1 - y0, ow: ow, sh: p.strideHeight,
+                        sw: p.strideWidth, pt: p.padTop + r0 - y0 * p.strideHeight, pl: p.padLeft,
+                        dh: p.dilationHeight, dw: p.dilationWidth)
+                    _ = tessera_depthwise_strided_planes_f32(
+                        dwInput, inputStride, depthwise.weights, depthwise.bias, dwOutput, outputStride, middle,
+                        &geometry, valid.baseAddress!, lower, upper)
+                    if let project, let projectPanels {
+                        let offset = image * outChannels * oh * ow + y0 * ow
+                        PackedGEMM.multiply(
+                            projectPanels, firstRow: 0, rows: outChannels, columns: (y1 - y0) * ow,
+                            b: band, ldb: rows * ow, c: output + offset, ldc: oh * ow, bias: project.bias,
+                            residual: residual.map { $0 + offset }, residualStride: oh * ow, clamp: project.clamp)
                     }
                 }
                 withExtendedLifetime(buffer) {}
