@@ -69,9 +69,10 @@ struct DepthwiseBlockTests {
     }
 
     /// The three convolutions, one after another.
-    static func unfused(_ c: Case, x: [Float], we: [Float], be: [Float], wd: [Float], bd: [Float], wp: [Float],
-        bp: [Float], r: [Float]) -> [Float]
-    {
+    static func unfused(
+        _ c: Case, x: [Float], we: [Float], be: [Float], wd: [Float], bd: [Float], wp: [Float],
+        bp: [Float], r: [Float]
+    ) -> [Float] {
         var current = x
         var shape = c.input
         if let middle = c.middle {

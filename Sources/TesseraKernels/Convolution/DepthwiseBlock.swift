@@ -122,7 +122,8 @@ package enum DepthwiseBlock {
         var shape = inputShape
         if let expand {
             guard expand.weightShape.count == 4, expand.weightShape[1] == shape[1],
-                ConvolutionKernels.route(inputShape: shape, weightShape: expand.weightShape, parameters: expand.parameters)
+                ConvolutionKernels.route(
+                    inputShape: shape, weightShape: expand.weightShape, parameters: expand.parameters)
                     == .packedPointwise
             else { return false }
             shape = expand.parameters.outputShape(inputShape: shape, weightShape: expand.weightShape)
@@ -224,7 +225,8 @@ package enum DepthwiseBlock {
             + Double(expand == nil ? 0 : p.strideHeight * w * middle * c) * 0.025
             + Double(project == nil ? 0 : ow * middle * outChannels) * 0.025 + 500 / Double(rows)
         valid.withUnsafeBufferPointer { valid in
-            parallelFor(count: segments, cost: .perItem(nanoseconds: perRowCost * Double(totalRows) / Double(segments))) {
+            parallelFor(count: segments, cost: .perItem(nanoseconds: perRowCost * Double(totalRows) / Double(segments)))
+            {
                 range in
                 let buffer = GEMMKernels.temporary(Float.self, count: Swift.max(1, middleCapacity + bandCapacity))
                 let scratch = buffer.typedPointer(Float.self)
@@ -244,7 +246,8 @@ package enum DepthwiseBlock {
                         let pieces = (length + rows - 1) / rows
                         for piece in 0..<pieces {
                             let start = row - image * oh
-                            bands.append((image, start + piece * length / pieces, start + (piece + 1) * length / pieces))
+                            bands.append(
+                                (image, start + piece * length / pieces, start + (piece + 1) * length / pieces))
                         }
                         row = pieceEnd
                     }

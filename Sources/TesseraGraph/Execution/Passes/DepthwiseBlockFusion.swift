@@ -70,7 +70,8 @@ enum DepthwiseBlockFusion {
         of d: Int, in state: PlanningState, rootOfConv: [Int: Int]
     ) -> ExecutionPlan.DepthwiseBlockStep.Stage? {
         let x = state.inputs[d][0]
-        guard state.consumers[x] == [d], !state.requested.contains(x), state.inputs[d].dropFirst().allSatisfy({ $0 != x })
+        guard state.consumers[x] == [d], !state.requested.contains(x),
+            state.inputs[d].dropFirst().allSatisfy({ $0 != x })
         else { return nil }
         let conv = state.convEpilogues[x]?.conv ?? x
         guard let stage = stage(conv, in: state, rootOfConv: rootOfConv, allowResidual: false), stage.output == x
