@@ -1222,11 +1222,14 @@ void tessera_depthwise_plane_f32(const float *in, const float *k, float bias, fl
     }
 }
 
-int tessera_depthwise_planes_f32(const float *in, const float *k, const float *bias, float *out, long first,
-                                 long count, long o, long c, long multiplier, const tessera_depthwise_geometry *g,
-                                 const long *valid, float lo, float hi) {
+// Output planes [first, first + count): plane p is image p / o, output channel p % o, reading
+// input channel (p % o) / multiplier of c at in + (image · c + channel) · in_plane and writing
+// out + p · out_plane (the two public entry points below give the plane strides).
+static int tessera_dw_planes(const float *in, const float *k, const float *bias, float *out, long first, long count,
+                             long o, long c, long multiplier, long in_plane, long out_plane,
+                             const tessera_depthwise_geometry *g, const long *valid, float lo, float hi) {
     if (!tessera_cpu_has_avx2_fma()) return 0;
-    const long positions = g->oh * g->ow, taps = g->kh * g->kw, plane = g->h * g->w;
+    const long taps = g->kh * g->kw;
     int rows3x3 = g->kh == 3 && g->kw == 3 && g->dh == 1 && g->dw == 1 && g->sh == g->sw && g->sw <= 2;
     long p = first, end = first + count;
     if (rows3x3) {
@@ -1242,9 +1245,9 @@ int tessera_depthwise_planes_f32(const float *in, const float *k, const float *b
             for (int q = 0; q < 2; q++) {
                 const long plane_q = first + i + q * half;
                 const long image = plane_q / o, channel = plane_q % o;
-                ins[q] = in + (image * c + channel / multiplier) * plane;
+                ins[q] = in + (image * c + channel / multiplier) * in_plane;
                 ks[q] = k + channel * taps;
-                outs[q] = out + plane_q * positions;
+                outs[q] = out + plane_q * out_plane;
                 biases[q] = bias ? bias[channel] : 0.0f;
             }
             if (g->sw == 1) {
@@ -1257,47 +1260,25 @@ int tessera_depthwise_planes_f32(const float *in, const float *k, const float *b
     }
     for (; p < end; p++) {
         const long image = p / o, channel = p % o;
-        tessera_depthwise_plane_f32(in + (image * c + channel / multiplier) * plane, k + channel * taps,
-                                    bias ? bias[channel] : 0.0f, out + p * positions, g, valid, lo, hi);
+        tessera_depthwise_plane_f32(in + (image * c + channel / multiplier) * in_plane, k + channel * taps,
+                                    bias ? bias[channel] : 0.0f, out + p * out_plane, g, valid, lo, hi);
     }
     return 1;
+}
+
+int tessera_depthwise_planes_f32(const float *in, const float *k, const float *bias, float *out, long first,
+                                 long count, long o, long c, long multiplier, const tessera_depthwise_geometry *g,
+                                 const long *valid, float lo, float hi) {
+    return tessera_dw_planes(in, k, bias, out, first, count, o, c, multiplier, g->h * g->w, g->oh * g->ow, g, valid,
+                             lo, hi);
 }
 
 int tessera_depthwise_strided_planes_f32(const float *in, long in_stride, const float *k, const float *bias,
                                          float *out, long out_stride, long count,
                                          const tessera_depthwise_geometry *g, const long *valid, float lo,
                                          float hi) {
-    if (!tessera_cpu_has_avx2_fma()) return 0;
-    const long taps = g->kh * g->kw;
-    int rows3x3 = g->kh == 3 && g->kw == 3 && g->dh == 1 && g->dw == 1 && g->sh == g->sw && g->sw <= 2;
-    long p = 0;
-    if (rows3x3) {
-        int avx512 = tessera_cpu_has_avx512f();
-        // Plane i beside plane half + i, as in tessera_depthwise_planes_f32.
-        const long half = count / 2;
-        for (long i = 0; i < half; i++) {
-            const float *ins[2], *ks[2];
-            float *outs[2], biases[2];
-            for (int q = 0; q < 2; q++) {
-                const long plane_q = i + q * half;
-                ins[q] = in + plane_q * in_stride;
-                ks[q] = k + plane_q * taps;
-                outs[q] = out + plane_q * out_stride;
-                biases[q] = bias ? bias[plane_q] : 0.0f;
-            }
-            if (g->sw == 1) {
-                (avx512 ? tessera_dw3rows2_s1_avx512 : tessera_dw3rows2_s1_avx2)(ins, ks, biases, outs, g, valid, lo, hi);
-            } else {
-                (avx512 ? tessera_dw3rows2_s2_avx512 : tessera_dw3rows2_s2_avx2)(ins, ks, biases, outs, g, valid, lo, hi);
-            }
-        }
-        p = 2 * half;
-    }
-    for (; p < count; p++) {
-        tessera_depthwise_plane_f32(in + p * in_stride, k + p * taps, bias ? bias[p] : 0.0f, out + p * out_stride, g,
-                                    valid, lo, hi);
-    }
-    return 1;
+    // One image of `count` channels, one kernel each.
+    return tessera_dw_planes(in, k, bias, out, 0, count, count, count, 1, in_stride, out_stride, g, valid, lo, hi);
 }
 
 // Max pooling, one plane: 16 output columns per vector, every window tap inside the image in
