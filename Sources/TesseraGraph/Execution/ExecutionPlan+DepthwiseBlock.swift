@@ -45,57 +45,52 @@ extension ExecutionPlan {
     /// would.
     func runDepthwiseBlock(_ block: DepthwiseBlockStep, values: [TensorValue?]) -> TensorValue {
         func value(_ i: Int) -> TensorValue { values[canonical[i]]! }
-        let clamps = block.stages.map { $0.epilogue?.clamp(values) ?? .none }
-        if clamps.contains(where: \.hasNaNBound) {
+        func clamp(_ stage: DepthwiseBlockStep.Stage?) -> ConvolutionClamp { stage?.epilogue?.clamp(values) ?? .none }
+        if block.stages.contains(where: { clamp($0).hasNaNBound }) {
             var current = value(block.input)
-            for (stage, clamp) in zip(block.stages, clamps) {
+            for stage in block.stages {
                 let conv = entries[stage.conv]
                 current = runKernel(
                     conv, inputs: [current] + conv.inputs.dropFirst().map(value),
-                    residual: stage.epilogue?.residual.map(value), clamp: clamp)
+                    residual: stage.epilogue?.residual.map(value), clamp: clamp(stage))
             }
             return current
         }
         let input = value(block.input).compacted()
         // Operands kept alive (and compact) until the kernel has run.
-        var operands: [TensorValue] = [input]
-        func pointwise(_ stage: DepthwiseBlockStep.Stage?, inputShape: [Int], clamp: ConvolutionClamp)
-            -> DepthwiseBlockPointwise?
-        {
-            guard let stage, case .conv2d(let parameters) = entries[stage.conv].op else { return nil }
+        var kept: [TensorValue] = [input]
+        // A stage's parameters, compact weight and bias.
+        func operands(of stage: DepthwiseBlockStep.Stage) -> (Conv2DParameters, TensorValue, TensorValue?) {
+            guard case .conv2d(let parameters) = entries[stage.conv].op else {
+                kernelFailure("[depthwise block] \(entries[stage.conv].op) is not a convolution")
+            }
             let inputs = entries[stage.conv].inputs
             let weight = value(inputs[1]).compacted()
             let bias = inputs.count > 2 ? value(inputs[2]).compacted() : nil
-            operands += [weight] + (bias.map { [$0] } ?? [])
+            kept += [weight] + (bias.map { [$0] } ?? [])
+            return (parameters, weight, bias)
+        }
+        func pointwise(_ stage: DepthwiseBlockStep.Stage?, inputShape: [Int]) -> DepthwiseBlockPointwise? {
+            guard let stage else { return nil }
+            let (parameters, weight, bias) = operands(of: stage)
             let prepared = Conv2DRule.preparedWeights(weight, inputShape: inputShape, parameters: parameters)
             return DepthwiseBlockPointwise(
                 weights: weight.floats, outputChannels: weight.layout.shape[0], inputChannels: weight.layout.shape[1],
-                packed: prepared?.packed, bias: bias?.floats, clamp: clamp)
+                packed: prepared?.packed, bias: bias?.floats, clamp: clamp(stage))
         }
-        var index = 0
-        let expand = pointwise(block.expand, inputShape: input.layout.shape, clamp: clamps[index])
-        if block.expand != nil { index += 1 }
-        guard case .conv2d(let parameters) = entries[block.depthwise.conv].op else {
-            kernelFailure("[depthwise block] \(entries[block.depthwise.conv].op) is not a convolution")
-        }
-        let dwInputs = entries[block.depthwise.conv].inputs
-        let dwWeight = value(dwInputs[1]).compacted()
-        let dwBias = dwInputs.count > 2 ? value(dwInputs[2]).compacted() : nil
-        operands += [dwWeight] + (dwBias.map { [$0] } ?? [])
+        let expand = pointwise(block.expand, inputShape: input.layout.shape)
+        let (parameters, dwWeight, dwBias) = operands(of: block.depthwise)
         let depthwise = DepthwiseBlockDepthwise(
             weights: dwWeight.floats, weightShape: dwWeight.layout.shape, parameters: parameters,
-            bias: dwBias?.floats, clamp: clamps[index])
-        index += 1
-        let project = pointwise(
-            block.project, inputShape: entries[block.depthwise.output].shape,
-            clamp: index < clamps.count ? clamps[index] : .none)
+            bias: dwBias?.floats, clamp: clamp(block.depthwise))
+        let project = pointwise(block.project, inputShape: entries[block.depthwise.output].shape)
         let residual = block.project?.epilogue?.residual.map { value($0).compacted() }
         let result = entries[block.output]
         let out = TensorStorage.allocate(count: result.shape.reduce(1, *), type: result.type)
         DepthwiseBlock.run(
             input: input.floats, inputShape: input.layout.shape, expand: expand, depthwise: depthwise,
             project: project, residual: residual?.floats, output: out.pointer.assumingMemoryBound(to: Float.self))
-        withExtendedLifetime((operands, residual)) {}
+        withExtendedLifetime((kept, residual)) {}
         return TensorValue(storage: out, layout: StridedLayout(contiguous: result.shape), type: result.type)
     }
 }

@@ -1,9 +1,9 @@
 /// Emits the plan's steps in topological order.
 ///
 /// Every live entry that is not a constant gets one step unless an earlier pass absorbed it
-/// or it is computed inside a fused program: a depthwise block, a row-fused group, a convolution epilogue, a streamed reduction or
-/// softmax, a reduction over concatenated parts, a fused program (for a fusion root), a view,
-/// or a kernel. Writes `steps` and `tables`.
+/// or it is computed inside a fused program: a depthwise block, a row-fused group, a convolution
+/// epilogue, a streamed reduction or softmax, a reduction over concatenated parts, a fused
+/// program (for a fusion root), a view, or a kernel. Writes `steps` and `tables`.
 enum StepSchedule {
     static func run(_ state: inout PlanningState) {
         let entries = state.entries
