@@ -22,8 +22,16 @@ extension ConvolutionKernels {
     static func weightPanels(
         _ g: ConvGeometry, weights: UnsafePointer<Float>, prepared: PackedGEMMOperand?
     ) -> PackedGEMMOperand {
-        if let prepared, prepared.rows == g.o, prepared.depth == g.patchSize { return prepared }
-        return PackedGEMMOperand(packing: weights, lda: g.patchSize, rows: g.o, depth: g.patchSize)
+        weightPanels(weights, rows: g.o, depth: g.patchSize, prepared: prepared)
+    }
+
+    /// A contiguous `[rows, depth]` weight in the micro-kernel's panels: `prepared` when it has
+    /// those sizes, else packed now.
+    static func weightPanels(
+        _ weights: UnsafePointer<Float>, rows: Int, depth: Int, prepared: PackedGEMMOperand?
+    ) -> PackedGEMMOperand {
+        if let prepared, prepared.rows == rows, prepared.depth == depth { return prepared }
+        return PackedGEMMOperand(packing: weights, lda: depth, rows: rows, depth: depth)
     }
 
     /// `out[n] = epilogue(W × in[n])` for 1×1, stride 1, unpadded convolutions of one group.

@@ -29,8 +29,7 @@ package struct DepthwiseBlockPointwise {
     }
 
     var panels: PackedGEMMOperand {
-        if let packed, packed.rows == outputChannels, packed.depth == inputChannels { return packed }
-        return PackedGEMMOperand(packing: weights, lda: inputChannels, rows: outputChannels, depth: inputChannels)
+        ConvolutionKernels.weightPanels(weights, rows: outputChannels, depth: inputChannels, prepared: packed)
     }
 }
 
@@ -198,21 +197,13 @@ package enum DepthwiseBlock {
         var rows = bandRows ?? Swift.max(1, (bandBytes - halo) / Swift.max(1, perRow))
         rows = Swift.max(1, Swift.min(rows, oh))
         // Input rows a band reads: at most (rows - 1) · stride + reach.
-        // (Room for more bands, so that the rows two bands share move to the front less often,
-        // measured no faster.)
         let capacityRows = Swift.min(h, (rows - 1) * p.strideHeight + reach)
         let middleCapacity = expand == nil ? 0 : middle * capacityRows * w
         let bandCapacity = project == nil ? 0 : middle * rows * ow
 
         let expandPanels = expand?.panels
         let projectPanels = project?.panels
-        var valid = [Int](repeating: 0, count: 2 * kw)
-        for j in 0..<kw {
-            let range = ConvGeometry.validRange(
-                lower: 0, upper: ow, offset: j * p.dilationWidth - p.padLeft, stride: p.strideWidth, extent: w)
-            valid[2 * j] = range.lowerBound
-            valid[2 * j + 1] = range.upperBound
-        }
+        let valid = DepthwiseConvolution.validColumns(kernelWidth: kw, width: w, outputWidth: ow, parameters: p)
         let (lower, upper) = depthwise.clamp.kernelBounds
         // One segment of output rows per thread, split evenly (rows of all images in order);
         // each segment runs its rows in bands of at most `rows`, evened out, so each thread
@@ -232,8 +223,8 @@ package enum DepthwiseBlock {
                 let scratch = buffer.typedPointer(Float.self)
                 let middleRows = scratch
                 let band = scratch + middleCapacity
-                // The expansion's rows held in `middleRows`: the image, the input row at the
-                // block's first row and the end of the rows computed.
+                // The expansion's rows in `middleRows`: the image, and the input rows
+                // [base, filled) from the block's first row.
                 var held: (image: Int, base: Int, filled: Int)?
                 var bands: [(image: Int, y0: Int, y1: Int)] = []
                 for segment in range {
@@ -258,34 +249,26 @@ package enum DepthwiseBlock {
                     let dwInput: UnsafePointer<Float>
                     let inputStride: Int
                     if let expand, let expandPanels {
-                        // The expansion's rows from `base` (at the block's first row) up to `filled`.
+                        // Rows this band shares with the task's previous one move to the front.
                         var first = r0
-                        if let kept = held, kept.image == image, kept.base <= r0, r0 <= kept.filled {
+                        if let kept = held, kept.image == image, kept.base <= r0, r0 < kept.filled {
                             first = Swift.min(r1, kept.filled)
-                            held!.filled = Swift.max(kept.filled, r1)
-                            if r1 - kept.base > capacityRows {
-                                let shift = r0 - kept.base
-                                let count = (first - r0) * w
-                                if count > 0 {
-                                    for channel in 0..<middle {
-                                        let plane = middleRows + channel * capacityRows * w
-                                        plane.update(from: plane + shift * w, count: count)
-                                    }
+                            if r0 > kept.base {
+                                for channel in 0..<middle {
+                                    let plane = middleRows + channel * capacityRows * w
+                                    plane.update(from: plane + (r0 - kept.base) * w, count: (first - r0) * w)
                                 }
-                                held!.base = r0
                             }
-                        } else {
-                            held = (image, r0, r1)
                         }
-                        let base = held!.base
+                        held = (image, r0, r1)
                         if first < r1 {
                             PackedGEMM.multiply(
                                 expandPanels, firstRow: 0, rows: middle, columns: (r1 - first) * w,
                                 b: input + image * c * h * w + first * w, ldb: h * w,
-                                c: middleRows + (first - base) * w, ldc: capacityRows * w, bias: expand.bias,
+                                c: middleRows + (first - r0) * w, ldc: capacityRows * w, bias: expand.bias,
                                 clamp: expand.clamp)
                         }
-                        dwInput = UnsafePointer(middleRows + (r0 - base) * w)
+                        dwInput = UnsafePointer(middleRows)
                         inputStride = capacityRows * w
                     } else {
                         dwInput = input + image * c * h * w + r0 * w

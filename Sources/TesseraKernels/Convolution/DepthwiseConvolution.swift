@@ -23,15 +23,7 @@ enum DepthwiseConvolution {
         let multiplier = g.o / g.c
         let positions = g.outputPositions
         let p = g.parameters
-        // The output columns each kernel column reaches inside the image do not depend on the
-        // row or the plane: work them out once.
-        var valid = [Int](repeating: 0, count: 2 * g.kw)
-        for j in 0..<g.kw {
-            let range = ConvGeometry.validRange(
-                lower: 0, upper: g.ow, offset: j * p.dilationWidth - p.padLeft, stride: p.strideWidth, extent: g.w)
-            valid[2 * j] = range.lowerBound
-            valid[2 * j + 1] = range.upperBound
-        }
+        let valid = validColumns(kernelWidth: g.kw, width: g.w, outputWidth: g.ow, parameters: p)
         var geometry = tessera_depthwise_geometry(
             h: g.h, w: g.w, kh: g.kh, kw: g.kw, oh: g.oh, ow: g.ow, sh: p.strideHeight, sw: p.strideWidth,
             pt: p.padTop, pl: p.padLeft, dh: p.dilationHeight, dw: p.dilationWidth)
@@ -91,6 +83,21 @@ enum DepthwiseConvolution {
                 }
             }
         }
+    }
+
+    /// For each kernel column `j`, the output columns `[valid[2j], valid[2j + 1])` whose input
+    /// column lies inside the image: the same for every row and plane, so worked out once per
+    /// call (the C kernels' `valid` argument).
+    static func validColumns(kernelWidth: Int, width: Int, outputWidth: Int, parameters p: Conv2DParameters) -> [Int] {
+        var valid = [Int](repeating: 0, count: 2 * kernelWidth)
+        for j in 0..<kernelWidth {
+            let range = ConvGeometry.validRange(
+                lower: 0, upper: outputWidth, offset: j * p.dilationWidth - p.padLeft, stride: p.strideWidth,
+                extent: width)
+            valid[2 * j] = range.lowerBound
+            valid[2 * j + 1] = range.upperBound
+        }
+        return valid
     }
 
     /// Whether the planes take `tessera_depthwise_flat_planes_f32` (with AVX-512): at most 64

@@ -93,18 +93,19 @@ enum DepthwiseBlockFusion {
 
     /// Whether the kernel layer runs the block's shapes fused.
     static func fuses(_ block: ExecutionPlan.DepthwiseBlockStep, in state: PlanningState) -> Bool {
-        let entries = state.entries
-        func pointwise(_ stage: ExecutionPlan.DepthwiseBlockStep.Stage?) -> ([Int], Conv2DParameters)?? {
-            guard let stage else { return .some(nil) }
-            guard case .conv2d(let parameters) = entries[stage.conv].op else { return nil }
-            return .some((entries[state.inputs[stage.conv][1]].shape, parameters))
+        // Every stage is a `conv2d` entry (``stage(_:in:rootOfConv:allowResidual:)``).
+        func shapes(_ stage: ExecutionPlan.DepthwiseBlockStep.Stage) -> (
+            weightShape: [Int], parameters: Conv2DParameters
+        ) {
+            guard case .conv2d(let parameters) = state.entries[stage.conv].op else {
+                preconditionFailure("[depthwise block] stage \(stage.conv) is not a convolution")
+            }
+            return (state.entries[state.inputs[stage.conv][1]].shape, parameters)
         }
-        guard case .conv2d(let parameters) = entries[block.depthwise.conv].op,
-            let expand = pointwise(block.expand), let project = pointwise(block.project)
-        else { return false }
+        let depthwise = shapes(block.depthwise)
         return DepthwiseBlock.fuses(
-            inputShape: entries[block.input].shape, expand: expand.map { (weightShape: $0.0, parameters: $0.1) },
-            depthwiseWeightShape: entries[state.inputs[block.depthwise.conv][1]].shape,
-            depthwiseParameters: parameters, project: project.map { (weightShape: $0.0, parameters: $0.1) })
+            inputShape: state.entries[block.input].shape, expand: block.expand.map(shapes),
+            depthwiseWeightShape: depthwise.weightShape, depthwiseParameters: depthwise.parameters,
+            project: block.project.map(shapes))
     }
 }
