@@ -33,6 +33,7 @@ Usage:
   python model_workloads.py --make-models DIR      # DIR/{m1,m2,m3,m4,m6,m7}.{mlpackage,onnx,pt}, inputs/outputs .npy
   python model_workloads.py --make-models DIR --only m6,m7
   python model_workloads.py --models-dir DIR --json peers-models.json
+  python model_workloads.py --models-dir DIR --single-only 1 --peers onnxruntime --json r.json  # one round
 
 compare_models.py runs this and Tessera's `models compile` areas and prints one table.
 """
@@ -355,6 +356,50 @@ def _time(fn, runs: int, warmups: int = 5) -> dict:
 SINGLE_THREADS = (1, 2)
 
 
+def _single_predictions(directory: Path, runs: int, threads_list, peers) -> dict:
+    """Times one prediction of every single model whose files are in `directory`, for each
+    peer in `peers` ("torch", "onnxruntime") at each thread count of `threads_list`; returns
+    `{peer: {str(threads): {name: timing}}}` (median_ms, best_ms, runs, max_abs_error)."""
+    import torch
+    import onnxruntime as ort
+
+    torch.manual_seed(0)
+    figures = {peer: {str(n): {} for n in threads_list} for peer in peers}
+    for name, (builder, _) in SINGLE_MODELS.items():
+        if not all((directory / f"{name}{suffix}").exists() for suffix in (".pt", ".onnx", "_input.npy")):
+            continue
+        x = np.load(directory / f"{name}_input.npy")
+        expected = np.load(directory / f"{name}_expected.npy")
+        model = None
+        if "torch" in peers:
+            # The same weights as the .mlpackage and the .onnx file.
+            model = builder()
+            model.load_state_dict(torch.load(directory / f"{name}.pt"))
+        tx = torch.from_numpy(x)
+        count, warmups = (max(8, runs // 4), 2) if name in LARGE_MODELS else (runs, 5)
+        for threads in threads_list:
+            line = [f"{name} at {threads} thread(s):"]
+            if model is not None:
+                torch.set_num_threads(threads)
+                with torch.inference_mode():
+                    timing = _time(lambda: model(tx), count, warmups)
+                    check = float(np.max(np.abs(model(tx).numpy() - expected)))
+                figures["torch"][str(threads)][name] = {**timing, "max_abs_error": check}
+                line.append(f"torch {timing['median_ms']:.2f} ms")
+            if "onnxruntime" in peers:
+                session = ort.InferenceSession(
+                    str(directory / f"{name}.onnx"), _session_options(ort, threads), providers=["CPUExecutionProvider"])
+                feeds = {"input": x}
+                timing = _time(lambda: session.run(None, feeds), count, warmups)
+                check = float(np.max(np.abs(session.run(None, feeds)[0] - expected)))
+                figures["onnxruntime"][str(threads)][name] = {**timing, "max_abs_error": check}
+                line.append(f"onnxruntime {timing['median_ms']:.2f} ms")
+                del session
+            print(" ".join(line), file=sys.stderr)
+    torch.set_num_threads(THREADS)
+    return figures
+
+
 def run_peers(directory: Path, runs: int) -> dict:
     """Times the peers. `torch[name]`/`onnxruntime[name]` are the 2-thread figures of a single
     prediction; `by_threads[str(n)][name]` those at n threads (1 and 2). Models whose files
@@ -362,43 +407,16 @@ def run_peers(directory: Path, runs: int) -> dict:
     import torch
     import onnxruntime as ort
 
-    torch.manual_seed(0)
     result = {"threads": THREADS, "torch": {"version": torch.__version__}, "onnxruntime": {"version": ort.__version__}}
+    single = _single_predictions(directory, runs, SINGLE_THREADS, ("torch", "onnxruntime"))
     for peer in ("torch", "onnxruntime"):
-        result[peer]["by_threads"] = {str(n): {} for n in SINGLE_THREADS}
+        result[peer]["by_threads"] = single[peer]
+        result[peer].update(single[peer][str(THREADS)])
     options = _session_options(ort, THREADS)
-    for name, (builder, _) in SINGLE_MODELS.items():
-        if not all((directory / f"{name}{suffix}").exists() for suffix in (".pt", ".onnx", "_input.npy")):
-            continue
-        x = np.load(directory / f"{name}_input.npy")
-        expected = np.load(directory / f"{name}_expected.npy")
-        # The same weights as the .mlpackage and the .onnx file.
-        model = builder()
-        model.load_state_dict(torch.load(directory / f"{name}.pt"))
-        tx = torch.from_numpy(x)
-        count, warmups = (max(8, runs // 4), 2) if name in LARGE_MODELS else (runs, 5)
-        for threads in SINGLE_THREADS:
-            torch.set_num_threads(threads)
-            with torch.inference_mode():
-                timing = _time(lambda: model(tx), count, warmups)
-                check = float(np.max(np.abs(model(tx).numpy() - expected)))
-            result["torch"]["by_threads"][str(threads)][name] = {**timing, "max_abs_error": check}
-            session = ort.InferenceSession(
-                str(directory / f"{name}.onnx"), _session_options(ort, threads), providers=["CPUExecutionProvider"])
-            feeds = {"input": x}
-            timing = _time(lambda: session.run(None, feeds), count, warmups)
-            check = float(np.max(np.abs(session.run(None, feeds)[0] - expected)))
-            result["onnxruntime"]["by_threads"][str(threads)][name] = {**timing, "max_abs_error": check}
-            print(f"{name} at {threads} thread(s): torch "
-                  f"{result['torch']['by_threads'][str(threads)][name]['median_ms']:.2f} ms, "
-                  f"onnxruntime {timing['median_ms']:.2f} ms", file=sys.stderr)
-            if threads == THREADS:
-                for peer in ("torch", "onnxruntime"):
-                    result[peer][name] = result[peer]["by_threads"][str(threads)][name]
-                if name == "m3":
-                    result["onnxruntime"]["m5"] = _run_m5_onnxruntime(session, feeds)
-            del session
-    torch.set_num_threads(THREADS)
+    if (directory / "m3.onnx").exists():
+        session = ort.InferenceSession(str(directory / "m3.onnx"), options, providers=["CPUExecutionProvider"])
+        result["onnxruntime"]["m5"] = _run_m5_onnxruntime(session, {"input": np.load(directory / "m3_input.npy")})
+        del session
     if (directory / "m4.onnx").exists():
         result["onnxruntime"]["m4"] = _run_m4_onnxruntime(directory, options, ort)
     result["onnxruntime"]["session_creation"] = {
@@ -406,6 +424,17 @@ def run_peers(directory: Path, runs: int) -> dict:
         for name in ("m1", "m2", "m3", "m4", "m6", "m7") if (directory / f"{name}.onnx").exists()
     }
     return result
+
+
+def run_single_only(directory: Path, runs: int, threads: int, peers) -> dict:
+    """One round of `compare_models.py --rounds`: the single predictions of `peers` at
+    `threads` threads only, as `{"threads": n, peer: {"by_threads": {str(n): {name: timing}}}}`."""
+    import onnxruntime as ort
+    import torch
+
+    versions = {"torch": torch.__version__, "onnxruntime": ort.__version__}
+    single = _single_predictions(directory, runs, (threads,), peers)
+    return {"threads": threads, **{peer: {"version": versions[peer], "by_threads": single[peer]} for peer in peers}}
 
 
 def _session_options(ort, threads: int):
@@ -503,12 +532,20 @@ def main() -> None:
     parser.add_argument("--models-dir", type=Path, help="time the peers on the models made here")
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--json", type=Path, help="write the peers' figures here (default: stdout)")
+    parser.add_argument("--single-only", type=int, metavar="THREADS",
+                        help="with --models-dir: only the single predictions, at this many threads")
+    parser.add_argument("--peers", default="torch,onnxruntime",
+                        help="with --single-only: the peers to time (torch, onnxruntime)")
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
     if args.make_models:
         make_models(args.make_models, set(args.only.split(",")) if args.only else None)
     if args.models_dir:
-        result = run_peers(args.models_dir, args.runs)
+        if args.single_only:
+            peers = tuple(peer for peer in ("torch", "onnxruntime") if peer in args.peers.split(","))
+            result = run_single_only(args.models_dir, args.runs, args.single_only, peers)
+        else:
+            result = run_peers(args.models_dir, args.runs)
         text = json.dumps(result, indent=2)
         if args.json:
             args.json.write_text(text)
