@@ -158,8 +158,8 @@ struct ConstexprMalformedTests {
 
     /// An op with its arguments as attributes (iOS16 style) or as literal inputs (iOS18 style).
     static func op(_ type: String, iOS18: Bool = false, _ arguments: [String: MILValue]) -> MILOperation {
-        var attributes: [String: MILValue] = ["name": value(.string, [], .strings(["bad_weight"]))]
-        var inputs: [String: MILArgument] = [:]
+        var attributes: MILNamedValues<MILValue> = ["name": value(.string, [], .strings(["bad_weight"]))]
+        var inputs = MILNamedValues<MILArgument>()
         for (name, value) in arguments {
             if iOS18 { inputs[name] = MILArgument(bindings: [.value(value)]) } else { attributes[name] = value }
         }

@@ -120,7 +120,8 @@ struct CoreMLPackageFixtureTests {
                 }
             }
             #expect(inputs == want.inputs, "\(operation.type)")
-            let attributes = operation.attributes.filter { $0.key != "name" }
+            var attributes = operation.attributes
+            attributes["name"] = nil
             #expect(attributes.keys.sorted() == (want.attributes ?? [:]).keys.sorted())
             for (key, wantValue) in want.attributes ?? [:] {
                 try checkValue(try #require(attributes[key]), wantValue, context: "\(operation.type).\(key)")

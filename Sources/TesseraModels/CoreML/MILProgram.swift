@@ -68,13 +68,13 @@ package struct MILOperation: Sendable, Equatable {
     /// The op's name in the MIL op set (`const`, `conv`, `linear`, …).
     package var type: String
     /// The parameters by name (`x`, `weight`, `pad_type`, …).
-    package var inputs: [String: MILArgument]
+    package var inputs: MILNamedValues<MILArgument>
     /// The values the op defines.
     package var outputs: [MILNamedValueType]
     /// Nested blocks of control-flow ops.
     package var blocks: [MILBlock]
     /// Attributes: `name` for every op, `val` for `const`, parameters for older `constexpr_*` ops.
-    package var attributes: [String: MILValue]
+    package var attributes: MILNamedValues<MILValue>
 
     /// The op's `name` attribute, when present.
     package var name: String? { attributes["name"]?.stringScalar }

@@ -112,7 +112,7 @@ struct AttentionChain {
             else { continue }
             positions += [next, last]
             guard positions == positions.sorted() else { continue }
-            var inputs: [String: MILArgument] = [
+            var inputs: MILNamedValues<MILArgument> = [
                 "query": MILArgument(bindings: [query]), "key": MILArgument(bindings: [key]),
                 "value": MILArgument(bindings: [value]),
             ]
@@ -173,7 +173,7 @@ struct AttentionChain {
         let constant: MILConstant?
         switch binding {
         case .name(let value): constant = context.constants[value]
-        case .value(let value): constant = try? MILConstant(value, in: context.package, what: "literal")
+        case .value(let value): constant = try? context.constant(value, what: "literal")
         }
         guard let values = constant?.doubles, values.count == 1 else { return nil }
         return values[0]

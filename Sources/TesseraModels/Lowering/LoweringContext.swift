@@ -65,6 +65,16 @@ final class LoweringContext {
         stateSlots[name] = slot
     }
 
+    /// Decodes a MIL value of this context's package into a ``MILConstant`` (see
+    /// ``MILConstant/init(_:in:what:)``). A method of the context so that the package is read
+    /// in place: fetching `context.package` at each of a model's hundreds of constants copied
+    /// the package's fields, with their reference counts, every time.
+    ///
+    /// - Throws: ``ModelFormatError`` as ``MILConstant/init(_:in:what:)`` does.
+    func constant(_ value: MILValue, what: @autoclosure () -> String) throws -> MILConstant {
+        try MILConstant(value, in: package, what: what())
+    }
+
     /// Records a const op's value; its tensor is built only if an op uses it as an operand.
     func defineConstant(_ name: String, _ constant: MILConstant, type: MILValueType) {
         constants[name] = constant

@@ -107,7 +107,7 @@ struct OperationLowering {
             slot = known
         case .value(let value):
             slot = try context.literalSlot(
-                MILConstant(value, in: context.package, what: "literal '\(parameter)' of '\(displayName)'"))
+                context.constant(value, what: "literal '\(parameter)' of '\(displayName)'"))
         }
         operands.append(slot)
         return operands.count - 1
@@ -136,7 +136,7 @@ struct OperationLowering {
             }
             return constant
         case .value(let value):
-            return try MILConstant(value, in: context.package, what: "parameter '\(name)' of '\(displayName)'")
+            return try context.constant(value, what: "parameter '\(name)' of '\(displayName)'")
         }
     }
 
@@ -154,7 +154,7 @@ struct OperationLowering {
                 }
                 constant = known
             case .value(let value):
-                constant = try MILConstant(value, in: context.package, what: "parameter '\(name)' of '\(displayName)'")
+                constant = try context.constant(value, what: "parameter '\(name)' of '\(displayName)'")
             }
             guard let integers = constant.integers else { throw invalid("parameter '\(name)' must be integers") }
             values += integers

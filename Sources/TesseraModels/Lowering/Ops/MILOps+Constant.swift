@@ -4,14 +4,7 @@ extension MILOp {
     static let constantOps: [MILOp] =
         [
             MILOp(atLoad: "const", cost: .loadTime) { lowering in
-                let operation = lowering.operation
-                guard let output = operation.outputs.first, let value = operation.attributes["val"] else {
-                    throw lowering.invalid("a const needs an output and a 'val' attribute")
-                }
-                lowering.context.defineConstant(
-                    output.name,
-                    try MILConstant(value, in: lowering.context.package, what: "const '\(lowering.displayName)'"),
-                    type: output.type)
+                try defineConstant(lowering.operation, context: lowering.context)
             }
         ]
         + ConstexprDecompression.opTypes.sorted().map { type in
@@ -27,4 +20,20 @@ extension MILOp {
                 }
             }
         }
+
+    /// Decodes a `const` op's `val` into a ``MILConstant`` named by its output.
+    ///
+    /// Takes the operation and the context rather than the ``OperationLowering``: a message
+    /// closure capturing the lowering made each of a model's hundreds of constants copy it.
+    ///
+    /// - Throws: ``ModelFormatError`` for a const without an output or a `val`, or a value
+    ///   ``MILConstant`` cannot decode.
+    private static func defineConstant(_ operation: MILOperation, context: LoweringContext) throws {
+        guard let output = operation.outputs.first, let value = operation.attributes["val"] else {
+            throw OperationLowering(operation: operation, context: context).invalid(
+                "a const needs an output and a 'val' attribute")
+        }
+        let constant = try context.constant(value, what: "const '\(operation.name ?? output.name)'")
+        context.defineConstant(output.name, constant, type: output.type)
+    }
 }

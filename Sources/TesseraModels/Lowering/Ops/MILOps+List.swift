@@ -128,7 +128,7 @@ extension MILOp {
                     continue
                 }
             case .value(let value):
-                constant = try MILConstant(value, in: lowering.context.package, what: "elem_shape of make_list")
+                constant = try lowering.context.constant(value, what: "elem_shape of make_list")
             }
             if let integers = constant.integers {
                 guard integers.allSatisfy({ $0 >= 0 }) else {

@@ -28,7 +28,7 @@ extension MILOp {
             case .name(let value): slot = try context.slot(for: value)
             case .value(let value):
                 slot = try context.literalSlot(
-                    MILConstant(value, in: context.package, what: "data of '\(lowering.displayName)'"))
+                    context.constant(value, what: "data of '\(lowering.displayName)'"))
             }
             guard let slot else { throw lowering.invalid("write_state writes an undefined value") }
             context.writeState(state, slot: slot)
