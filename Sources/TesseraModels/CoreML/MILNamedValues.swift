@@ -12,7 +12,8 @@
 /// attributes["val"] = weight
 /// attributes["val"]  // weight
 /// ```
-package struct MILNamedValues<Value: Sendable & Equatable>: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral
+package struct MILNamedValues<Value: Sendable & Equatable>: Sendable, Equatable, Sequence,
+    ExpressibleByDictionaryLiteral
 {
     /// The entries, in the order they were first set.
     private var entries: [(key: String, value: Value)]
