@@ -35,7 +35,7 @@ struct OpRuleTests {
         (.gatherND, .kernel),
         (.scatter(axis: 0), .kernel),
         (.resize(height: 1, width: 1, method: .nearest), .kernel),
-        (.multinomial(samples: 1), .kernel),
+        (.multinomial(samples: 1, lenient: false), .kernel), (.multinomial(samples: 1, lenient: true), .kernel),
         (.nonMaximumSuppression(iouThreshold: 0.5, scoreThreshold: 0, maxOutputCount: 1), .kernel),
     ]
 

@@ -60,7 +60,7 @@ struct LoweringFixture: Decodable, Sendable, CustomTestStringConvertible {
         for input in inputs {
             let array = try Fixtures.npy("\(folder)/\(name)/\(input).npy")
             tensors[input] =
-                array.dtype == "<i4"
+                try array.dtype == "<i4"
                 ? MLTensor(shape: array.shape, scalars: array.ints.map { Int32($0) }, scalarType: Int32.self)
                 : MLTensor(shape: array.shape, scalars: array.floats, scalarType: Float.self)
         }

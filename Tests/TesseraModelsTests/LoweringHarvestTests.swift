@@ -107,7 +107,7 @@ struct LoweringHarvestTests {
             for (index, name) in harvested.inputs.enumerated() {
                 let array = try NumPyArray(contentsOf: directory.appendingPathComponent("input_\(index).npy"))
                 inputs[name] =
-                    array.dtype == "<i4"
+                    try array.dtype == "<i4"
                     ? MLTensor(shape: array.shape, scalars: array.ints.map { Int32($0) }, scalarType: Int32.self)
                     : MLTensor(shape: array.shape, scalars: array.floats, scalarType: Float.self)
             }

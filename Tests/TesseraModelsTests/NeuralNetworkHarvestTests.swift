@@ -108,7 +108,7 @@ struct NeuralNetworkHarvestTests {
                 inputArrays[name] = array
                 let shape = array.shape.isEmpty ? [1] : array.shape
                 features[name] =
-                    array.dtype == "<i4"
+                    try array.dtype == "<i4"
                     ? MLFeatureValue(
                         multiArray: MLMultiArray(
                             MLShapedArray<Int32>(scalars: array.ints.map { Int32($0) }, shape: shape)))

@@ -20,7 +20,7 @@ struct NumPyArrayTests {
     func readsNumPyFiles() throws {
         let integers = try Fixtures.npy("models/api_int64.npy")
         #expect(integers.dtype == "<i8" && integers.shape == [2, 3])
-        #expect(integers.ints == [-2, -1, 0, 1, 2, 3])
+        #expect(try integers.ints == [-2, -1, 0, 1, 2, 3])
         let x = try Fixtures.npy("models/api_x.npy")
         #expect(x.dtype == "<f4" && x.shape == [1, 8] && x.floats.count == 8)
         let expected = try #require(APIExpected.all["linear_relu_softmax"]?.inputs["x"]).values
@@ -31,12 +31,30 @@ struct NumPyArrayTests {
     func smallDtypes() throws {
         let bools = try NumPyArray(
             data: Self.file("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }", payload: [1, 0, 1]))
-        #expect(bools.ints == [1, 0, 1] && bools.shape == [3])
+        #expect(try bools.ints == [1, 0, 1] && bools.shape == [3])
         let scalar = try NumPyArray(
             data: Self.file("{'descr': '|u1', 'fortran_order': False, 'shape': (), }", payload: [200]))
         #expect(scalar.shape == [] && scalar.count == 1 && scalar.doubles == [200])
         let empty = try NumPyArray(data: Self.file("{'descr': '<f8', 'fortran_order': False, 'shape': (0, 4), }"))
         #expect(empty.shape == [0, 4] && empty.doubles.isEmpty)
+    }
+
+    @Test("ints rounds floating-point values toward zero and throws for those with no Int")
+    func intsFromFloatingPoint() throws {
+        func doubles(_ values: [Double]) throws -> NumPyArray {
+            let payload = values.flatMap { value in
+                (0..<8).map { UInt8(truncatingIfNeeded: value.bitPattern >> (8 * $0)) }
+            }
+            return try NumPyArray(
+                data: Self.file(
+                    "{'descr': '<f8', 'fortran_order': False, 'shape': (\(values.count),), }", payload: payload),
+                name: "values.npy")
+        }
+        #expect(try doubles([2.9, -1.5, -0.0, 0.999, 1e15]).ints == [2, -1, 0, 0, 1_000_000_000_000_000])
+        for bad in [Double.nan, .infinity, -.infinity, 1e300, -1e19] {
+            let error = #expect(throws: NumPyFileError.self) { _ = try doubles([1, bad]).ints }
+            #expect(error?.description.hasPrefix("values.npy: element 1 of <f8 [2] is ") == true, "\(bad)")
+        }
     }
 
     @Test(

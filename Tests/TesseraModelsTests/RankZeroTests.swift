@@ -45,7 +45,8 @@ struct RankZeroFixture: Decodable, Sendable, CustomTestStringConvertible {
     func multiArray(_ input: String) throws -> MLMultiArray {
         let array = try Fixtures.npy("rank0/\(name)/\(input).npy")
         switch array.dtype {
-        case "<i4": return MLMultiArray(MLShapedArray<Int32>(scalars: array.ints.map { Int32($0) }, shape: array.shape))
+        case "<i4":
+            return try MLMultiArray(MLShapedArray<Int32>(scalars: array.ints.map { Int32($0) }, shape: array.shape))
         case "<f2":
             return MLMultiArray(MLShapedArray<Float16>(scalars: array.floats.map { Float16($0) }, shape: array.shape))
         default: return MLMultiArray(MLShapedArray<Float>(scalars: array.floats, shape: array.shape))

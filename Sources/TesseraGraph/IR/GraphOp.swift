@@ -63,7 +63,9 @@ package enum GraphOp: Sendable, Hashable, CustomStringConvertible {
     case resize(height: Int, width: Int, method: ResizeKernelMethod)
     /// `samples` int32 category indices per row drawn from the last axis's weights; inputs
     /// `[weights, seed (uint32 [2], low word first)]`, so plans do not depend on the seed.
-    case multinomial(samples: Int)
+    /// `lenient` (for a model's feature values) counts negative or non-finite weights as 0
+    /// and gives category 0 to a row with no positive weight, where the strict op traps.
+    case multinomial(samples: Int, lenient: Bool)
     /// Greedy NMS; inputs `[boxes (float32 [n, 4]), scores (float32 [n])]`; int32
     /// `[maxOutputCount]` padded with -1.
     case nonMaximumSuppression(iouThreshold: Float, scoreThreshold: Float, maxOutputCount: Int)
@@ -112,7 +114,8 @@ package enum GraphOp: Sendable, Hashable, CustomStringConvertible {
         case .gatherND: return "gatherND"
         case .scatter(let axis): return "scatter(\(axis))"
         case .resize(let h, let w, _): return "resize[\(h), \(w)]"
-        case .multinomial(let samples): return "multinomial(\(samples))"
+        case .multinomial(let samples, let lenient):
+            return lenient ? "multinomial(\(samples), lenient)" : "multinomial(\(samples))"
         case .nonMaximumSuppression: return "nonMaximumSuppression"
         case .recurrent(let p): return "\(p.cell.name)(\(p.direction))"
         case .attention(let scale): return "attention(\(scale))"

@@ -75,21 +75,30 @@ package enum RandomKernels {
 
     /// Draws `samples` category indices per row, with replacement, from non-negative weights.
     ///
-    /// `weights` is `rows × categories` contiguous (probabilities, or any non-negative weights:
-    /// each row is normalised by its sum, as `torch.multinomial`). Sample `s` of row `r` uses
-    /// the uniform of Philox counter `r * samples + s` and picks the first category whose
-    /// running sum exceeds `u * total`, so a zero-weight category is never drawn.
+    /// `weights` is `rows × categories` contiguous, of a floating-point `type` (probabilities,
+    /// or any non-negative weights: each row is normalised by its sum, as `torch.multinomial`);
+    /// `output` receives `rows × samples` indices. Sample `s` of row `r` uses the 53-bit
+    /// uniform `u` in `[0, 1)` of Philox counter `r * samples + s` and picks the first category
+    /// whose running sum (in `Double`) exceeds `u * total`, found by binary search over the
+    /// row's running sums: O(categories + samples · log categories) per row, and a zero-weight
+    /// category is never drawn. Draws depend on the seed and the element index only, not on
+    /// the thread count.
+    ///
+    /// `lenient` is for weights that come from outside (a model's feature values): a weight
+    /// that is negative or not finite (NaN, ±∞) counts as 0, and a row with no positive weight
+    /// left (or whose sum overflows `Double`, which only float64 weights can) draws category 0
+    /// for every sample. Without it, such weights are a programmer error and trap.
     ///
     /// ```swift
     /// RandomKernels.multinomial(weights: p, type: .float32, rows: 1, categories: 32000,
-    ///                           samples: 1, seed: 42, output: out)
+    ///                           samples: 1, seed: 42, lenient: false, output: out)
     /// ```
     ///
-    /// - Precondition: `type` is a floating-point type; every weight is finite and
-    ///   non-negative and every row has a positive sum.
+    /// - Precondition: `type` is a floating-point type; unless `lenient`, every weight is
+    ///   finite and non-negative and every row has a positive, finite sum.
     package static func multinomial(
         weights: UnsafeRawPointer, type: KernelScalarType, rows: Int, categories: Int, samples: Int, seed: UInt64,
-        output: UnsafeMutablePointer<Int32>
+        lenient: Bool, output: UnsafeMutablePointer<Int32>
     ) {
         kernelPrecondition(
             type.isFloatingPoint, "[multinomial] weights must be floating-point, got \(type) [\(rows), \(categories)]")
@@ -104,18 +113,29 @@ package enum RandomKernels {
                     weights + r * categories * type.byteCount, from: type, into: cdf, to: .float64, count: categories)
                 var total = 0.0
                 for c in 0..<categories {
-                    let w = cdf[c]
-                    kernelPrecondition(
-                        w >= 0 && w.isFinite,
-                        "[multinomial] weight \(w) at [\(r), \(c)] of [\(rows), \(categories)] is negative or not finite"
-                    )
+                    var w = cdf[c]
+                    if !(w >= 0 && w.isFinite) {
+                        kernelPrecondition(
+                            lenient,
+                            "[multinomial] weight \(w) at [\(r), \(c)] of [\(rows), \(categories)] is negative or not finite"
+                        )
+                        w = 0
+                    }
                     total += w
                     cdf[c] = total
                 }
-                kernelPrecondition(
-                    total > 0, "[multinomial] row \(r) of [\(rows), \(categories)] has no positive weight")
+                let row = output + r * samples
+                guard total > 0 && total.isFinite else {
+                    kernelPrecondition(
+                        lenient,
+                        "[multinomial] row \(r) of [\(rows), \(categories)] has no positive weight or its sum "
+                            + "overflows (sum \(total))")
+                    row.update(repeating: 0, count: samples)
+                    continue
+                }
                 for s in 0..<samples {
                     let w = philox.block(UInt64(r * samples + s))
+                    // u < total: the product of a value below 1 and total rounds below total.
                     let u = Double(((UInt64(w[1]) << 32) | UInt64(w[0])) >> 11) * scale * total
                     // First c with cdf[c] > u.
                     var low = 0
@@ -124,7 +144,7 @@ package enum RandomKernels {
                         let mid = (low + high) / 2
                         if cdf[mid] > u { high = mid } else { low = mid + 1 }
                     }
-                    output[r * samples + s] = Int32(low)
+                    row[s] = Int32(low)
                 }
             }
         }

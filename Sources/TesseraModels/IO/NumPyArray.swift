@@ -27,6 +27,8 @@ package struct NumPyArray: Sendable {
     package var shape: [Int]
     /// The raw element bytes, row-major, `count * elementSize` of them.
     package var bytes: [UInt8]
+    /// The file's name, as error messages give it.
+    package var name: String
 
     /// Bytes per element of every supported dtype.
     package static let elementSizes: [String: Int] = [
@@ -96,6 +98,7 @@ package struct NumPyArray: Sendable {
         self.dtype = descr
         self.shape = shape
         self.bytes = Array(raw[start..<(start + needed)])
+        self.name = name
     }
 
     /// The value text of `key` in a header like
@@ -141,8 +144,30 @@ package struct NumPyArray: Sendable {
     /// Every element as `Float` (rounded from `<f8` and large `<i8`).
     package var floats: [Float] { doubles.map { Float($0) } }
 
-    /// Every element as `Int` (truncated from floating-point dtypes).
+    /// Every element as `Int`, floating-point values rounded toward zero.
+    ///
+    /// Throws ``NumPyFileError`` (naming the file and the element) for a floating-point value
+    /// that has no `Int`: NaN, an infinity, or one beyond `Int`'s range. Integer and bool
+    /// dtypes always convert.
+    ///
+    /// ```swift
+    /// let parameters = try NumPyArray(contentsOf: url).ints   // <f8 [2.9, -1.5] → [2, -1]
+    /// ```
     package var ints: [Int] {
-        dtype == "<i8" ? elements(as: Int64.self).map(Int.init) : doubles.map { Int($0) }
+        get throws(NumPyFileError) {
+            if dtype == "<i8" { return elements(as: Int64.self).map(Int.init) }
+            let values = doubles
+            var result = [Int]()
+            result.reserveCapacity(values.count)
+            for (index, value) in values.enumerated() {
+                guard let integer = Int(exactly: value.rounded(.towardZero)) else {
+                    throw NumPyFileError(
+                        description:
+                            "\(name): element \(index) of \(dtype) \(shape) is \(value), which has no Int value")
+                }
+                result.append(integer)
+            }
+            return result
+        }
     }
 }

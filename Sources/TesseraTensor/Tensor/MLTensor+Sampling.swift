@@ -20,8 +20,31 @@ extension MLTensor {
     /// ```
     ///
     /// - Precondition: A floating-point tensor with a non-empty last axis; every weight finite
-    ///   and non-negative, every row with a positive sum (checked when computed).
+    ///   and non-negative, every row with a positive, finite sum (checked when computed).
     public func multinomial(sampleCount: Int = 1, seed: UInt64? = nil) -> MLTensor {
+        multinomial(sampleCount: sampleCount, seed: seed, lenient: false)
+    }
+
+    /// Draws category indices from the weights along the last axis, as
+    /// ``multinomial(sampleCount:seed:)``, optionally tolerating weights that come from
+    /// outside.
+    ///
+    /// With `lenient`, a weight that is negative or not finite (NaN, ±∞) counts as 0 and a
+    /// row with no positive weight left draws category 0 for every sample, instead of
+    /// trapping: the model ops `random_categorical` and `categoricalDistribution` draw through
+    /// it, since their weights are a prediction's feature values. Same generator, cost
+    /// (O(categories + samples · log categories) per row) and result (`Int32`, the last
+    /// dimension replaced by `sampleCount`) as the strict form.
+    ///
+    /// ```swift
+    /// let weights = MLTensor(shape: [2, 3], scalars: [0.2, .nan, 0.8, 0, 0, 0], scalarType: Float.self)
+    /// let drawn = weights.multinomial(sampleCount: 4, seed: 1, lenient: true)  // [2, 4]; row 1 all 0
+    /// ```
+    ///
+    /// - Precondition: A floating-point tensor with a non-empty last axis and
+    ///   `sampleCount >= 0`; unless `lenient`, every weight finite and non-negative and every
+    ///   row with a positive, finite sum (checked when computed).
+    package func multinomial(sampleCount: Int, seed: UInt64?, lenient: Bool) -> MLTensor {
         guard MLTensor.check(sampleCount >= 0, "[multinomial] sampleCount \(sampleCount) < 0 (shape \(shape))") else {
             return .placeholder(shape: shape, type: .int32)
         }
@@ -29,7 +52,7 @@ extension MLTensor {
         let words = MLTensor(
             shape: [2], scalars: [UInt32(truncatingIfNeeded: key), UInt32(truncatingIfNeeded: key >> 32)],
             scalarType: UInt32.self)
-        return MLTensor(.multinomial(samples: sampleCount), [self, words])
+        return MLTensor(.multinomial(samples: sampleCount, lenient: lenient), [self, words])
     }
 
     /// Returns logits with everything outside the top-p (nucleus) set replaced by

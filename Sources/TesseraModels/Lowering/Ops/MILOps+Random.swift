@@ -4,15 +4,17 @@ import TesseraTensor
 /// `random_bernoulli` (`prob`: 1 with that probability, else 0) of a `shape` (constant or
 /// computed at run time), and `random_categorical` (`size` class indices drawn per row of
 /// `x`'s last axis, `x` holding `logits` (the default) or `probs`; the result has `x`'s shape
-/// with the last axis replaced by `size`). Results are Float32.
+/// with the last axis replaced by `size`; drawn by
+/// ``MILOp/categoricalSamples(_:name:logits:temperature:samples:seed:)``). Results are Float32.
 ///
 /// Seeds: MIL's `seed` defaults to −1, "no seed", and every prediction then draws fresh
 /// values. A seed ≥ 0 makes the op deterministic: every prediction of the model gives the
 /// same values, on any machine and thread count (the Philox-4×32-10 stream of
-/// `MLTensor(randomUniform:)` keyed by the seed). The stream is Tessera's own: Core ML does
-/// not specify its generator, so a seeded model gives other values than on Apple's devices,
-/// with the same distribution. coremltools' tests check only what does not depend on the
-/// stream (`stddev` 0, `prob` 0 or 1, `low == high`, one class).
+/// `MLTensor(randomUniform:)`, or of `MLTensor.multinomial` for `random_categorical`, keyed
+/// by the seed). The stream is Tessera's own: Core ML does not specify its generator, so a
+/// seeded model gives other values than on Apple's devices, with the same distribution.
+/// coremltools' tests check only what does not depend on the stream (`stddev` 0, `prob` 0 or
+/// 1, `low == high`, one class).
 extension MILOp {
     static let randomOps: [MILOp] = [
         MILOp("random_normal", batch: .notSeparable, cost: .transcendental) { lowering in
@@ -61,23 +63,41 @@ extension MILOp {
             guard size >= 1 else { throw lowering.invalid("size \(size) must be positive") }
             let seed = try randomSeed(lowering)
             return { args in
-                let v = args[x].asFloat
-                try require(v.rank >= 1 && v.shape[v.rank - 1] >= 1, "x \(v.shape) needs a non-empty class axis")
-                let classes = v.shape[v.rank - 1]
-                let rows = Array(v.shape.dropLast())
-                try LoweredFunction.requireHostValue(shape: rows + [size], "the samples")
-                let probabilities = mode == "logits" ? v.softmax(alongAxis: -1) : v
-                // Inverse CDF: the class of a uniform u is the number of cumulative
-                // probabilities (normalized by the total) at or below it, capped at the last.
-                let cumulative = probabilities.cumulativeSum(alongAxis: v.rank - 1)
-                let total = cumulative.narrowed(alongAxis: v.rank - 1, start: classes - 1, count: 1)
-                let cdf = (cumulative / total).expandingShape(at: v.rank - 1)
-                let u = MLTensor(randomUniform: rows + [size, 1], in: 0..<1, seed: seed, scalarType: Float.self)
-                let below = (cdf .<= u).asFloat.sum(alongAxes: [v.rank], keepRank: false)
-                return [pointwiseMin(below, below.scalar(Double(classes - 1)))]
+                [try categoricalSamples(args[x], name: "x", logits: mode == "logits", samples: size, seed: seed)]
             }
         },
     ]
+
+    /// Class indices drawn from a categorical distribution per row of `values`' last axis:
+    /// the one home of MIL `random_categorical` and the NeuralNetwork `categoricalDistribution`
+    /// layer.
+    ///
+    /// `values` (any floating-point type, shape `[..., classes]`) holds logits (`logits`:
+    /// divided by `temperature`, then softmax) or probabilities (any non-negative weights,
+    /// normalised by their row's sum). The draws are
+    /// ``MLTensor/multinomial(sampleCount:seed:lenient:)`` (Philox uniforms, inverse CDF by
+    /// binary search: O(classes + samples · log classes) per row), leniently, since the values
+    /// are a prediction's: a weight that is negative or not finite (including what softmax
+    /// makes of a NaN or infinite logit) counts as 0, and a row with no positive weight left
+    /// (all-zero probabilities, a NaN logit) draws class 0 for every sample. The result is
+    /// Float32 `[..., samples]`.
+    ///
+    /// ```swift
+    /// // values [2, 3] logits → [2, 5] class indices in 0...2
+    /// let drawn = try MILOp.categoricalSamples(values, name: "x", logits: true, samples: 5, seed: 7)
+    /// ```
+    ///
+    /// Throws ``OperandError`` (naming the operand `name`) for a rank-0 or empty class axis,
+    /// and when `[..., samples]` is too large (``LoweredFunction/requireHostValue(shape:_:)``).
+    static func categoricalSamples(
+        _ values: MLTensor, name: String, logits: Bool, temperature: Float = 1, samples: Int, seed: UInt64?
+    ) throws -> MLTensor {
+        let v = values.asFloat
+        try require(v.rank >= 1 && v.shape[v.rank - 1] >= 1, "\(name) \(v.shape) needs a non-empty class axis")
+        try LoweredFunction.requireHostValue(shape: Array(v.shape.dropLast()) + [samples], "the samples")
+        let weights = logits ? (temperature == 1 ? v : v / temperature).softmax(alongAxis: -1) : v
+        return weights.multinomial(sampleCount: samples, seed: seed, lenient: true).asFloat
+    }
 
     /// The op's `seed`: `nil` (fresh values every prediction) when absent or negative.
     static func randomSeed(_ lowering: OperationLowering) throws -> UInt64? {

@@ -24,7 +24,7 @@ extension NeuralNetworkLayerType {
             NeuralNetworkLayerType(field: 1230, cost: .elementwise) { layer in
                 // CategoricalDistributionLayerParams: seed = 1, numSamples = 2, isLogits = 3,
                 // eps = 4, temperature = 5. The last axis holds the classes and becomes
-                // numSamples class indices.
+                // numSamples class indices (MILOp.categoricalSamples, as random_categorical).
                 try layer.requireCounts(inputs: 1...1)
                 let seed = layer.params.int64(1).flatMap { $0 >= 0 ? UInt64($0) : nil }
                 let samples = layer.params.int(2) ?? 1
@@ -32,21 +32,11 @@ extension NeuralNetworkLayerType {
                 let temperature = layer.params.float(5).flatMap { $0 == 0 ? nil : $0 } ?? 1
                 guard samples >= 1 else { throw layer.invalid("numSamples \(samples) must be positive") }
                 return { args in
-                    let v = args[0].asFloat
-                    try require(
-                        v.rank >= 1 && v.shape[v.rank - 1] >= 1, "input \(v.shape) needs a non-empty class axis")
-                    let classes = v.shape[v.rank - 1]
-                    try LoweredFunction.requireHostValue(shape: Array(v.shape.dropLast()) + [samples], "the samples")
-                    let probabilities = isLogits ? (v / temperature).softmax(alongAxis: -1) : v
-                    // Inverse CDF, as the ML program `random_categorical` draws.
-                    let cumulative = probabilities.cumulativeSum(alongAxis: v.rank - 1)
-                    let total = cumulative.narrowed(alongAxis: v.rank - 1, start: classes - 1, count: 1)
-                    let cdf = (cumulative / total).expandingShape(at: v.rank - 1)
-                    let u = MLTensor(
-                        randomUniform: Array(v.shape.dropLast()) + [samples, 1], in: 0..<1, seed: seed,
-                        scalarType: Float.self)
-                    let below = (cdf .<= u).asFloat.sum(alongAxes: [v.rank], keepRank: false)
-                    return [pointwiseMin(below, below.scalar(Double(classes - 1)))]
+                    [
+                        try MILOp.categoricalSamples(
+                            args[0], name: "input", logits: isLogits, temperature: temperature, samples: samples,
+                            seed: seed)
+                    ]
                 }
             }
         ]
