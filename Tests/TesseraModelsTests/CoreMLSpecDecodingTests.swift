@@ -265,6 +265,42 @@ struct CoreMLSpecDecodingTests {
         expectFormatError(.invalidSpecification) { _ = try model.mlProgram?.function(named: "other") }
     }
 
+    @Test("a block of many operations decodes them in order across the workers; the first bad one is reported")
+    func manyOperations() throws {
+        let fp32 = B.tensorValueType(11, [1, 4])
+        func relu(_ index: Int) -> B.Body {
+            B.operation(
+                "relu", name: "op\(index)", inputs: [("x", [index == 0 ? "x" : "y\(index - 1)"])],
+                outputs: [("y\(index)", fp32)])
+        }
+        // An output without a type: "\(name)" has no type.
+        func untyped(_ name: String) -> B.Body {
+            { writer in
+                writer.writeString("relu", field: 1)
+                writer.writeMessage(field: 3) { $0.writeString(name, field: 1) }
+            }
+        }
+        let count = 300
+        let bytes = B.model(inputs: [("x", fp32)], operations: (0..<count).map(relu), outputs: ["y\(count - 1)"])
+        let model = try CoreMLSpec.Model(decoding: Data(bytes), file: "many.mlmodel")
+        let operations = try #require(model.mlProgram).function().block().operations
+        #expect(operations.map(\.name) == (0..<count).map { "op\($0)" })
+        #expect(operations.map { $0.outputs.first?.name } == (0..<count).map { "y\($0)" })
+
+        // Two bad operations far apart (in different runs of the workers): the earlier one's
+        // error, whichever thread decoded it.
+        for _ in 0..<20 {
+            var broken = (0..<count).map(relu)
+            broken[120] = untyped("first")
+            broken[280] = untyped("second")
+            let bad = B.model(inputs: [("x", fp32)], operations: broken, outputs: ["y\(count - 1)"])
+            let error = expectFormatError(.invalidSpecification) {
+                _ = try CoreMLSpec.Model(decoding: Data(bad), file: "many.mlmodel")
+            }
+            #expect(error.map { "\($0)".hasPrefix("many.mlmodel: \"first\" has no type") } == true)
+        }
+    }
+
     @Test("errors deep in a program name the file, the byte and the message path")
     func errorPath() throws {
         // An operation whose output has no type.

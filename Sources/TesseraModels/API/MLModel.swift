@@ -91,8 +91,8 @@ public final class MLModel: Sendable {
         contentsOf url: URL, configuration: MLModelConfiguration, progress: MLModelProgressHandler?
     ) throws {
         let reporter = ProgressReporter(handler: progress)
-        // A compiled model's checksum runs on while the program is decoded and lowered; the
-        // model is ready (and its stored prepared weights registered) only once it passed.
+        // A compiled model's checksum runs on while the program is lowered; the model is
+        // ready (and its stored prepared weights registered) only once it passed.
         let corePackage = try ModelSource.open(url, progress: reporter, deferringVerification: true)
         do {
             try self.init(
