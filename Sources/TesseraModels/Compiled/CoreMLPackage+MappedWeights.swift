@@ -11,8 +11,12 @@ extension CoreMLPackage {
     /// the compiled format is laid out for: the lowering can adopt weights instead of
     /// converting them.
     ///
+    /// `borrowing`: without it the optimizer passed the package to this function owned, and
+    /// each of a model's hundreds of constants copied the package's fields to call it.
+    ///
     /// - Throws: ``ModelFormatError`` when the reference or its type is invalid.
-    package func mappedFloat32Tensor(for reference: MILBlobReference, type: MILTensorType) throws -> MLTensor? {
+    package borrowing func mappedFloat32Tensor(for reference: MILBlobReference, type: MILTensorType) throws -> MLTensor?
+    {
         let (file, blob) = try blob(for: reference, type: type)
         guard blob.dataType == .float32, let shape = type.shape else { return nil }
         let address: UnsafeRawPointer? = file.data.withUnsafeBytes { buffer in

@@ -91,7 +91,8 @@ package struct CoreMLPackage: Sendable {
     }
 
     /// The blob a constant refers to, checked against its type, and its file.
-    package func blob(for reference: MILBlobReference, type: MILTensorType) throws -> (WeightFile, WeightBlob) {
+    package borrowing func blob(for reference: MILBlobReference, type: MILTensorType) throws -> (WeightFile, WeightBlob)
+    {
         guard let file = weightFiles[reference.fileName] else {
             throw ModelFormatError(
                 .fileNotFound, file: modelDisplayName, "no weight file was loaded for \"\(reference.fileName)\"")

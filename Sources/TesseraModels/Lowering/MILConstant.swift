@@ -102,7 +102,7 @@ extension MILConstant {
     ///
     /// - Throws: ``ModelFormatError`` when the value has no tensor type with a known shape,
     ///   when its data does not match the shape, or when its type is one Tessera does not read.
-    init(_ value: MILValue, in package: CoreMLPackage, what: @autoclosure () -> String) throws {
+    init(_ value: MILValue, in package: borrowing CoreMLPackage, what: @autoclosure () -> String) throws {
         let file = package.modelDisplayName
         guard let type = value.type?.tensorType, let shape = type.shape, let count = type.elementCount else {
             throw ModelFormatError(
