@@ -101,7 +101,8 @@ func runCompileBenchmarks(modelsDirectory: URL) async -> [String: Any] {
 }
 
 /// `MLModel(contentsOf:)` of a package against the same model compiled first by
-/// `MLModel.compileModel(at:)` (median of 15 loads, of 5 for a `large` model), and the first
+/// `MLModel.compileModel(at:)` (median of 40 loads, of 5 for a `large` model: a 3 ms load
+/// varied by a fifth between runs of 15), and the first
 /// `try await model.prediction(from:)` of a freshly loaded model (on `<name>_input.npy` next to
 /// the package, when present): work a load leaves for later shows there. Prints them and
 /// returns `compile_ms`, `package_ms`, `compiled_ms` and `first_prediction_ms` (medians), or nil
@@ -118,7 +119,7 @@ private func compareModelLoads(_ package: URL, name: String, large: Bool) async 
         defer { try? FileManager.default.removeItem(at: compiled.deletingLastPathComponent()) }
         _ = try MLModel(contentsOf: package)
         _ = try MLModel(contentsOf: compiled)
-        let loads = large ? 5 : 15
+        let loads = large ? 5 : 40
         let loadPackage = measure(warmups: 1, iterations: loads) { blackHole(try? MLModel(contentsOf: package)) }
         let loadCompiled = measure(warmups: 1, iterations: loads) { blackHole(try? MLModel(contentsOf: compiled)) }
         report("\(name) MLModel load (package)", loadPackage, String(format: "compile %.1f ms", compileMilliseconds))

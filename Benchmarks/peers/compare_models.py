@@ -338,7 +338,7 @@ def markdown(results: dict) -> str:
         "",
         "Ratios are peer / Tessera: above 1× Tessera is faster. Medians; M1/M3 of ≥ 20 predictions "
         "(M6/M7 of ≥ 8), "
-        "M4/M5 of 5 runs, loads of 15 (Tessera) and 10 (ORT session creation) from a warm page cache.",
+        "M4/M5 of 5 runs, loads of 40 (Tessera) and 20 (ORT session creation; M2, M6, M7: 5 each) from a warm page cache.",
     ]
     if rounds > 1:
         lines.append(f"One-prediction rows: Tessera's and ONNX Runtime's figures are the least of {rounds} runs' "

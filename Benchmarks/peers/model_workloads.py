@@ -22,7 +22,7 @@ Protocol (figures in Docs/Performance.md):
     run as one [B,128,256] call next to a loop of B single calls;
   * M5 (ONNX Runtime): 8 Python threads each running 8 `session.run` on one shared M3 session
     (ORT releases the GIL in run), next to the same 64 runs serially; ms per prediction;
-  * session creation (ONNX Runtime): median of 10 `ort.InferenceSession(...)` (M2, M6, M7: 5)
+  * session creation (ONNX Runtime): median of 20 `ort.InferenceSession(...)` (M2, M6, M7: 5)
     on every model, and the first `run` of 5 fresh sessions, next to Tessera's
     `MLModel(contentsOf:)` of the package and of the compiled model and its first prediction;
   * float32; M1, M2, M3, M6 and M7 at 1 and at 2 threads (torch.set_num_threads, ORT
@@ -420,7 +420,7 @@ def run_peers(directory: Path, runs: int) -> dict:
     if (directory / "m4.onnx").exists():
         result["onnxruntime"]["m4"] = _run_m4_onnxruntime(directory, options, ort)
     result["onnxruntime"]["session_creation"] = {
-        name: _session_creation(directory / f"{name}.onnx", options, ort, 5 if name in LARGE_MODELS else 10)
+        name: _session_creation(directory / f"{name}.onnx", options, ort, 5 if name in LARGE_MODELS else 20)
         for name in ("m1", "m2", "m3", "m4", "m6", "m7") if (directory / f"{name}.onnx").exists()
     }
     return result
