@@ -18,8 +18,10 @@ next to ONNX Runtime's session creation) and the first prediction of a freshly l
 (next to ORT's first run of a fresh session; the note gives each side's first ÷ warm ratio). Ratios are `peer / Tessera`: above 1 means Tessera is faster.
 
 With both sides run now, `--rounds N` (default 4) times the one-prediction rows N more times,
-Tessera and ONNX Runtime taking turns, and each of their figures is the least of the N + 1 runs'
-medians: a slow minute on a shared machine then costs a side one run, not its whole column.
+and the loads of M1, M3, M4 and M7 (Tessera's package and compiled loads, ORT's session
+creation), Tessera and ONNX Runtime taking turns, and each of their figures is the least of the
+N + 1 runs' medians: a slow minute on a shared machine then costs a side one run, not its whole
+column.
 
 Outputs (in --out-dir): results-models.json and results-models.md; the Markdown is also printed.
 
@@ -150,13 +152,16 @@ def run_rounds(binary: str, models_dir: str, out_dir: str, tessera: dict, peers:
     `median_ms` by the least of the first run's and the rounds' medians (all kept as `runs_ms`).
     On a shared VM a slow minute (a busy neighbour, a throttled core) only ever adds time, to
     one side's run or the other's; the least of several turns is what each side does when left
-    alone. PyTorch keeps its figure from the first run. Returns each round's conditions."""
+    alone. PyTorch keeps its figure from the first run. Each round also times the loads of
+    ROUND_LOADS (``load_round``), whose figures become the least of theirs the same way (kept as
+    `package_ms_runs`, `compiled_ms_runs`, `median_ms_runs`). Returns each round's conditions."""
     ort = peers.setdefault("onnxruntime", {})
     by_threads = {"tessera": (tessera.get("models") or {}).get("by_threads") or {}, "onnxruntime": ort.get("by_threads") or {}}
     first = {(side, str(t)): by_threads[side].get(str(t)) or {} for side in by_threads for t in SINGLE_THREADS}
     samples = {key: {name: [figures[name]["median_ms"]] for name in SINGLE_MODELS if dig(figures, name, "median_ms") is not None}
                for key, figures in first.items()}
     log = []
+    load_samples: dict = {}
     for number in range(1, rounds + 1):
         for threads in SINGLE_THREADS:
             t = str(threads)
@@ -179,6 +184,7 @@ def run_rounds(binary: str, models_dir: str, out_dir: str, tessera: dict, peers:
                     if value is not None:
                         samples[(side, t)].setdefault(name, []).append(value)
                 log.append({"round": number, "side": side, "threads": threads, **conditions})
+        log += load_round(binary, models_dir, out_dir, tessera, peers, number, idle_wait, max_load, load_samples)
     for (side, t), by_name in samples.items():
         for name, values in by_name.items():
             entry = first[(side, t)].get(name)
@@ -190,6 +196,58 @@ def run_rounds(binary: str, models_dir: str, out_dir: str, tessera: dict, peers:
                 top = (tessera.get("models") or {}).get(name) if side == "tessera" else ort.get(name)
                 if isinstance(top, dict) and top is not entry:
                     top["runs_ms"], top["median_ms"] = values, entry["median_ms"]
+    for (side, name, field), values in load_samples.items():
+        entry = ((tessera.get("compile") or {}).get(name) if side == "tessera"
+                 else ((ort.get("session_creation") or {}).get(name)))
+        if isinstance(entry, dict) and values:
+            entry[f"{field}_runs"] = values
+            entry[field] = min(values)
+    return log
+
+
+# The loads timed again in each round: the small models, whose loads take milliseconds (M2's and
+# M6's take tens, and compiling M6 takes seconds).
+ROUND_LOADS = ("m1", "m3", "m4", "m7")
+
+
+def load_round(binary: str, models_dir: str, out_dir: str, tessera: dict, peers: dict, number: int,
+               idle_wait: float, max_load: float, samples: dict) -> list[dict]:
+    """One round of the loads of ROUND_LOADS: Tessera's `compile` area (package and compiled
+    `MLModel` loads) and ONNX Runtime's session creation, taking turns (who goes first
+    alternates by round). Appends each figure to `samples[(side, model, field)]`, after the
+    first run's own figure; returns the round's conditions."""
+    if not samples:
+        for name in ROUND_LOADS:
+            for field in ("package_ms", "compiled_ms"):
+                value = dig(tessera, "compile", name, field)
+                if value is not None:
+                    samples[("tessera", name, field)] = [value]
+            value = dig(peers, "onnxruntime", "session_creation", name, "median_ms")
+            if value is not None:
+                samples[("onnxruntime", name, "median_ms")] = [value]
+    log = []
+    for side in (("tessera", "onnxruntime") if number % 2 else ("onnxruntime", "tessera")):
+        path = os.path.join(out_dir, f"round-{side}-loads.json")
+        if side == "tessera":
+            command = [binary, "compile", "--models-dir", models_dir, "--models-json", path]
+            env = dict(os.environ, TESSERA_NUM_THREADS=str(THREADS), TESSERA_BENCH_MODELS=",".join(ROUND_LOADS))
+        else:
+            command = [sys.executable, os.path.join(HERE, "model_workloads.py"), "--models-dir", models_dir,
+                       "--loads-only", "--only", ",".join(ROUND_LOADS), "--json", path]
+            env = dict(os.environ, OMP_NUM_THREADS=str(THREADS))
+        conditions = measured(f"{side} loads, round {number}", command, idle_wait, max_load, env)
+        document = load_json(path)
+        for name in ROUND_LOADS:
+            if side == "tessera":
+                for field in ("package_ms", "compiled_ms"):
+                    value = dig(document, "tessera", "compile", name, field)
+                    if value is not None and ("tessera", name, field) in samples:
+                        samples[("tessera", name, field)].append(value)
+            else:
+                value = dig(document, "onnxruntime", "session_creation", name, "median_ms")
+                if value is not None and ("onnxruntime", name, "median_ms") in samples:
+                    samples[("onnxruntime", name, "median_ms")].append(value)
+        log.append({"round": number, "side": side, "loads": list(ROUND_LOADS), **conditions})
     return log
 
 
@@ -341,7 +399,8 @@ def markdown(results: dict) -> str:
         "M4/M5 of 5 runs, loads of 40 (Tessera) and 20 (ORT session creation; M2, M6, M7: 5 each) from a warm page cache.",
     ]
     if rounds > 1:
-        lines.append(f"One-prediction rows: Tessera's and ONNX Runtime's figures are the least of {rounds} runs' "
+        lines.append(f"One-prediction rows and the loads of {', '.join(name.upper() for name in ROUND_LOADS)}: "
+                     f"Tessera's and ONNX Runtime's figures are the least of {rounds} runs' "
                      "medians, the two sides taking turns (PyTorch's from the first run).")
     loaded = {label: (entry.get("conditions") or {}).get("other_cpu_load")
               for label, entry in (("Tessera", tessera), ("the peers", peers))}

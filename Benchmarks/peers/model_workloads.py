@@ -34,6 +34,7 @@ Usage:
   python model_workloads.py --make-models DIR --only m6,m7
   python model_workloads.py --models-dir DIR --json peers-models.json
   python model_workloads.py --models-dir DIR --single-only 1 --peers onnxruntime --json r.json  # one round
+  python model_workloads.py --models-dir DIR --loads-only --only m1,m3 --json loads.json  # one round of loads
 
 compare_models.py runs this and Tessera's `models compile` areas and prints one table.
 """
@@ -426,6 +427,18 @@ def run_peers(directory: Path, runs: int) -> dict:
     return result
 
 
+def run_loads_only(directory: Path, names: list[str]) -> dict:
+    """One load round of `compare_models.py --rounds`: ONNX Runtime's session creation (2
+    intra-op threads) and first run of `names`, as `{"onnxruntime": {"session_creation": ...}}`."""
+    import onnxruntime as ort
+
+    options = _session_options(ort, THREADS)
+    return {"threads": THREADS, "onnxruntime": {"version": ort.__version__, "session_creation": {
+        name: _session_creation(directory / f"{name}.onnx", options, ort, 5 if name in LARGE_MODELS else 20)
+        for name in names if (directory / f"{name}.onnx").exists()
+    }}}
+
+
 def run_single_only(directory: Path, runs: int, threads: int, peers) -> dict:
     """One round of `compare_models.py --rounds`: the single predictions of `peers` at
     `threads` threads only, as `{"threads": n, peer: {"by_threads": {str(n): {name: timing}}}}`."""
@@ -528,7 +541,7 @@ def _run_m4_onnxruntime(directory: Path, options, ort) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--make-models", type=Path, help="write the models and their inputs here")
-    parser.add_argument("--only", help="with --make-models: a comma-separated subset (m1,m2,m3,m4,m6,m7)")
+    parser.add_argument("--only", help="with --make-models or --loads-only: a comma-separated subset (m1,m2,m3,m4,m6,m7)")
     parser.add_argument("--models-dir", type=Path, help="time the peers on the models made here")
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--json", type=Path, help="write the peers' figures here (default: stdout)")
@@ -536,12 +549,17 @@ def main() -> None:
                         help="with --models-dir: only the single predictions, at this many threads")
     parser.add_argument("--peers", default="torch,onnxruntime",
                         help="with --single-only: the peers to time (torch, onnxruntime)")
+    parser.add_argument("--loads-only", action="store_true",
+                        help="with --models-dir: only ONNX Runtime's session creation, of the --only models")
     args = parser.parse_args()
     os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
     if args.make_models:
         make_models(args.make_models, set(args.only.split(",")) if args.only else None)
     if args.models_dir:
-        if args.single_only:
+        if args.loads_only:
+            names = args.only.split(",") if args.only else ["m1", "m2", "m3", "m4", "m6", "m7"]
+            result = run_loads_only(args.models_dir, names)
+        elif args.single_only:
             peers = tuple(peer for peer in ("torch", "onnxruntime") if peer in args.peers.split(","))
             result = run_single_only(args.models_dir, args.runs, args.single_only, peers)
         else:
