@@ -4,7 +4,7 @@
 /// An operation has a handful of entries (`const` has two attributes, `conv` eight inputs), so
 /// a linear search costs less than hashing a `String`, and decoding appends to one array
 /// instead of growing a hash table (with a dictionary per map, decoding MobileNetV2's 539
-/// operations took a seventh longer). Setting a name already present replaces its value, as a
+/// operations took about a sixth longer). Setting a name already present replaces its value, as a
 /// repeated protobuf map key does; equality ignores order, as a map's does.
 ///
 /// ```swift
