@@ -2,7 +2,8 @@ import TesseraKernels
 
 /// ``GraphOp/reshape(_:)``, ``GraphOp/broadcast(_:)``, ``GraphOp/permute(_:)`` and
 /// ``GraphOp/slice(starts:steps:counts:)``: a new layout over the input's elements. A reshape
-/// of a strided input copies it first; the others never copy.
+/// copies a strided input first when no strides can express it
+/// (``StridedLayout/reshaped(to:)``); the others never copy.
 package enum ViewRule: OpRule {
     package static var kind: OpKind { .view }
 
@@ -51,7 +52,8 @@ package enum ViewRule: OpRule {
     package static func view(_ op: GraphOp, of source: TensorValue) -> TensorValue {
         switch op {
         case .reshape(let shape):
-            let base = source.layout.isContiguous ? source : source.compacted()
+            if let layout = source.layout.reshaped(to: shape) { return source.with(layout: layout) }
+            let base = source.compacted()
             var layout = StridedLayout(contiguous: shape)
             layout.offset = base.layout.offset
             return base.with(layout: layout)

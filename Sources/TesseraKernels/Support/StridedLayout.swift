@@ -90,6 +90,67 @@
         return low...high
     }
 
+    /// The same elements read as `target` in row-major order without moving them, or `nil`
+    /// when no strides can say it (NumPy's no-copy reshape).
+    ///
+    /// The axes of size other than 1 fall into runs whose sizes multiply to the same products
+    /// in both shapes; each run of this layout's axes must be nested (an axis's stride is the
+    /// next one's stride times its size), and the matching run of `target` then gets row-major
+    /// strides from the run's last stride. A contiguous layout always reshapes; so does one that
+    /// only gains or loses axes of size 1, whatever its strides (the query heads sliced out of
+    /// a fused q/k/v projection). Broadcast axes (stride 0) nest with each other.
+    ///
+    /// ```swift
+    /// // The query of a [1, 1500, 3 · 6 · 64] projection, read as [3, 1, 6, 1500, 64] and sliced:
+    /// let query = StridedLayout(shape: [1, 1, 6, 1500, 64], strides: [384, 1_728_000, 64, 1152, 1])
+    /// query.reshaped(to: [1, 6, 1500, 64])?.strides   // [384, 64, 1152, 1]: no copy
+    /// StridedLayout(contiguous: [2, 3]).permuted([1, 0]).reshaped(to: [6])   // nil: needs a copy
+    /// ```
+    ///
+    /// - Returns: `nil` also when `target` holds a different number of elements.
+    @inlinable
+    package func reshaped(to target: [Int]) -> StridedLayout? {
+        let total = count
+        guard target.allSatisfy({ $0 >= 0 }), target.reduce(1, *) == total else { return nil }
+        if total == 0 || isContiguous {
+            var layout = StridedLayout(contiguous: target)
+            layout.offset = offset
+            return layout
+        }
+        var oldShape: [Int] = []
+        var oldStrides: [Int] = []
+        for axis in 0..<rank where shape[axis] != 1 {
+            oldShape.append(shape[axis])
+            oldStrides.append(strides[axis])
+        }
+        var newStrides = [Int](repeating: 1, count: target.count)
+        var (oi, oj, ni, nj) = (0, 1, 0, 1)
+        while ni < target.count && oi < oldShape.count {
+            var newProduct = target[ni]
+            var oldProduct = oldShape[oi]
+            while newProduct != oldProduct {
+                if newProduct < oldProduct {
+                    newProduct *= target[nj]
+                    nj += 1
+                } else {
+                    oldProduct *= oldShape[oj]
+                    oj += 1
+                }
+            }
+            for axis in oi..<(oj - 1) where oldStrides[axis] != oldShape[axis + 1] * oldStrides[axis + 1] {
+                return nil
+            }
+            newStrides[nj - 1] = oldStrides[oj - 1]
+            var axis = nj - 1
+            while axis > ni {
+                newStrides[axis - 1] = newStrides[axis] * target[axis]
+                axis -= 1
+            }
+            (ni, nj, oi, oj) = (nj, nj + 1, oj, oj + 1)
+        }
+        return StridedLayout(shape: target, strides: newStrides, offset: offset)
+    }
+
     /// The layout with dimensions reordered: result dimension `i` is this layout's
     /// dimension `permutation[i]`.
     ///
