@@ -154,7 +154,9 @@ def run_rounds(binary: str, models_dir: str, out_dir: str, tessera: dict, peers:
     one side's run or the other's; the least of several turns is what each side does when left
     alone. PyTorch keeps its figure from the first run. Each round also times the loads of
     ROUND_LOADS (``load_round``), whose figures become the least of theirs the same way (kept as
-    `package_ms_runs`, `compiled_ms_runs`, `median_ms_runs`). Returns each round's conditions."""
+    `package_ms_runs`, `compiled_ms_runs`, `median_ms_runs`), and so do the first predictions of
+    freshly loaded models (`first_prediction_ms_runs`, `first_run_ms_runs`). Returns each round's
+    conditions."""
     ort = peers.setdefault("onnxruntime", {})
     by_threads = {"tessera": (tessera.get("models") or {}).get("by_threads") or {}, "onnxruntime": ort.get("by_threads") or {}}
     first = {(side, str(t)): by_threads[side].get(str(t)) or {} for side in by_threads for t in SINGLE_THREADS}
@@ -208,6 +210,10 @@ def run_rounds(binary: str, models_dir: str, out_dir: str, tessera: dict, peers:
 # The loads timed again in each round: the small models, whose loads take milliseconds (M2's and
 # M6's take tens, and compiling M6 takes seconds).
 ROUND_LOADS = ("m1", "m3", "m4", "m7")
+# The figures each load round gives again: the loads, and the first prediction of a freshly loaded
+# model (compared with the warm figure, itself the least of the rounds', so it is taken the same way).
+TESSERA_ROUND_FIELDS = ("package_ms", "compiled_ms", "first_prediction_ms")
+ORT_ROUND_FIELDS = ("median_ms", "first_run_ms")
 
 
 def load_round(binary: str, models_dir: str, out_dir: str, tessera: dict, peers: dict, number: int,
@@ -218,13 +224,14 @@ def load_round(binary: str, models_dir: str, out_dir: str, tessera: dict, peers:
     first run's own figure; returns the round's conditions."""
     if not samples:
         for name in ROUND_LOADS:
-            for field in ("package_ms", "compiled_ms"):
+            for field in TESSERA_ROUND_FIELDS:
                 value = dig(tessera, "compile", name, field)
                 if value is not None:
                     samples[("tessera", name, field)] = [value]
-            value = dig(peers, "onnxruntime", "session_creation", name, "median_ms")
-            if value is not None:
-                samples[("onnxruntime", name, "median_ms")] = [value]
+            for field in ORT_ROUND_FIELDS:
+                value = dig(peers, "onnxruntime", "session_creation", name, field)
+                if value is not None:
+                    samples[("onnxruntime", name, field)] = [value]
     log = []
     for side in (("tessera", "onnxruntime") if number % 2 else ("onnxruntime", "tessera")):
         path = os.path.join(out_dir, f"round-{side}-loads.json")
@@ -238,15 +245,11 @@ def load_round(binary: str, models_dir: str, out_dir: str, tessera: dict, peers:
         conditions = measured(f"{side} loads, round {number}", command, idle_wait, max_load, env)
         document = load_json(path)
         for name in ROUND_LOADS:
-            if side == "tessera":
-                for field in ("package_ms", "compiled_ms"):
-                    value = dig(document, "tessera", "compile", name, field)
-                    if value is not None and ("tessera", name, field) in samples:
-                        samples[("tessera", name, field)].append(value)
-            else:
-                value = dig(document, "onnxruntime", "session_creation", name, "median_ms")
-                if value is not None and ("onnxruntime", name, "median_ms") in samples:
-                    samples[("onnxruntime", name, "median_ms")].append(value)
+            area = ("tessera", "compile") if side == "tessera" else ("onnxruntime", "session_creation")
+            for field in TESSERA_ROUND_FIELDS if side == "tessera" else ORT_ROUND_FIELDS:
+                value = dig(document, *area, name, field)
+                if value is not None and (side, name, field) in samples:
+                    samples[(side, name, field)].append(value)
         log.append({"round": number, "side": side, "loads": list(ROUND_LOADS), **conditions})
     return log
 
