@@ -1518,3 +1518,31 @@ void tessera_im2col_row_f32(float *out, const float *plane, const tessera_im2col
         p += length;
     }
 }
+
+// One input row split into its column phases, every architecture: phase ph's element i is
+// row[phases · (i − lead) + ph] (0 outside the row), for i < width; phase ph is written at
+// out + ph · phase_stride. A zero prefix, the copy (strided for 2 phases with
+// tessera_copy_stride2_f32 where AVX2 runs) and a zero suffix.
+void tessera_row_phases_f32(const float *row, long w, long phases, long lead, long width, float *out,
+                            long phase_stride) {
+    for (long ph = 0; ph < phases; ph++) {
+        float *target = out + ph * phase_stride;
+        long lo = lead < width ? lead : width;
+        long hi = ph < w ? lead + (w - 1 - ph) / phases + 1 : lo;
+        if (hi > width) hi = width;
+        if (hi < lo) hi = lo;
+        if (lo > 0) __builtin_memset(target, 0, (size_t)lo * sizeof(float));
+        const float *source = row + phases * (lo - lead) + ph;
+        long count = hi - lo;
+        if (phases == 1) {
+            __builtin_memcpy(target + lo, source, (size_t)count * sizeof(float));
+#if defined(__x86_64__)
+        } else if (phases == 2 && tessera_cpu_has_avx2_fma()) {
+            tessera_copy_stride2_f32(target + lo, source, count);
+#endif
+        } else {
+            for (long i = 0; i < count; i++) target[lo + i] = source[i * phases];
+        }
+        if (hi < width) __builtin_memset(target + hi, 0, (size_t)(width - hi) * sizeof(float));
+    }
+}

@@ -58,6 +58,17 @@ int tessera_sgemm_has_avx512(void);
 void tessera_sgemm_packed_variant(int avx512, const float *packed, long m, long n, long k, const float *b, long ldb,
                                   float *c, long ldc, const tessera_gemm_epilogue *e);
 
+/// A band of `band` output rows of a direct convolution, each n columns:
+/// c[i * ldc + t * n + j] = epilogue(Σ_p A[i, p] · rows[t * k + p][j]) for i < m, t < band, j < n,
+/// p < k — A packed as for tessera_sgemm_packed, and for output row t the right operand's row p
+/// starting at rows[t * k + p] (patch element p's input row, read in place: no im2col); the epilogue's
+/// residual is indexed like c. Each sum is the same FMA chain in k order from zero as
+/// tessera_sgemm_packed's, so the results are its bits for the same operands. AVX-512 (8 rows ×
+/// 48 columns per tile) when tessera_sgemm_has_avx512(), a scalar loop otherwise.
+/// Single-threaded; e may be NULL.
+void tessera_sgemm_packed_rows(const float *packed, long m, long n, long k, const float *const *rows, long band,
+                               float *c, long ldc, const tessera_gemm_epilogue *e);
+
 /// Columns per strip of a packed right operand: strip s holds columns [16s, 16s + 16) of the
 /// k × n matrix B, element (kk, j) at strip[kk * 16 + j], columns past n as zeros.
 #define TESSERA_GEMM_STRIP_COLUMNS 16

@@ -191,6 +191,12 @@ typedef struct {
 /// copies are vectorised where tessera_cpu_has_avx2_fma() is true.
 void tessera_im2col_row_f32(float *out, const float *plane, const tessera_im2col_row *r, long start, long end);
 
+/// One input row of w floats split into `phases` column phases for a direct convolution: phase ph
+/// (written at out + ph · phase_stride, width floats) holds row[phases · (i − lead) + ph] at i, 0
+/// where that column is outside the row.
+void tessera_row_phases_f32(const float *row, long w, long phases, long lead, long width, float *out,
+                            long phase_stride);
+
 /// p[i] = min(max((p[i] + bias) + residual[i], lo), hi) for i < n, without the bias when
 /// add_bias is 0 and without the residual when it is NULL (it must not overlap p); the clamp as
 /// in tessera_depthwise_plane_f32. Call only when tessera_cpu_has_avx2_fma() is true.

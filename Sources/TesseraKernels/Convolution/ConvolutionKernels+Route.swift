@@ -15,6 +15,10 @@ package enum ConvolutionRoute: Equatable, Sendable {
     case depthwise
     /// 1×1, stride 1, unpadded, one group, on Tessera's packed micro-kernel (AVX-512).
     case packedPointwise
+    /// An image model's first convolution (one group, at most 4 input channels, no dilation,
+    /// horizontal stride 1 or 2, 16 or more output columns): the packed micro-kernel reading
+    /// the input rows in place, no im2col (``ConvolutionKernels/packedRowsConv(_:input:packed:output:epilogue:)``; AVX-512).
+    case packedRows
     /// Any other one-group convolution: im2col into the packed micro-kernel (AVX-512).
     case packedIm2col
     /// 1×1, stride 1, unpadded, by OpenBLAS `sgemm` over column tiles (no AVX-512, or groups).
@@ -29,7 +33,7 @@ package enum ConvolutionRoute: Equatable, Sendable {
     }
 
     /// Whether the kernel reads the weight as packed micro-kernel panels (``PackedGEMMOperand``).
-    package var usesPackedPanels: Bool { self == .packedPointwise || self == .packedIm2col }
+    package var usesPackedPanels: Bool { self == .packedPointwise || self == .packedIm2col || self == .packedRows }
 
     /// The route's name in profiles (`tessera plan MODEL --measure` groups measured time by it).
     package var name: String {
@@ -37,6 +41,7 @@ package enum ConvolutionRoute: Equatable, Sendable {
         case .winograd(let tile): "Winograd F(\(tile),3) conv"
         case .depthwise: "depthwise conv"
         case .packedPointwise: "packed pointwise conv"
+        case .packedRows: "packed direct conv (input rows in place)"
         case .packedIm2col: "packed im2col conv"
         case .blasPointwise: "OpenBLAS pointwise conv (sgemm)"
         case .blasIm2col: "OpenBLAS im2col conv (sgemm)"
@@ -55,12 +60,16 @@ extension ConvolutionKernels {
     }
 
     /// The route of a convolution of geometry `g`: Winograd where it wins, else by kind
-    /// (depthwise, pointwise, im2col) on the packed micro-kernel where it is preferred
+    /// (depthwise, pointwise, im2col — or, for an image model's first layer, the input rows in
+    /// place, ``takesPackedRows(_:)``) on the packed micro-kernel where it is preferred
     /// (``usesPackedGEMM(_:)``), else on OpenBLAS.
     static func route(_ g: ConvGeometry) -> ConvolutionRoute {
         if let tile = WinogradConvolution.tile(g) { return .winograd(tile: tile) }
         let kind = path(channels: g.c, kernelHeight: g.kh, kernelWidth: g.kw, parameters: g.parameters)
-        if usesPackedGEMM(g) { return kind == .pointwise ? .packedPointwise : .packedIm2col }
+        if usesPackedGEMM(g) {
+            if kind == .pointwise { return .packedPointwise }
+            return takesPackedRows(g) ? .packedRows : .packedIm2col
+        }
         switch kind {
         case .depthwise: return .depthwise
         case .pointwise: return .blasPointwise

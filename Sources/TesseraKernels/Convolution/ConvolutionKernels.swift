@@ -120,6 +120,9 @@ package enum ConvolutionKernels {
         case .packedPointwise:
             let packed = weightPanels(geometry, weights: weights, prepared: packedWeights)
             packedPointwise(geometry, input: input, packed: packed, output: output, epilogue: epilogue)
+        case .packedRows:
+            let packed = weightPanels(geometry, weights: weights, prepared: packedWeights)
+            packedRowsConv(geometry, input: input, packed: packed, output: output, epilogue: epilogue)
         case .packedIm2col:
             let packed = weightPanels(geometry, weights: weights, prepared: packedWeights)
             packedIm2colGEMM(

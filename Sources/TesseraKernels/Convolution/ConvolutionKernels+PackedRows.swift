@@ -1,0 +1,122 @@
+import CTesseraSIMD
+
+/// The direct path on Tessera's packed micro-kernel (``ConvolutionRoute/packedRows``): an image
+/// model's first convolution, whose few input channels make im2col a copy as large as the
+/// product's right operand, multiplies the input rows in place instead.
+///
+/// For an output row, patch element `(c, i, j)` reads input row `y · sh + i − padTop` of channel
+/// `c` at columns `x · sw + j − padLeft`: with a stride of 1 a run of the row; with a stride of 2
+/// a run of the row's even or odd columns. So each input row is first split into its `sw` column
+/// phases, each with zeros where the padding falls (`sw` planes per channel, about the input's
+/// size), and the micro-kernel (``tessera_sgemm_packed_rows``) gets one pointer per patch element
+/// into them — or into a row of zeros above and below the image. The sums are the im2col path's
+/// FMA chains on the same values, so the results are its bits.
+extension ConvolutionKernels {
+    /// Whether the direct path takes a convolution of geometry `g` on the packed micro-kernel:
+    /// one group, at most four input channels (an image), no dilation, a horizontal stride of 1
+    /// or 2 and at least 16 output columns (one vector per tile).
+    static func takesPackedRows(_ g: ConvGeometry) -> Bool {
+        let p = g.parameters
+        return p.groups == 1 && g.c <= 4 && p.dilationHeight == 1 && p.dilationWidth == 1
+            && (p.strideWidth == 1 || p.strideWidth == 2) && g.ow >= 16
+            && !p.isPointwise(kernelHeight: g.kh, kernelWidth: g.kw)
+    }
+
+    /// How the input rows are split for the direct path: `phases` planes per input row of `width`
+    /// floats, element `i` of phase `ph` holding input column `phases · (i − lead) + ph` (0 outside
+    /// the row), and patch column `j` reading phase `phase[j]` from element `x + shift[j]` for output
+    /// column `x`.
+    struct RowPhases {
+        let phases: Int
+        let lead: Int
+        let width: Int
+        let phase: [Int]
+        let shift: [Int]
+
+        init(_ g: ConvGeometry) {
+            let s = g.parameters.strideWidth
+            var phase: [Int] = []
+            var offset: [Int] = []
+            for j in 0..<g.kw {
+                let d = j - g.parameters.padLeft
+                let q = ConvGeometry.floorDivide(d, s)
+                phase.append(d - q * s)
+                offset.append(q)
+            }
+            let lead = Swift.max(0, -(offset.min() ?? 0))
+            phases = s
+            self.lead = lead
+            width = g.ow + (offset.max() ?? 0) + lead
+            self.phase = phase
+            shift = offset.map { $0 + lead }
+        }
+    }
+
+    /// `out[n] = epilogue(W × patches(in[n]))` with the patches read from the input rows in place
+    /// (see the extension's summary); `packed` is W `[O, C·kH·kW]` in panels. Output rows run in
+    /// parallel.
+    static func packedRowsConv(
+        _ g: ConvGeometry, input: UnsafePointer<Float>, packed: PackedGEMMOperand,
+        output: UnsafeMutablePointer<Float>, epilogue: ConvEpilogue
+    ) {
+        let split = RowPhases(g)
+        let p = g.parameters
+        let planeFloats = split.phases * g.h * split.width
+        // Every channel's phase planes, then one row of zeros for the rows outside the image.
+        let buffer = GEMMKernels.temporary(Float.self, count: g.c * planeFloats + split.width)
+        let planes = buffer.typedPointer(Float.self)
+        let zeros = planes + g.c * planeFloats
+        zeros.initialize(repeating: 0, count: split.width)
+        let patch = g.patchSize
+        let positions = g.outputPositions
+        let (lo, hi) = epilogue.clamp.kernelBounds
+        let cost = ParallelCost.perItem(nanoseconds: Double(g.o * patch * g.ow) * 0.025 + 200)
+        // Output rows per micro-kernel call: their input rows about 128 KiB (in L2 while every
+        // panel of the weight runs along them), at most 8.
+        let band = Swift.max(1, Swift.min(8, (128 << 10) / Swift.max(1, patch * g.ow * MemoryLayout<Float>.stride)))
+        for image in 0..<g.n {
+            let imageInput = input + image * g.c * g.h * g.w
+            parallelFor(count: g.c * g.h, cost: .perItem(nanoseconds: Double(split.width * split.phases) * 0.5 + 20)) {
+                rows in
+                for row in rows {
+                    let (channel, y) = (row / g.h, row % g.h)
+                    tessera_row_phases_f32(
+                        imageInput + row * g.w, g.w, split.phases, split.lead, split.width,
+                        planes + channel * planeFloats + y * split.width, g.h * split.width)
+                }
+            }
+            let planeOffset = image * g.o * positions
+            parallelFor(count: g.oh, cost: cost) { outputRows in
+                let pointers = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: band * patch)
+                defer { pointers.deallocate() }
+                for top in stride(from: outputRows.lowerBound, to: outputRows.upperBound, by: band) {
+                    let rows = Swift.min(band, outputRows.upperBound - top)
+                    for (t, y) in (top..<(top + rows)).enumerated() {
+                        for element in 0..<patch {
+                            let (channel, i, j) = (element / (g.kh * g.kw), (element / g.kw) % g.kh, element % g.kw)
+                            let inputRow = y * p.strideHeight + i - p.padTop
+                            let slot = t * patch + element
+                            if inputRow < 0 || inputRow >= g.h {
+                                pointers[slot] = UnsafePointer(zeros)
+                                continue
+                            }
+                            let start = planes + channel * planeFloats + (split.phase[j] * g.h + inputRow) * split.width
+                            pointers[slot] = UnsafePointer(start + split.shift[j])
+                        }
+                    }
+                    let first = planeOffset + top * g.ow
+                    var e = tessera_gemm_epilogue(
+                        bias: epilogue.bias, residual: epilogue.residual.map { $0 + first }, ldr: positions, lo: lo,
+                        hi: hi)
+                    let c = output + first
+                    if epilogue.isIdentity {
+                        tessera_sgemm_packed_rows(packed.panels, g.o, g.ow, patch, pointers, rows, c, positions, nil)
+                    } else {
+                        tessera_sgemm_packed_rows(packed.panels, g.o, g.ow, patch, pointers, rows, c, positions, &e)
+                    }
+                }
+            }
+        }
+        withExtendedLifetime(buffer) {}
+    }
+}
