@@ -32,7 +32,8 @@ struct MatMulEpilogueTests {
     }
 
     /// The epilogues a linear layer meets: bias, bias then ReLU (bias on either side), a
-    /// result-shaped residual then ReLU.
+    /// result-shaped residual then ReLU, the bias then a residual connection (either way round,
+    /// and clamped).
     static func epilogues(_ product: Node, _ bias: Node, _ residual: Node) -> [(name: String, node: Node)] {
         let zero = constant([0], [])
         return [
@@ -44,6 +45,17 @@ struct MatMulEpilogueTests {
             ),
             ("relu(y + r)", Node(.binary(.max), inputs: [Node(.binary(.add), inputs: [product, residual]), zero])),
             ("min(y, 0.5)", Node(.binary(.min), inputs: [product, constant([0.5], [])])),
+            ("(y + b) + r", Node(.binary(.add), inputs: [Node(.binary(.add), inputs: [product, bias]), residual])),
+            ("r + (b + y)", Node(.binary(.add), inputs: [residual, Node(.binary(.add), inputs: [bias, product])])),
+            (
+                "min((y + b) + r, 0.5)",
+                Node(
+                    .binary(.min),
+                    inputs: [
+                        Node(.binary(.add), inputs: [Node(.binary(.add), inputs: [product, bias]), residual]),
+                        constant([0.5], []),
+                    ])
+            ),
         ]
     }
 
@@ -51,7 +63,7 @@ struct MatMulEpilogueTests {
     func fusesBitForBit() {
         for adopted in [false, true] {
             for (m, n, k) in [(3, 5, 4), (9, 70, 33)] {
-                for index in 0..<5 {
+                for index in 0..<8 {
                     let (x, wT, bias, residual) = Self.operands(m: m, n: n, k: k, adopted: adopted)
                     let product = Node(.matmul, inputs: [x, wT])
                     let (name, fused) = Self.epilogues(product, bias, residual)[index]
@@ -71,6 +83,16 @@ struct MatMulEpilogueTests {
                 }
             }
         }
+    }
+
+    @Test("not fused: (y + r) + b, whose float sums run in another order than the kernel's")
+    func residualBeforeBiasNotFused() {
+        let (x, wT, bias, residual) = Self.operands(m: 3, n: 5, k: 4, adopted: true)
+        let product = Node(.matmul, inputs: [x, wT])
+        let y = Node(.binary(.add), inputs: [Node(.binary(.add), inputs: [product, residual]), bias])
+        let stats = GraphExecutor.materialize([y])
+        #expect(stats.convEpilogues == 0, "\(stats)")
+        expectClose(elements(y), NaiveGraph.evaluate(y), "(y + r) + b")
     }
 
     @Test("not fused: a bias that is not one value per column")

@@ -94,6 +94,7 @@ extension ExecutionPlan {
                 } else {
                     value = runKernel(
                         conv, inputs: conv.inputs.map(input), residual: epilogue.residual.map { values[$0]! },
+                        columnBias: epilogue.columnBias.map { values[$0]! },
                         clamp: clamp, activation: epilogue.activation)
                     epilogue.giveTiesTheLeftBound(clamp, in: value)
                 }
@@ -273,7 +274,7 @@ extension ExecutionPlan {
     /// ``Step/convEpilogue(entry:_:)``).
     func runKernel(
         _ entry: GraphSnapshot.Entry, inputs: [TensorValue], residual: TensorValue? = nil,
-        clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
+        columnBias: TensorValue? = nil, clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
     ) -> TensorValue {
         let rule = entry.op.rule
         var operands = inputs
@@ -285,7 +286,8 @@ extension ExecutionPlan {
             entry.op,
             KernelCall(
                 inputs: operands, output: out.pointer, shape: entry.shape, type: entry.type,
-                residual: residual?.compacted(), clamp: clamp, activation: activation))
+                residual: residual?.compacted(), columnBias: columnBias?.compacted(), clamp: clamp,
+                activation: activation))
         return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
     }
 }

@@ -87,6 +87,10 @@ final class ExecutionPlan: @unchecked Sendable {
         var conv: Int
         /// An entry of the convolution's shape, added to each output.
         var residual: Int?
+        /// For a `matmul` with a result-shaped `residual`: a bias of one value per column added
+        /// before it (`(a · b + columnBias) + residual`: a linear layer and the residual
+        /// connection after it).
+        var columnBias: Int? = nil
         /// Single-element float32 entries, read at run time (plans are shared by graphs whose
         /// constants differ).
         var lower: Int?

@@ -21,25 +21,27 @@ package enum MatMulRule: OpRule {
 
     /// With a fused epilogue (``ConvolutionEpilogueFusion``, ``LinearActivationFusion``; float32
     /// only), the call's residual is a bias of `n` values added to every row or a result-shaped
-    /// tensor, its clamp and then its activation applied last:
-    /// `activation(clamp(a · b + residual))`.
+    /// tensor (then possibly after the call's column bias: a linear layer and the residual
+    /// connection after it), its clamp and then its activation applied last:
+    /// `activation(clamp((a · b + columnBias) + residual))`.
     package static func run(_ op: GraphOp, _ call: KernelCall) {
         let (a, b) = (call.inputs[0], call.inputs[1])
         let n = call.shape.last ?? 1
         let rows = n == 0 ? 0 : call.shape.reduce(1, *) / n
-        let residual = call.residual
-        // A residual of n values is a bias per column; any other is result-shaped.
-        let columnBias = residual.flatMap { $0.layout.count == n ? $0.floats : nil }
-        let hasEpilogue = residual != nil || !call.clamp.isIdentity
-        // A result-shaped residual is added (and the clamp and activation applied) after the product.
-        let addsAfter = residual != nil && columnBias == nil
+        // A residual of n values alone is a bias per column; any other is result-shaped.
+        let residualIsBias = call.columnBias == nil && call.residual.map { $0.layout.count == n } == true
+        let columnBias = call.columnBias?.floats ?? (residualIsBias ? call.residual?.floats : nil)
+        let residual = residualIsBias ? nil : call.residual?.floats
+        let hasEpilogue = columnBias != nil || residual != nil || !call.clamp.isIdentity
+        // On the right-packed kernel both are added in its registers. A result-shaped residual
+        // with an activation (not a fusion the planner makes) is added after the product.
+        let addsAfter = residual != nil && call.activation != nil
         if runPrepared(
-            a, b, output: call.floatOutput, columnBias: columnBias, clamp: addsAfter ? .none : call.clamp,
-            activation: addsAfter ? nil : call.activation)
+            a, b, output: call.floatOutput, columnBias: columnBias, residual: addsAfter ? nil : residual,
+            clamp: addsAfter ? .none : call.clamp, activation: addsAfter ? nil : call.activation)
         {
             if addsAfter {
-                call.clamp.finishRows(
-                    call.floatOutput, rows: rows, columns: n, adding: residual?.floats, addRowStride: n)
+                call.clamp.finishRows(call.floatOutput, rows: rows, columns: n, adding: residual, addRowStride: n)
                 call.activation?.applyRows(call.floatOutput, rows: rows, columns: n)
             }
             return
@@ -47,9 +49,13 @@ package enum MatMulRule: OpRule {
         GEMMKernels.matmul(
             a: a.pointer, aLayout: a.layout, b: b.pointer, bLayout: b.layout, type: a.type, output: call.output)
         if hasEpilogue {
+            if let columnBias, residual != nil {
+                ConvolutionClamp.none.finishRows(
+                    call.floatOutput, rows: rows, columns: n, adding: columnBias, addRowStride: 0)
+            }
             call.clamp.finishRows(
-                call.floatOutput, rows: rows, columns: n, adding: residual?.floats,
-                addRowStride: columnBias != nil ? 0 : n)
+                call.floatOutput, rows: rows, columns: n, adding: residual ?? columnBias,
+                addRowStride: residual != nil ? n : 0)
         }
         call.activation?.applyRows(call.floatOutput, rows: rows, columns: n)
     }
@@ -60,11 +66,12 @@ package enum MatMulRule: OpRule {
     /// (``PackedGEMM/rightPackedIsPreferred``) and the left operand's rows are evenly spaced
     /// with unit column stride (every batch dimension folds into its rows); `columnBias` and
     /// `clamp` are applied in the kernel's registers, `activation` to each block of rows as the
-    /// kernel writes it. Returns whether it ran; otherwise
+    /// kernel writes it, a result-shaped `residual` (row-major) added after the bias in the
+    /// registers too. Returns whether it ran; otherwise
     /// ``GEMMKernels/matmul(a:aLayout:b:bLayout:type:output:)`` does the product.
     static func runPrepared(
         _ a: TensorValue, _ b: TensorValue, output: UnsafeMutablePointer<Float>,
-        columnBias: UnsafePointer<Float>? = nil,
+        columnBias: UnsafePointer<Float>? = nil, residual: UnsafePointer<Float>? = nil,
         clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
     ) -> Bool {
         guard let (rows, lda, packed) = preparedOperands(a, b) else { return false }
@@ -72,8 +79,8 @@ package enum MatMulRule: OpRule {
         // A NaN bound is applied after the kernel, so the activation then comes after it too.
         let late = clamp.hasNaNBound ? activation : nil
         PackedGEMM.product(
-            rows: rows, a: a.floats, lda: lda, packed, c: output, ldc: n, columnBias: columnBias, clamp: clamp,
-            activation: late == nil ? activation : nil)
+            rows: rows, a: a.floats, lda: lda, packed, c: output, ldc: n, columnBias: columnBias, residual: residual,
+            residualStride: n, clamp: clamp, activation: late == nil ? activation : nil)
         if clamp.hasNaNBound { clamp.finishRows(output, rows: rows, columns: n, adding: nil, addRowStride: 0) }
         late?.applyRows(output, rows: rows, columns: n)
         return true

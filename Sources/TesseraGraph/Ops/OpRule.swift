@@ -114,6 +114,9 @@ package struct KernelCall {
     /// shape (for a `matmul`, also a bias of one value per column) added before the clamp; `nil`
     /// otherwise.
     package let residual: TensorValue?
+    /// For a `matmul` whose fused epilogue also adds a result-shaped `residual`: a bias of one
+    /// value per column, added first (`(a · b + columnBias) + residual`); `nil` otherwise.
+    package let columnBias: TensorValue?
     /// For a convolution or `matmul` with a fused epilogue: the activation's bounds.
     package let clamp: ConvolutionClamp
     /// For a `matmul` with a fused epilogue: the activation applied after the clamp (see
@@ -123,13 +126,15 @@ package struct KernelCall {
     /// A call with the given operands and output.
     package init(
         inputs: [TensorValue], output: UnsafeMutableRawPointer, shape: [Int], type: KernelScalarType,
-        residual: TensorValue? = nil, clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
+        residual: TensorValue? = nil, columnBias: TensorValue? = nil, clamp: ConvolutionClamp = .none,
+        activation: LinearActivation? = nil
     ) {
         self.inputs = inputs
         self.output = output
         self.shape = shape
         self.type = type
         self.residual = residual
+        self.columnBias = columnBias
         self.clamp = clamp
         self.activation = activation
     }

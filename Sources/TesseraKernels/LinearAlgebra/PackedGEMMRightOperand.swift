@@ -75,10 +75,11 @@ extension PackedGEMM {
     /// included, on a transformer's linear layers, single-threaded); elsewhere OpenBLAS.
     package static let rightPackedIsPreferred: Bool = tessera_sgemm_packed_b_is_vectorized() != 0
 
-    /// `c[i, j] = activation(clamp(Σ_k a[i, k] · B[k, firstColumn + j] + columnBias[j]))` for
-    /// `i < rows`, `j < columns`, sums in `k` order with FMA; `columnBias` is relative to the
-    /// block's first column and optional, `activation` (optional) runs on each block of eight
-    /// rows as soon as the kernel has written it.
+    /// `c[i, j] = activation(clamp((Σ_k a[i, k] · B[k, firstColumn + j] + columnBias[j]) + residual[i, j]))`
+    /// for `i < rows`, `j < columns`, sums in `k` order with FMA; `columnBias` and `residual`
+    /// (`residualStride` floats between rows) are relative to the block's first row and column
+    /// and optional, `activation` (optional) runs on each block of eight rows as soon as the
+    /// kernel has written it.
     ///
     /// - Precondition: `firstColumn` is a multiple of ``PackedGEMMRightOperand/stripColumns``
     ///   and `firstColumn + columns ≤ b.columns`; `a` holds `rows` rows of `b.depth` floats
@@ -86,7 +87,8 @@ extension PackedGEMM {
     package static func multiply(
         rows: Int, a: UnsafePointer<Float>, lda: Int, _ b: PackedGEMMRightOperand, firstColumn: Int, columns: Int,
         c: UnsafeMutablePointer<Float>, ldc: Int, columnBias: UnsafePointer<Float>? = nil,
-        clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
+        residual: UnsafePointer<Float>? = nil, residualStride: Int = 0, clamp: ConvolutionClamp = .none,
+        activation: LinearActivation? = nil
     ) {
         kernelPrecondition(
             firstColumn % PackedGEMMRightOperand.stripColumns == 0 && firstColumn >= 0
@@ -94,16 +96,17 @@ extension PackedGEMM {
             "[gemm] columns \(firstColumn)..<\(firstColumn + columns) are not a strip-aligned block of \(b.columns)")
         let strips = b.strips + firstColumn * b.depth
         let code = activation?.code ?? Int32(TESSERA_ACTIVATION_NONE)
-        if columnBias == nil && clamp.isIdentity {
+        if columnBias == nil && residual == nil && clamp.isIdentity {
             tessera_sgemm_packed_b_activated(rows, columns, b.depth, a, lda, strips, c, ldc, nil, code)
             return
         }
         let (lo, hi) = clamp.kernelBounds
-        var epilogue = tessera_gemm_epilogue(bias: columnBias, residual: nil, ldr: 0, lo: lo, hi: hi)
+        var epilogue = tessera_gemm_epilogue(bias: columnBias, residual: residual, ldr: residualStride, lo: lo, hi: hi)
         tessera_sgemm_packed_b_activated(rows, columns, b.depth, a, lda, strips, c, ldc, &epilogue, code)
     }
 
-    /// `c = activation(clamp(a · B + columnBias))` over `rows` rows of `a` and all of B's columns, split
+    /// `c = activation(clamp((a · B + columnBias) + residual))` over `rows` rows of `a` and all of B's columns
+    /// (`residual`, optional, `residualStride` floats between rows), split
     /// into one block of output columns (a multiple of 16) or rows (a multiple of 8) per kernel
     /// thread when the product is large enough; one micro-kernel call per block.
     ///
@@ -117,8 +120,8 @@ extension PackedGEMM {
     ///   whole operand. Runs multithreaded: do not call it from a `parallelFor` body.
     package static func product(
         rows m: Int, a: UnsafePointer<Float>, lda: Int, _ b: PackedGEMMRightOperand, c: UnsafeMutablePointer<Float>,
-        ldc: Int, columnBias: UnsafePointer<Float>? = nil, clamp: ConvolutionClamp = .none,
-        activation: LinearActivation? = nil
+        ldc: Int, columnBias: UnsafePointer<Float>? = nil, residual: UnsafePointer<Float>? = nil,
+        residualStride: Int = 0, clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
     ) {
         let n = b.columns
         if m == 0 || n == 0 { return }
@@ -130,7 +133,7 @@ extension PackedGEMM {
         if tasks == 1 {
             multiply(
                 rows: m, a: a, lda: lda, b, firstColumn: 0, columns: n, c: c, ldc: ldc, columnBias: columnBias,
-                clamp: clamp, activation: activation)
+                residual: residual, residualStride: residualStride, clamp: clamp, activation: activation)
             return
         }
         let cost = rightPackedTaskNanoseconds(
@@ -143,7 +146,8 @@ extension PackedGEMM {
                     rows: Swift.min(rowBlock, m - firstRow), a: a + firstRow * lda, lda: lda, b,
                     firstColumn: firstColumn, columns: Swift.min(columnBlock, n - firstColumn),
                     c: c + firstRow * ldc + firstColumn, ldc: ldc, columnBias: columnBias.map { $0 + firstColumn },
-                    clamp: clamp, activation: activation)
+                    residual: residual.map { $0 + firstRow * residualStride + firstColumn },
+                    residualStride: residualStride, clamp: clamp, activation: activation)
             }
         }
     }

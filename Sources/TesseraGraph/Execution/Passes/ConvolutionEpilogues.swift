@@ -25,6 +25,8 @@ enum ConvolutionEpilogueFusion {
     struct Reading: Equatable {
         var conv: Int
         var residual: Int?
+        /// For `(conv + columnBias) + residual`: the column bias (a `matmul` only).
+        var columnBias: Int? = nil
         var lower: Int?
         var upper: Int?
         var lowerOnLeft = false
@@ -61,6 +63,7 @@ enum ConvolutionEpilogueFusion {
         for reading in readings(of: group.program) {
             let conv = group.leaves[reading.conv]
             let residual = reading.residual.map { group.leaves[$0] }
+            let columnBias = reading.columnBias.map { group.leaves[$0] }
             let lower = reading.lower.map { group.leaves[$0] }
             let upper = reading.upper.map { group.leaves[$0] }
             let isMatmul: Bool
@@ -81,12 +84,17 @@ enum ConvolutionEpilogueFusion {
             if let residual {
                 guard residual != conv, entries[residual].type == .float32,
                     entries[residual].shape == entries[conv].shape
-                        || (isMatmul && isColumnBias(entries[residual].shape, of: entries[conv].shape))
+                        || (isMatmul && columnBias == nil && isColumnBias(entries[residual].shape, of: entries[conv].shape))
+                else { continue }
+            }
+            if let columnBias {
+                guard isMatmul, columnBias != conv, columnBias != residual, entries[columnBias].type == .float32,
+                    isColumnBias(entries[columnBias].shape, of: entries[conv].shape)
                 else { continue }
             }
             return ExecutionPlan.ConvolutionEpilogue(
-                conv: conv, residual: residual, lower: lower, upper: upper, lowerOnLeft: reading.lowerOnLeft,
-                upperOnLeft: reading.upperOnLeft)
+                conv: conv, residual: residual, columnBias: columnBias, lower: lower, upper: upper,
+                lowerOnLeft: reading.lowerOnLeft, upperOnLeft: reading.upperOnLeft)
         }
         return nil
     }
@@ -98,10 +106,12 @@ enum ConvolutionEpilogueFusion {
         return shape.dropLast().allSatisfy { $0 == 1 }
     }
 
-    /// Every way to read `program` as `min(max(t, lower), upper)` with `t` a leaf or the sum of
-    /// two leaves, either bound absent but something to do, and each of `add`, `max` and `min`
-    /// read with its operands either way round. The plan takes the first reading whose
-    /// convolution qualifies; readings with bounds on the right come first.
+    /// Every way to read `program` as `min(max(t, lower), upper)` with `t` a leaf, the sum of
+    /// two leaves, or `(p + q) + r` of three (`p + q` the product and its column bias, either
+    /// way round: floats add in that order, so the bias must be the inner sum's), either bound
+    /// absent but something to do, and each of `add`, `max` and `min` read with its operands
+    /// either way round. The plan takes the first reading whose convolution qualifies; readings
+    /// with bounds on the right come first.
     static func readings(of program: FusedProgram) -> [Reading] {
         guard program.computeType == .float32, program.outputs.count == 1 else { return [] }
         let instructions = program.instructions
@@ -130,6 +140,18 @@ enum ConvolutionEpilogueFusion {
                 {
                     readings.append(reading(ka, kb))
                     readings.append(reading(kb, ka))
+                } else if case .binary(.add, let a, let b) = instructions[t] {
+                    // (p + q) + r or r + (p + q): the inner sum is the product and its bias.
+                    for (inner, outer) in [(a, b), (b, a)] {
+                        guard case .binary(.add, let p, let q) = instructions[inner], let kp = leaf(p),
+                            let kq = leaf(q), let kr = leaf(outer), kp != kq, kp != kr, kq != kr
+                        else { continue }
+                        for (product, bias) in [(kp, kq), (kq, kp)] {
+                            var r = reading(product, kr)
+                            r.columnBias = bias
+                            readings.append(r)
+                        }
+                    }
                 }
             }
         }

@@ -111,7 +111,8 @@ struct PlanningState {
             return tables.rowGroups[group].reads
         case .convEpilogue(_, let index):
             let epilogue = tables.epilogues[index]
-            return inputs[epilogue.conv] + [epilogue.residual, epilogue.lower, epilogue.upper].compactMap { $0 }
+            return inputs[epilogue.conv]
+                + [epilogue.columnBias, epilogue.residual, epilogue.lower, epilogue.upper].compactMap { $0 }
         case .depthwiseBlock(_, let block):
             return tables.depthwiseBlocks[block].reads(inputs)
         case .view(let entry), .kernel(let entry):
