@@ -84,7 +84,8 @@ enum ConvolutionEpilogueFusion {
             if let residual {
                 guard residual != conv, entries[residual].type == .float32,
                     entries[residual].shape == entries[conv].shape
-                        || (isMatmul && columnBias == nil && isColumnBias(entries[residual].shape, of: entries[conv].shape))
+                        || (isMatmul && columnBias == nil
+                            && isColumnBias(entries[residual].shape, of: entries[conv].shape))
                 else { continue }
             }
             if let columnBias {
