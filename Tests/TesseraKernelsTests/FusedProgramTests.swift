@@ -187,6 +187,72 @@ struct FusedProgramTests {
         #expect(out == expected)
     }
 
+    /// A layer norm's last pass over rows that blocks straddle (a multiple of neither the block
+    /// nor a vector): per-row statistics and per-column scales broadcast, a transposed operand
+    /// and a float16 per-column one — blocks split at the rows and read in place, or copied.
+    @Test("row-split blocks: per-row and per-column operands, transposed and float16 ones", arguments: [1, 7, 300])
+    func rowSplitBlocks(rows: Int) {
+        let width = 384
+        let count = rows * width
+        var rng = SeededRandom(seed: UInt64(rows))
+        let x = rng.floats(count)
+        let mean = rng.floats(rows)
+        let gamma = rng.floats(width)
+        let transposedSource = rng.floats(count)  // [width, rows] row-major, read as [rows, width]
+        let beta = rng.floats(width).map { Float(Float16($0)) }
+        let beta16 = beta.map { Float16($0) }
+        // ((x - mean) * gamma + t) + beta
+        let program = FusedProgram(
+            computeType: .float32,
+            instructions: [
+                .input(0), .input(1), .binary(.sub, 0, 1), .input(2), .binary(.mul, 2, 3), .input(3),
+                .binary(.add, 4, 5), .input(4), .binary(.add, 6, 7),
+            ], outputs: [8])
+        var out = [Float](repeating: .nan, count: count)
+        let shape = [rows, width]
+        x.withUnsafeBytes { px in
+            mean.withUnsafeBytes { pm in
+                gamma.withUnsafeBytes { pg in
+                    transposedSource.withUnsafeBytes { pt in
+                        beta16.withUnsafeBytes { pb in
+                            out.withUnsafeMutableBytes { po in
+                                program.run(
+                                    shape: shape,
+                                    inputs: [
+                                        FusedInput(
+                                            pointer: px.baseAddress!, layout: StridedLayout(contiguous: shape),
+                                            type: .float32),
+                                        FusedInput(
+                                            pointer: pm.baseAddress!,
+                                            layout: StridedLayout(contiguous: [rows, 1]).broadcast(to: shape),
+                                            type: .float32),
+                                        FusedInput(
+                                            pointer: pg.baseAddress!,
+                                            layout: StridedLayout(contiguous: [width]).broadcast(to: shape),
+                                            type: .float32),
+                                        FusedInput(
+                                            pointer: pt.baseAddress!,
+                                            layout: StridedLayout(contiguous: [width, rows]).permuted([1, 0]),
+                                            type: .float32),
+                                        FusedInput(
+                                            pointer: pb.baseAddress!,
+                                            layout: StridedLayout(contiguous: [width]).broadcast(to: shape),
+                                            type: .float16),
+                                    ],
+                                    outputs: [FusedOutput(pointer: po.baseAddress!, type: .float32)])
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let expected = (0..<count).map { e -> Float in
+            let (r, c) = e.quotientAndRemainder(dividingBy: width)
+            return ((x[e] - mean[r]) * gamma[c] + transposedSource[c * rows + r]) + beta[c]
+        }
+        #expect(out.map(\.bitPattern) == expected.map(\.bitPattern))
+    }
+
     /// `(x op1 m) op2 (s + 0.25)` with `m` and `s` per row (uniform in each row-sized block), in
     /// every operand order: the two ops run as one pass and must give what two stored passes give.
     @Test(

@@ -1,19 +1,22 @@
 import Synchronization
 
-/// The last plan of one fused program, kept for the next run with the same layouts.
+/// The last two plans of one fused program, kept for the next runs with the same layouts.
 ///
 /// Planning a run (collapsing dimensions, choosing how each input is read, assigning scratch
 /// slots) costs about as much as running a small program. A caller that runs one program
 /// again and again — a step of a cached graph plan — keeps a memo beside it; a run whose
-/// iteration shape, input types, layouts and output types match the memo's reuses its plan.
-/// Safe to share: the memo is behind a lock.
+/// iteration shape, input types, layouts and output types match one of the memo's reuses its
+/// plan. Two, because a row-fused step runs its programs on chunks of rows of which the last
+/// is usually shorter: with one plan kept, on two threads the short chunk and the full ones
+/// took turns replanning. Safe to share: the memo is behind a lock.
 package final class FusedPlanMemo: Sendable {
     private struct Entry {
         var signature: [Int]
         var plan: FusedPlan
     }
 
-    private let last = Mutex<Entry?>(nil)
+    /// The most recently made or used first.
+    private let recent = Mutex<[Entry]>([])
 
     /// An empty memo.
     package init() {}
@@ -42,9 +45,17 @@ package final class FusedPlanMemo: Sendable {
         shape: [Int], inputs: [FusedInput], outputs: [FusedOutput], overlaps: Bool, make: () -> FusedPlan
     ) -> FusedPlan {
         let signature = FusedPlanMemo.signature(shape: shape, inputs: inputs, outputs: outputs, overlaps: overlaps)
-        if let hit = last.withLock({ $0?.signature == signature ? $0?.plan : nil }) { return hit }
+        let hit = recent.withLock { entries -> FusedPlan? in
+            guard let index = entries.firstIndex(where: { $0.signature == signature }) else { return nil }
+            if index > 0 { entries.swapAt(0, index) }
+            return entries[0].plan
+        }
+        if let hit { return hit }
         let plan = make()
-        last.withLock { $0 = Entry(signature: signature, plan: plan) }
+        recent.withLock { entries in
+            entries.insert(Entry(signature: signature, plan: plan), at: 0)
+            if entries.count > 2 { entries.removeLast() }
+        }
         return plan
     }
 }

@@ -81,6 +81,21 @@ struct FusedRunner<C: FusedComputeScalar> {
         }
     }
 
+    /// The iteration's row length when blocks should end at row boundaries, else 0: when an input
+    /// is strided (a per-row statistic or a per-column scale broadcast over the other axis, a
+    /// transposed read) and rows hold at least 64 elements, a block inside one row reads such an
+    /// input with one position computed per block, a per-column scale where it lies
+    /// (``gather``), instead of walking a cursor across rows and copying: M7's nine layer norms
+    /// (`[1500, 384]`, row-fused) took 9.6 ms at one thread before, 5.7 ms after.
+    private var rowSplit: Int {
+        guard let inner = plan.shape.last, inner >= 64, plan.shape.count > 1 else { return 0 }
+        let strided = plan.access.contains {
+            if case .strided = $0 { return true }
+            return false
+        }
+        return strided ? inner : 0
+    }
+
     private func runChunk(blocks: Range<Int>) {
         let blockSize = plan.blockSize
         let scratch = UnsafeMutablePointer<C>.allocate(capacity: plan.slotCount * blockSize)
@@ -91,9 +106,7 @@ struct FusedRunner<C: FusedComputeScalar> {
         }
         let spare = scratch + (plan.slotCount - 3) * blockSize
         let instructions = program.instructions
-        for block in blocks {
-            let start = block * blockSize
-            let n = Swift.min(blockSize, plan.count - start)
+        func runBlock(start: Int, n: Int) {
             func destination(_ index: Int) -> UnsafeMutablePointer<C>? {
                 switch plan.destinations[index] {
                 case .none: nil
@@ -116,6 +129,17 @@ struct FusedRunner<C: FusedComputeScalar> {
                     instructions[index], start: start, n: n, into: destination(index), values: values, spare: spare)
             }
             store(start: start, n: n, values: values)
+        }
+        let row = rowSplit
+        for block in blocks {
+            let blockStart = block * blockSize
+            let blockEnd = Swift.min(blockStart + blockSize, plan.count)
+            var next = blockStart
+            while next < blockEnd {
+                let start = next
+                next = row > 0 ? Swift.min(blockEnd, (start / row + 1) * row) : blockEnd
+                runBlock(start: start, n: next - start)
+            }
         }
     }
 
@@ -243,10 +267,11 @@ struct FusedRunner<C: FusedComputeScalar> {
         let innerSize = shape[rank - 1]
         let innerStride = strides[rank - 1]
         let (row, firstColumn) = start.quotientAndRemainder(dividingBy: innerSize)
-        // The common broadcast case (a per-row mean or scale, blocks inside one row): find the
-        // row's position with one division per outer axis and return it as a uniform block,
-        // without setting up a cursor (this runs once per block of a streamed reduction).
-        if innerStride == 0 && innerSize - firstColumn >= n {
+        // A block inside one row (a per-row mean broadcast along it, a per-column scale, a row of
+        // a transposed read): find the row's position with one division per outer axis, then
+        // read the run — one value as a uniform block when it is broadcast — without setting up a
+        // cursor (this runs once per block of a streamed reduction or a row-split run).
+        if innerSize - firstColumn >= n {
             var remainder = row
             var position = origin
             var axis = rank - 2
@@ -257,7 +282,19 @@ struct FusedRunner<C: FusedComputeScalar> {
                 axis -= 1
             }
             if rank > 1 { position += remainder * strides[0] }
-            return .uniform(C.converting(base[position]))
+            if innerStride == 0 { return .uniform(C.converting(base[position])) }
+            position += firstColumn * innerStride
+            // A contiguous run already of the compute type is read where it lies, as a linear
+            // input of that type is (``FusedPlan/inPlace``).
+            if innerStride == 1 && T.self == C.self {
+                return .block(UnsafeRawPointer(base + position).assumingMemoryBound(to: C.self))
+            }
+            if innerStride == 1 {
+                for j in 0..<n { destination[j] = C.converting(base[position + j]) }
+            } else {
+                for j in 0..<n { destination[j] = C.converting(base[position + j * innerStride]) }
+            }
+            return .block(destination)
         }
         return StridedRowCursor.withCursor(shape: shape, strides: strides, offset: origin, row: row) { cursor in
             var column = firstColumn
