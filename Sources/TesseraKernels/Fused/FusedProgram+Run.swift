@@ -106,30 +106,6 @@ struct FusedRunner<C: FusedComputeScalar> {
         }
         let spare = scratch + (plan.slotCount - 3) * blockSize
         let instructions = program.instructions
-        func runBlock(start: Int, n: Int) {
-            func destination(_ index: Int) -> UnsafeMutablePointer<C>? {
-                switch plan.destinations[index] {
-                case .none: nil
-                case .slot(let s): scratch + s * blockSize
-                case .output(let o): outputs[o].pointer.assumingMemoryBound(to: C.self) + start
-                }
-            }
-            for index in instructions.indices where !plan.deferred[index] {
-                let first = plan.pairedFirst[index]
-                if first >= 0 {
-                    if let target = destination(index), runPair(first, index, values: values, into: target, n: n) {
-                        values[index] = .block(target)
-                        continue
-                    }
-                    values[first] = evaluate(
-                        instructions[first], start: start, n: n, into: destination(first), values: values,
-                        spare: spare)
-                }
-                values[index] = evaluate(
-                    instructions[index], start: start, n: n, into: destination(index), values: values, spare: spare)
-            }
-            store(start: start, n: n, values: values)
-        }
         let row = rowSplit
         for block in blocks {
             let blockStart = block * blockSize
@@ -138,7 +114,29 @@ struct FusedRunner<C: FusedComputeScalar> {
             while next < blockEnd {
                 let start = next
                 next = row > 0 ? Swift.min(blockEnd, (start / row + 1) * row) : blockEnd
-                runBlock(start: start, n: next - start)
+                let n = next - start
+                func destination(_ index: Int) -> UnsafeMutablePointer<C>? {
+                    switch plan.destinations[index] {
+                    case .none: nil
+                    case .slot(let s): scratch + s * blockSize
+                    case .output(let o): outputs[o].pointer.assumingMemoryBound(to: C.self) + start
+                    }
+                }
+                for index in instructions.indices where !plan.deferred[index] {
+                    let first = plan.pairedFirst[index]
+                    if first >= 0 {
+                        if let target = destination(index), runPair(first, index, values: values, into: target, n: n) {
+                            values[index] = .block(target)
+                            continue
+                        }
+                        values[first] = evaluate(
+                            instructions[first], start: start, n: n, into: destination(first), values: values,
+                            spare: spare)
+                    }
+                    values[index] = evaluate(
+                        instructions[index], start: start, n: n, into: destination(index), values: values, spare: spare)
+                }
+                store(start: start, n: n, values: values)
             }
         }
     }
@@ -257,6 +255,7 @@ struct FusedRunner<C: FusedComputeScalar> {
 
     /// Walks the collapsed shape from element `start`, one inner run at a time. A block that
     /// lies inside one run of a broadcast (stride-0) dimension comes back uniform.
+    @inline(__always)
     private func gather<T: ConvertibleScalar>(
         _ raw: UnsafeRawPointer, _: T.Type, _ origin: Int, _ strides: [Int], _ start: Int, _ n: Int,
         _ destination: UnsafeMutablePointer<C>
