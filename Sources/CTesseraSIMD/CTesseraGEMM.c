@@ -134,6 +134,35 @@ static int tessera_gemm_has_avx512f(void) {
 #define TESSERA_GEMM512_ATTR __attribute__((target("avx512f,avx2,fma,prfchw"), min_vector_width(512)))
 #define TESSERA_GEMM256_ATTR __attribute__((target("avx2,fma")))
 
+// The end of an 8-row × (16·NV)-column tile: each of the first `rows` rows of acc, with the
+// epilogue (bias per row, then the residual, then the clamp) when e is not NULL, stored to c.
+TESSERA_GEMM512_ATTR __attribute__((always_inline)) static inline void tessera_gemm_tile_store_avx512(
+    const int NV, __m512 acc[8][3], float *restrict c, long ldc, long rows, __mmask16 last,
+    const tessera_gemm_epilogue *e) {
+    const __m512 lo = _mm512_set1_ps(e ? e->lo : -__builtin_inff());
+    const __m512 hi = _mm512_set1_ps(e ? e->hi : __builtin_inff());
+    for (int r = 0; r < 8; r++) {
+        if (r >= rows) break;
+        float *out = c + r * ldc;
+        if (!e) {
+            for (int v = 0; v < NV; v++) {
+                if (v == NV - 1) _mm512_mask_storeu_ps(out + 16 * v, last, acc[r][v]);
+                else _mm512_storeu_ps(out + 16 * v, acc[r][v]);
+            }
+            continue;
+        }
+        const float *res = e->residual ? e->residual + r * e->ldr : NULL;
+        for (int v = 0; v < NV; v++) {
+            __m512 x = acc[r][v];
+            if (e->bias) x = _mm512_add_ps(x, _mm512_set1_ps(e->bias[r]));
+            if (res) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(v == NV - 1 ? last : 0xFFFF, res + 16 * v));
+            x = _mm512_min_ps(hi, _mm512_max_ps(lo, x));
+            if (v == NV - 1) _mm512_mask_storeu_ps(out + 16 * v, last, x);
+            else _mm512_storeu_ps(out + 16 * v, x);
+        }
+    }
+}
+
 // One 8-row × (16·NV)-column tile, NV ≤ 3 vectors, the last one masked by `last`; `rows` ≤ 8
 // of the panel's rows are stored. The accumulators stay in registers across the whole k loop.
 TESSERA_GEMM512_ATTR __attribute__((always_inline)) static inline void tessera_gemm_tile_avx512(
@@ -165,28 +194,7 @@ TESSERA_GEMM512_ATTR __attribute__((always_inline)) static inline void tessera_g
             for (int v = 0; v < NV; v++) acc[r][v] = _mm512_fmadd_ps(w, bv[v], acc[r][v]);
         }
     }
-    const __m512 lo = _mm512_set1_ps(e ? e->lo : -__builtin_inff());
-    const __m512 hi = _mm512_set1_ps(e ? e->hi : __builtin_inff());
-    for (int r = 0; r < 8; r++) {
-        if (r >= rows) break;
-        float *out = c + r * ldc;
-        if (!e) {
-            for (int v = 0; v < NV; v++) {
-                if (v == NV - 1) _mm512_mask_storeu_ps(out + 16 * v, last, acc[r][v]);
-                else _mm512_storeu_ps(out + 16 * v, acc[r][v]);
-            }
-            continue;
-        }
-        const float *res = e->residual ? e->residual + r * e->ldr : NULL;
-        for (int v = 0; v < NV; v++) {
-            __m512 x = acc[r][v];
-            if (e->bias) x = _mm512_add_ps(x, _mm512_set1_ps(e->bias[r]));
-            if (res) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(v == NV - 1 ? last : 0xFFFF, res + 16 * v));
-            x = _mm512_min_ps(hi, _mm512_max_ps(lo, x));
-            if (v == NV - 1) _mm512_mask_storeu_ps(out + 16 * v, last, x);
-            else _mm512_storeu_ps(out + 16 * v, x);
-        }
-    }
+    tessera_gemm_tile_store_avx512(NV, acc, c, ldc, rows, last, e);
 }
 
 TESSERA_GEMM512_ATTR static void tessera_gemm_tile_avx512_1(const float *ap, const float *b, long ldb, long k,
@@ -456,23 +464,7 @@ TESSERA_GEMM512_ATTR __attribute__((always_inline)) static inline void tessera_g
             for (int v = 0; v < NV; v++) acc[r][v] = _mm512_fmadd_ps(w, bv[v], acc[r][v]);
         }
     }
-    const __m512 lo = _mm512_set1_ps(e ? e->lo : -__builtin_inff());
-    const __m512 hi = _mm512_set1_ps(e ? e->hi : __builtin_inff());
-    for (int r = 0; r < 8; r++) {
-        if (r >= rows) break;
-        float *out = c + r * ldc;
-        const float *res = e && e->residual ? e->residual + r * e->ldr : NULL;
-        for (int v = 0; v < NV; v++) {
-            __m512 x = acc[r][v];
-            if (e) {
-                if (e->bias) x = _mm512_add_ps(x, _mm512_set1_ps(e->bias[r]));
-                if (res) x = _mm512_add_ps(x, _mm512_maskz_loadu_ps(v == NV - 1 ? last : 0xFFFF, res + 16 * v));
-                x = _mm512_min_ps(hi, _mm512_max_ps(lo, x));
-            }
-            if (v == NV - 1) _mm512_mask_storeu_ps(out + 16 * v, last, x);
-            else _mm512_storeu_ps(out + 16 * v, x);
-        }
-    }
+    tessera_gemm_tile_store_avx512(NV, acc, c, ldc, rows, last, e);
 }
 
 #define TESSERA_GEMM_ROWS_TILE(NV)                                                                               \
