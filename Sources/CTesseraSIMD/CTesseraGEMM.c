@@ -6,6 +6,15 @@
 
 #include <stdlib.h>
 
+// Element (i, j)'s epilogue one element at a time: the row's bias, then the residual, then the
+// clamp (a NaN passing through), in the vector tiles' order.
+static inline float tessera_gemm_epilogue_scalar(const tessera_gemm_epilogue *e, float x, long i, long j) {
+    if (e->bias) x = x + e->bias[i];
+    if (e->residual) x = x + e->residual[i * e->ldr + j];
+    x = e->lo > x ? e->lo : x;
+    return e->hi < x ? e->hi : x;
+}
+
 // tessera_sgemm_packed_rows one element at a time: the same FMA chain in k order from zero and the
 // same epilogue (bias, then residual, then the clamp, a NaN passing through) as the vector tiles.
 static void tessera_sgemm_packed_rows_scalar(const float *packed, long m, long n, long k, const float *const *rows,
@@ -17,12 +26,7 @@ static void tessera_sgemm_packed_rows_scalar(const float *packed, long m, long n
             const float *const *b = rows + (j / n) * k;
             float x = 0;
             for (long kk = 0; kk < k; kk++) x = __builtin_fmaf(ap[kk * mr], b[kk][j % n], x);
-            if (e) {
-                if (e->bias) x = x + e->bias[i];
-                if (e->residual) x = x + e->residual[i * e->ldr + j];
-                x = e->lo > x ? e->lo : x;
-                x = e->hi < x ? e->hi : x;
-            }
+            if (e) x = tessera_gemm_epilogue_scalar(e, x, i, j);
             c[i * ldc + j] = x;
         }
     }
@@ -647,12 +651,7 @@ void tessera_sgemm_packed(const float *packed, long m, long n, long k, const flo
         for (long j = 0; j < n; j++) {
             float x = 0;
             for (long kk = 0; kk < k; kk++) x = __builtin_fmaf(ap[kk * mr], b[kk * ldb + j], x);
-            if (e) {
-                if (e->bias) x = x + e->bias[i];
-                if (e->residual) x = x + e->residual[i * e->ldr + j];
-                x = e->lo > x ? e->lo : x;
-                x = e->hi < x ? e->hi : x;
-            }
+            if (e) x = tessera_gemm_epilogue_scalar(e, x, i, j);
             c[i * ldc + j] = x;
         }
     }
