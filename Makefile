@@ -140,8 +140,9 @@ tsan: deps
 	tools/sanitize.sh thread $(FILTER)
 
 # The concurrency, executor, buffer-pool, plan-cache, model-load, prediction, MLState, bridge,
-# memory-limit, fuzz-finding and prediction-replay suites (a `swift test --filter` pattern).
-TSAN_CI_SUITES = ConcurrentPredictionTests|GraphConcurrencyTests|LoweringConcurrencyTests|BufferPoolTests|GraphExecutionTests|PlanCacheTests|State[A-Za-z]*Tests|APIPredictionTests|APICompileTests|BatchPredictionTests|MLTensorShapedArrayBridgeTests|MemoryLimitTests|FuzzFindingTests|InMemoryLoadTests|PredictionReplayTests
+# memory-limit, fuzz-finding, prediction-replay and strided-cursor suites (a `swift test
+# --filter` pattern).
+TSAN_CI_SUITES = StridedRowCursorTests|ConcurrentPredictionTests|GraphConcurrencyTests|LoweringConcurrencyTests|BufferPoolTests|GraphExecutionTests|PlanCacheTests|State[A-Za-z]*Tests|APIPredictionTests|APICompileTests|BatchPredictionTests|MLTensorShapedArrayBridgeTests|MemoryLimitTests|FuzzFindingTests|InMemoryLoadTests|PredictionReplayTests
 
 tsan-ci: deps
 	tools/sanitize.sh thread '$(TSAN_CI_SUITES)'

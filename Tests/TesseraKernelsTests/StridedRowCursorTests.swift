@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import Testing
 import _TesseraTestSupport
 
@@ -88,5 +90,33 @@ struct StridedRowCursorTests {
             let more = cursor.nextRow()
             #expect(!more)
         }
+    }
+
+    /// Cursors on several threads at once over the same shape and stride arrays (as the chunks
+    /// of one fused plan walk its shape): each walks its own rows. The cursor keeps no array
+    /// (its outer sizes and strides are copied into its own temporary allocation), so under
+    /// `make tsan-ci` ThreadSanitizer has no shared array to report; when `nextRow` read the
+    /// plan's arrays from inside the `mutating` method, it reported each such pair of threads
+    /// as a "Swift access race" on the array.
+    @Test("cursors on many threads over one shape array walk independently")
+    func concurrentCursorsOverSharedArrays() {
+        let layout = StridedLayout(shape: [4, 3, 5], strides: [1, 20, 4], offset: 2)
+        let shape = layout.shape
+        let strides = layout.strides
+        let expected = NaiveLayout.indices(of: [4, 3]).map { NaiveLayout.position(of: $0 + [0], in: layout) }
+        let mismatches = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: 16) { task in
+            for repetition in 0..<200 {
+                let first = (task + repetition) % expected.count
+                let seen = StridedRowCursor.withCursor(shape: shape, strides: strides, offset: 2, row: first) {
+                    cursor in
+                    var offsets: [Int] = []
+                    repeat { offsets.append(cursor.offset) } while cursor.nextRow()
+                    return offsets
+                }
+                if seen != Array(expected[first...]) { mismatches.add(1, ordering: .relaxed) }
+            }
+        }
+        #expect(mismatches.load(ordering: .relaxed) == 0)
     }
 }

@@ -9,7 +9,8 @@
 /// ``StridedLayout/count`` first, or use ``StridedLayout/forEachRow(_:)``).
 ///
 /// The cursor is non-copyable and lives only inside ``withCursor(shape:strides:offset:otherStrides:otherOffset:row:_:)``,
-/// which keeps its multi-index on the stack, so a hot loop pays no allocation.
+/// which keeps its multi-index and the outer dimensions' sizes and strides in a temporary
+/// allocation (on the stack), so a hot loop pays no allocation and touches no array.
 ///
 /// ```swift
 /// // Sum the elements of a transposed [2, 3] view.
@@ -22,11 +23,20 @@
 /// ```
 @usableFromInline
 package struct StridedRowCursor: ~Copyable {
-    @usableFromInline let shape: [Int]
-    @usableFromInline let strides: [Int]
-    @usableFromInline let otherStrides: [Int]
-    /// The outer multi-index, `rank - 1` entries (stack memory owned by `withCursor`).
+    /// The outer dimensions, `outerRank` entries each, in `withCursor`'s temporary allocation:
+    /// the multi-index, the sizes, the first operand's strides and the second's (zeros when
+    /// there is none). The cursor holds no array: its hot loop reads plain memory (and
+    /// ThreadSanitizer, which reports every access to a Swift array through a `mutating`
+    /// method as a modifying access of the array, sees two threads' cursors over one plan's
+    /// shape as two different memories).
     @usableFromInline let index: UnsafeMutablePointer<Int>
+    @usableFromInline let sizes: UnsafePointer<Int>
+    @usableFromInline let steps: UnsafePointer<Int>
+    @usableFromInline let otherSteps: UnsafePointer<Int>
+    /// The number of outer dimensions: `rank - 1`, 0 for rank 0 or 1.
+    @usableFromInline let outerRank: Int
+    /// Whether there is a second operand.
+    @usableFromInline let hasOther: Bool
     /// The element offset of the current row's first element in the first operand.
     @usableFromInline package var offset: Int
     /// The same for the second operand (0 when there is none).
@@ -38,28 +48,38 @@ package struct StridedRowCursor: ~Copyable {
     /// The second operand's stride along a row (1 for rank 0, 0 when there is no second operand).
     @usableFromInline package let otherRowStride: Int
 
+    /// A cursor at row `row` whose outer dimensions are in `scratch` (`4 × (rank - 1)` Ints).
     @inlinable
     init(
         shape: [Int], strides: [Int], offset: Int, otherStrides: [Int], otherOffset: Int, row: Int,
-        index: UnsafeMutablePointer<Int>
+        scratch: UnsafeMutablePointer<Int>
     ) {
-        self.shape = shape
-        self.strides = strides
-        self.otherStrides = otherStrides
-        self.index = index
+        let outer = Swift.max(shape.count - 1, 0)
+        outerRank = outer
+        hasOther = !otherStrides.isEmpty
+        index = scratch
+        let sizes = scratch + outer
+        let steps = scratch + 2 * outer
+        let otherSteps = scratch + 3 * outer
+        self.sizes = UnsafePointer(sizes)
+        self.steps = UnsafePointer(steps)
+        self.otherSteps = UnsafePointer(otherSteps)
         rowLength = shape.last ?? 1
         rowStride = strides.last ?? 1
         otherRowStride = otherStrides.last ?? (shape.isEmpty ? 1 : 0)
         var position = offset
         var otherPosition = otherOffset
         var remaining = row
-        let two = !otherStrides.isEmpty
-        for axis in stride(from: shape.count - 2, through: 0, by: -1) {
-            let i = remaining % shape[axis]
-            remaining /= shape[axis]
-            index[axis] = i
+        for axis in stride(from: outer - 1, through: 0, by: -1) {
+            let size = shape[axis]
+            let i = remaining % size
+            remaining /= size
+            scratch[axis] = i
+            sizes[axis] = size
+            steps[axis] = strides[axis]
+            otherSteps[axis] = hasOther ? otherStrides[axis] : 0
             position += i * strides[axis]
-            if two { otherPosition += i * otherStrides[axis] }
+            otherPosition += i * otherSteps[axis]
         }
         self.offset = position
         self.otherOffset = otherPosition
@@ -84,10 +104,11 @@ package struct StridedRowCursor: ~Copyable {
         kernelPrecondition(
             strides.count == shape.count && (otherStrides.isEmpty || otherStrides.count == shape.count),
             "[strided] strides \(strides) and \(otherStrides) do not match shape \(shape)")
-        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: Swift.max(shape.count - 1, 1)) { buffer in
+        let outer = Swift.max(shape.count - 1, 0)
+        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: Swift.max(4 * outer, 1)) { buffer in
             var cursor = StridedRowCursor(
                 shape: shape, strides: strides, offset: offset, otherStrides: otherStrides, otherOffset: otherOffset,
-                row: row, index: buffer.baseAddress!)
+                row: row, scratch: buffer.baseAddress!)
             return try body(&cursor)
         }
     }
@@ -95,15 +116,14 @@ package struct StridedRowCursor: ~Copyable {
     /// Moves to the next row; returns `false` (and wraps to row 0) after the last one.
     @inlinable @inline(__always)
     package mutating func nextRow() -> Bool {
-        var axis = shape.count - 2
-        let two = !otherStrides.isEmpty
+        var axis = outerRank - 1
         while axis >= 0 {
             index[axis] += 1
-            offset += strides[axis]
-            if two { otherOffset += otherStrides[axis] }
-            if index[axis] < shape[axis] { return true }
-            offset -= strides[axis] * shape[axis]
-            if two { otherOffset -= otherStrides[axis] * shape[axis] }
+            offset += steps[axis]
+            if hasOther { otherOffset += otherSteps[axis] }
+            if index[axis] < sizes[axis] { return true }
+            offset -= steps[axis] * sizes[axis]
+            if hasOther { otherOffset -= otherSteps[axis] * sizes[axis] }
             index[axis] = 0
             axis -= 1
         }
