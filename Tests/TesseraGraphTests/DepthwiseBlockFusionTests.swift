@@ -96,13 +96,25 @@ struct DepthwiseBlockFusionTests {
         #expect(floats(c.output).map(\.bitPattern) == floats(d.output).map(\.bitPattern))
     }
 
-    @Test("not fused: small tensors between the stages, a bound written on the left")
-    func notFused() {
+    @Test("small tensors between the stages: the expansion and the depthwise stage fuse, the projection does not")
+    func smallBlock() {
         let small = Node(
             .slice(starts: [0, 0, 0, 0], steps: [1, 1, 1, 1], counts: [1, Self.channels, 32, 32]),
             inputs: [Self.input()])
-        let plan = GraphExecutor.describePlan([Self.block(small).output])
-        #expect(!plan.steps.contains(.depthwiseBlock), "\(plan)")
+        let fused = Self.block(small).output
+        let plan = GraphExecutor.describePlan([fused])
+        #expect(plan.steps.filter { $0 == .depthwiseBlock }.count == 1, "\(plan)")
+        #expect(plan.steps.last == .convEpilogue, "\(plan)")
+        GraphExecutor.materialize([fused])
+        let plain = Self.block(small)
+        GraphExecutor.materialize([plain.output, plain.expand, plain.depthwise])
+        let (got, unfused) = (floats(fused), floats(plain.output))
+        #expect(got.map(\.bitPattern) == unfused.map(\.bitPattern))
+        #expect(got.contains { $0 != 0 } && !got.contains { $0.isNaN })
+    }
+
+    @Test("not fused: a bound written on the left")
+    func notFused() {
         let x = Self.input()
         let b = Self.block(x, residual: false)
         let left = Node(.binary(.max), inputs: [constant([0], []), b.output])

@@ -148,7 +148,77 @@ struct DepthwiseBlockTests {
         }
     }
 
-    @Test("which blocks fuse: MobileNetV2's large ones; not small tensors, multipliers, other kernels")
+    static let channelCases: [Case] = [
+        // Stride 1 with padding, two images; 24 channels: a last group of 8 with 16 per group.
+        Case(input: [2, 5, 13, 11], middle: 24, parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 24)),
+        // Stride 2 into odd sizes.
+        Case(
+            input: [1, 4, 15, 17], middle: 16,
+            parameters: Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 16)),
+        // 7 × 7 planes (the flattened depthwise kernel); 40 channels: groups of 16, 16 and 8.
+        Case(input: [1, 8, 7, 7], middle: 40, parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 40)),
+        // 5 × 5 with 10 channels: a group of two rows, less than a panel.
+        Case(
+            input: [1, 3, 12, 9], middle: 10, kernel: 5,
+            parameters: Conv2DParameters(padding: (2, 2, 2, 2), groups: 10), clamp: .none),
+        // Dilation 2.
+        Case(
+            input: [1, 6, 14, 10], middle: 8,
+            parameters: Conv2DParameters(dilations: (2, 2), padding: (0, 0, 2, 2), groups: 8)),
+        // MobileNetV2's 14 × 14 expansion to 384 (groups of 16 across the threads).
+        Case(input: [1, 64, 14, 14], middle: 384, parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 384)),
+    ]
+
+    @Test(
+        "an expansion and its depthwise convolution by channel groups give the bits of the two convolutions",
+        arguments: channelCases)
+    func channelGroupsMatchUnfused(_ c: Case) {
+        let middle = c.middle!
+        let dwShape = c.parameters.outputShape(
+            inputShape: [c.input[0], middle, c.input[2], c.input[3]], weightShape: [middle, 1, c.kernel, c.kernel])
+        var x = Self.values(c.input.reduce(1, *), seed: 11)
+        x[3] = .nan
+        let we = Self.values(middle * c.input[1], seed: 12)
+        let be = Self.values(middle, seed: 13)
+        let wd = Self.values(middle * c.kernel * c.kernel, seed: 14)
+        let bd = Self.values(middle, seed: 15)
+        let expected = Self.unfused(c, x: x, we: we, be: be, wd: wd, bd: bd, wp: [], bp: [], r: [])
+        #expect(expected.contains { $0.isNaN } && expected.contains { !$0.isNaN }, "\(c)")
+        for (group, prepared) in [(8, false), (16, true), (nil, true), (nil, false)] as [(Int?, Bool)] {
+            var got = [Float](repeating: 12345, count: dwShape.reduce(1, *))
+            got.withUnsafeMutableBufferPointer { out in
+                let expand = DepthwiseBlockPointwise(
+                    weights: we, outputChannels: middle, inputChannels: c.input[1],
+                    packed: prepared
+                        ? PackedGEMMOperand(packing: we, lda: c.input[1], rows: middle, depth: c.input[1]) : nil,
+                    bias: be, clamp: c.clamp)
+                DepthwiseBlock.runByChannels(
+                    input: x, inputShape: c.input, expand: expand,
+                    depthwise: DepthwiseBlockDepthwise(
+                        weights: wd, weightShape: [middle, 1, c.kernel, c.kernel], parameters: c.parameters,
+                        bias: bd, clamp: c.clamp),
+                    output: out.baseAddress!, groupChannels: group)
+            }
+            let mismatches = zip(got, expected).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(
+                mismatches == 0, "\(c), \(group.map(String.init) ?? "auto") channels per group: \(mismatches) differ")
+        }
+    }
+
+    @Test("channel groups: multiples of a panel that fill about 16 KiB; small expansions without a projection")
+    func channelGroupChoice() {
+        #expect(DepthwiseBlock.groupChannels(positions: 14 * 14) == 16)
+        #expect(DepthwiseBlock.groupChannels(positions: 7 * 7) == 80)
+        #expect(DepthwiseBlock.groupChannels(positions: 28 * 28) == 8)
+        #expect(DepthwiseBlock.groupChannels(positions: 112 * 112) == 8)
+        #expect(DepthwiseBlock.splitsByChannels(hasExpand: true, hasProject: false, middleShape: [1, 384, 14, 14]))
+        #expect(!DepthwiseBlock.splitsByChannels(hasExpand: true, hasProject: true, middleShape: [1, 384, 14, 14]))
+        #expect(!DepthwiseBlock.splitsByChannels(hasExpand: false, hasProject: false, middleShape: [1, 384, 14, 14]))
+        // 96 × 112 × 112 floats: bands of rows.
+        #expect(!DepthwiseBlock.splitsByChannels(hasExpand: true, hasProject: false, middleShape: [1, 96, 112, 112]))
+    }
+
+    @Test("which blocks fuse: MobileNetV2's large ones, small expansions with their depthwise stage; not multipliers, other kernels")
     func fuses() {
         let same = Conv2DParameters()
         let dw96s2 = Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 96)
@@ -163,11 +233,21 @@ struct DepthwiseBlockTests {
                 inputShape: [1, 32, 112, 112], expand: nil, depthwiseWeightShape: [32, 1, 3, 3],
                 depthwiseParameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 32),
                 project: ([16, 32, 1, 1], same)))
-        // A 28 × 28 block: 192 × 28 × 28 floats between stages is under the threshold.
+        // A 28 × 28 block: 192 × 28 × 28 floats between stages is under the threshold for all
+        // three stages; the expansion and the depthwise stage fuse by channel groups.
         let dw192 = Conv2DParameters(padding: (1, 1, 1, 1), groups: 192)
         #expect(
             !DepthwiseBlock.fuses(
                 inputShape: [1, 32, 28, 28], expand: ([192, 32, 1, 1], same), depthwiseWeightShape: [192, 1, 3, 3],
+                depthwiseParameters: dw192, project: ([32, 192, 1, 1], same)))
+        #expect(
+            DepthwiseBlock.fuses(
+                inputShape: [1, 32, 28, 28], expand: ([192, 32, 1, 1], same), depthwiseWeightShape: [192, 1, 3, 3],
+                depthwiseParameters: dw192, project: nil))
+        // The small depthwise stage and its projection do not.
+        #expect(
+            !DepthwiseBlock.fuses(
+                inputShape: [1, 192, 28, 28], expand: nil, depthwiseWeightShape: [192, 1, 3, 3],
                 depthwiseParameters: dw192, project: ([32, 192, 1, 1], same)))
         // Neither pointwise stage.
         #expect(

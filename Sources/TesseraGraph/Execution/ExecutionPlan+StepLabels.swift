@@ -30,9 +30,13 @@ extension ExecutionPlan {
         case .depthwiseBlock(_, let index):
             let block = tables.depthwiseBlocks[index]
             let names = [block.expand.map { _ in "expand" }, "depthwise", block.project.map { _ in "project" }]
+            let byChannels = DepthwiseBlock.splitsByChannels(
+                hasExpand: block.expand != nil, hasProject: block.project != nil,
+                middleShape: block.expand.map { entries[$0.output].shape } ?? [])
             return (
                 "depthwiseBlock", "conv2d",
-                "depthwise block (" + names.compactMap { $0 }.joined(separator: " + ") + ", bands in cache)"
+                "depthwise block (" + names.compactMap { $0 }.joined(separator: " + ")
+                    + (byChannels ? ", channel groups in cache)" : ", bands in cache)")
             )
         case .convEpilogue(_, let index):
             let epilogue = tables.epilogues[index]

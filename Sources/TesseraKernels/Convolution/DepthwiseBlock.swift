@@ -145,7 +145,10 @@ package enum DepthwiseBlock {
         let between = Swift.max(
             expand == nil ? 0 : middle[1] * middle[2] * middle[3] * bytes,
             project == nil ? 0 : shape[1] * shape[2] * shape[3] * bytes)
-        return between >= minimumIntermediateBytes && shape[2] > 0 && shape[3] > 0
+        guard shape[2] > 0 && shape[3] > 0 else { return false }
+        // An expansion with its depthwise convolution alone runs by channel groups when small.
+        return between >= minimumIntermediateBytes
+            || splitsByChannels(hasExpand: expand != nil, hasProject: project != nil, middleShape: middle)
     }
 
     /// Runs the block: `output = project(depthwise(expand(input)))`, each stage with its bias
@@ -186,6 +189,12 @@ package enum DepthwiseBlock {
             "[depthwise block] input \(inputShape), expand \(expand.map { [$0.outputChannels, $0.inputChannels] } ?? []), "
                 + "depthwise \(dwShape), project \(project.map { [$0.outputChannels, $0.inputChannels] } ?? [])")
         if n * outChannels * oh * ow == 0 { return }
+        if let expand, bandRows == nil,
+            splitsByChannels(hasExpand: true, hasProject: project != nil, middleShape: [n, middle, h, w])
+        {
+            runByChannels(input: input, inputShape: inputShape, expand: expand, depthwise: depthwise, output: output)
+            return
+        }
         let (kh, kw) = (dwShape[2], dwShape[3])
         let reach = (kh - 1) * p.dilationHeight + 1
         let floats = MemoryLayout<Float>.stride

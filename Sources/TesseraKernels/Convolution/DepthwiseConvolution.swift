@@ -103,9 +103,15 @@ enum DepthwiseConvolution {
     /// Whether the planes take `tessera_depthwise_flat_planes_f32` (with AVX-512): at most 64
     /// positions, stride 1, the output the input's size, at most 25 taps.
     static func flattensPlanes(_ g: ConvGeometry) -> Bool {
-        let p = g.parameters
-        return p.strideHeight == 1 && p.strideWidth == 1 && g.oh == g.h && g.ow == g.w && g.oh * g.ow <= 64
-            && g.kh * g.kw <= Int(TESSERA_DW_FLAT_TAPS)
+        flattensPlanes(g.parameters, height: g.h, width: g.w, outputHeight: g.oh, outputWidth: g.ow, taps: g.kh * g.kw)
+    }
+
+    /// ``flattensPlanes(_:)`` from the sizes themselves.
+    static func flattensPlanes(
+        _ p: Conv2DParameters, height: Int, width: Int, outputHeight: Int, outputWidth: Int, taps: Int
+    ) -> Bool {
+        p.strideHeight == 1 && p.strideWidth == 1 && outputHeight == height && outputWidth == width
+            && outputHeight * outputWidth <= 64 && taps <= Int(TESSERA_DW_FLAT_TAPS)
     }
 
     /// One output plane from one input plane and one `kH × kW` kernel, tap by tap over each

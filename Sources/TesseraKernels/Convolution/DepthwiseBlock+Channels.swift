@@ -1,0 +1,120 @@
+import CTesseraSIMD
+
+extension DepthwiseBlock {
+    /// About how many bytes of the expansion one channel group holds in ``runByChannels``:
+    /// half of this machine class's 32 KiB L1 data cache, so the depthwise kernel reads the
+    /// group where the product left it.
+    package static let channelGroupBytes = 16 << 10
+
+    /// Whether an expansion + depthwise block runs by groups of channels
+    /// (``runByChannels(input:inputShape:expand:depthwise:output:groupChannels:)``) rather than
+    /// by bands of rows: there is no projection (it would need every channel of a position) and
+    /// the expansion is smaller than ``minimumIntermediateBytes`` per image, so a band of rows
+    /// would be a few rows per thread.
+    ///
+    /// - Parameters:
+    ///   - middleShape: The expansion's output `[N, C_mid, H, W]`.
+    package static func splitsByChannels(hasExpand: Bool, hasProject: Bool, middleShape: [Int]) -> Bool {
+        guard hasExpand, !hasProject, middleShape.count == 4 else { return false }
+        return middleShape[1] * middleShape[2] * middleShape[3] * MemoryLayout<Float>.stride
+            < minimumIntermediateBytes
+    }
+
+    /// Channels per group for planes of `positions` floats: a multiple of the micro-kernel's
+    /// eight-row panels whose planes take about ``channelGroupBytes`` (at least one panel).
+    ///
+    /// ```swift
+    /// DepthwiseBlock.groupChannels(positions: 14 * 14)  // 16
+    /// DepthwiseBlock.groupChannels(positions: 7 * 7)    // 80
+    /// ```
+    package static func groupChannels(positions: Int) -> Int {
+        let panel = PackedGEMMOperand.panelRows
+        let fit = channelGroupBytes / Swift.max(1, positions * MemoryLayout<Float>.stride)
+        return Swift.max(panel, fit / panel * panel)
+    }
+
+    /// Runs an expansion and the depthwise convolution after it a group of channels at a time:
+    /// the expansion computes the group's planes (`groupChannels` rows of the product, every
+    /// position) into a scratch block, then the depthwise kernel runs those planes into the
+    /// output. The channels of an image are split into contiguous runs of groups across the
+    /// threads, so the expansion's output never leaves the core that computes it and is never
+    /// written to memory another core reads.
+    ///
+    /// Every output has the bits of the two convolutions run one after another: the packed
+    /// micro-kernel sums each element as one FMA chain in channel order whatever its row block,
+    /// and a depthwise plane's sums do not depend on where the plane lies.
+    ///
+    /// - Parameters:
+    ///   - input: Contiguous `[N, C, H, W]`.
+    ///   - expand: The expansion `[C_mid, C, 1, 1]` (1 × 1, stride 1, unpadded).
+    ///   - depthwise: One kernel per channel of the expansion.
+    ///   - output: Contiguous `[N, C_mid, OH, OW]`; must not overlap the input.
+    ///   - groupChannels: Channels per group, a positive multiple of
+    ///     ``PackedGEMMOperand/panelRows``; `nil` for ``groupChannels(positions:)``.
+    /// - Precondition: the shapes match (as
+    ///   ``fuses(inputShape:expand:depthwiseWeightShape:depthwiseParameters:project:)`` checks),
+    ///   and no clamp has a NaN bound. Runs multithreaded: do not call it from inside a
+    ///   `parallelFor` body.
+    package static func runByChannels(
+        input: UnsafePointer<Float>, inputShape: [Int], expand: DepthwiseBlockPointwise,
+        depthwise: DepthwiseBlockDepthwise, output: UnsafeMutablePointer<Float>, groupChannels: Int? = nil
+    ) {
+        let (n, c, h, w) = (inputShape[0], inputShape[1], inputShape[2], inputShape[3])
+        let middle = expand.outputChannels
+        let p = depthwise.parameters
+        let dwShape = depthwise.weightShape
+        let (kh, kw) = (dwShape[2], dwShape[3])
+        let dwOutput = p.outputShape(inputShape: [n, middle, h, w], weightShape: dwShape)
+        let (oh, ow) = (dwOutput[2], dwOutput[3])
+        let group = groupChannels ?? Self.groupChannels(positions: h * w)
+        kernelPrecondition(
+            expand.inputChannels == c && dwShape[0] == middle && dwShape[1] == 1 && p.groups == middle
+                && group > 0 && group % PackedGEMMOperand.panelRows == 0 && !expand.clamp.hasNaNBound
+                && !depthwise.clamp.hasNaNBound,
+            "[depthwise block] input \(inputShape), expand \([expand.outputChannels, expand.inputChannels]), "
+                + "depthwise \(dwShape), \(group) channels per group")
+        if n * middle * oh * ow == 0 { return }
+        let panels = expand.panels
+        let valid = DepthwiseConvolution.validColumns(kernelWidth: kw, width: w, outputWidth: ow, parameters: p)
+        let (lower, upper) = depthwise.clamp.kernelBounds
+        var geometry = tessera_depthwise_geometry(
+            h: h, w: w, kh: kh, kw: kw, oh: oh, ow: ow, sh: p.strideHeight, sw: p.strideWidth, pt: p.padTop,
+            pl: p.padLeft, dh: p.dilationHeight, dw: p.dilationWidth)
+        let flat = DepthwiseConvolution.flattensPlanes(
+            p, height: h, width: w, outputHeight: oh, outputWidth: ow, taps: kh * kw)
+        let groups = (middle + group - 1) / group
+        // ~0.025 ns per multiply-add of the product, ~0.1 ns per tap and output of the planes.
+        let perGroup = Double(group) * (Double(h * w * c) * 0.025 + Double(oh * ow * kh * kw) * 0.1) + 300
+        valid.withUnsafeBufferPointer { valid in
+            withUnsafePointer(to: &geometry) { geometry in
+                parallelFor(count: n * groups, cost: .perItem(nanoseconds: perGroup)) { range in
+                    let buffer = GEMMKernels.temporary(Float.self, count: group * h * w)
+                    let scratch = buffer.typedPointer(Float.self)
+                    for index in range {
+                        let image = index / groups
+                        let first = (index % groups) * group
+                        let count = Swift.min(group, middle - first)
+                        let target = output + (image * middle + first) * oh * ow
+                        PackedGEMM.multiply(
+                            panels, firstRow: first, rows: count, columns: h * w, b: input + image * c * h * w,
+                            ldb: h * w, c: scratch, ldc: h * w, bias: expand.bias.map { $0 + first },
+                            clamp: expand.clamp)
+                        let weights = depthwise.weights + first * kh * kw
+                        let bias = depthwise.bias.map { $0 + first }
+                        if flat
+                            && tessera_depthwise_flat_planes_f32(
+                                scratch, weights, bias, target, 0, count, count, count, 1, geometry, lower, upper)
+                                != 0
+                        {
+                            continue
+                        }
+                        _ = tessera_depthwise_strided_planes_f32(
+                            scratch, h * w, weights, bias, target, oh * ow, count, geometry, valid.baseAddress!,
+                            lower, upper)
+                    }
+                    withExtendedLifetime(buffer) {}
+                }
+            }
+        }
+    }
+}
