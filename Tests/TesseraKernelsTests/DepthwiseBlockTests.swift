@@ -218,7 +218,9 @@ struct DepthwiseBlockTests {
         #expect(!DepthwiseBlock.splitsByChannels(hasExpand: true, hasProject: false, middleShape: [1, 96, 112, 112]))
     }
 
-    @Test("which blocks fuse: MobileNetV2's large ones, small expansions with their depthwise stage; not multipliers, other kernels")
+    @Test(
+        "which blocks fuse: MobileNetV2's large ones, small expansions with their depthwise stage; "
+            + "not multipliers, other kernels")
     func fuses() {
         let same = Conv2DParameters()
         let dw96s2 = Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 96)
