@@ -218,9 +218,7 @@ struct DepthwiseBlockTests {
         #expect(!DepthwiseBlock.splitsByChannels(hasExpand: true, hasProject: false, middleShape: [1, 96, 112, 112]))
     }
 
-    @Test(
-        "which blocks fuse: MobileNetV2's large ones, small expansions with their depthwise stage; "
-            + "not multipliers, other kernels")
+    @Test("which blocks fuse: large blocks, small expansions with their depthwise stage; not multipliers")
     func fuses() {
         let same = Conv2DParameters()
         let dw96s2 = Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 96)
