@@ -87,11 +87,13 @@ package enum DepthwiseBlock {
     /// smaller products and depthwise calls (`Docs/Performance.md`).
     package static let bandBytes = 512 << 10
 
-    /// The smallest tensor between two stages (bytes per image) worth fusing: below it the
-    /// tensor mostly stays in cache between the steps anyway and the bands' extra calls cost
-    /// about what fusing saves (MobileNetV2's 28 × 28 blocks, 602 KB, measured the same either
-    /// way on one thread; fusing its 28 × 28 and 14 × 14 blocks too made the model 3.9 → 4.4 ms
-    /// on two, too few rows per thread).
+    /// The smallest tensor between two stages (bytes per image) worth fusing in bands of rows:
+    /// below it the tensor mostly stays in cache between the steps anyway and the bands' extra
+    /// calls cost about what fusing saves (MobileNetV2's 28 × 28 blocks, 602 KB, measured the
+    /// same either way on one thread; fusing its 28 × 28 and 14 × 14 blocks too made the model
+    /// 3.9 → 4.4 ms on two, too few rows per thread). Below it an expansion and its depthwise
+    /// stage, without the projection, fuse by channel groups instead
+    /// (``splitsByChannels(hasExpand:hasProject:middleShape:)``).
     package static let minimumIntermediateBytes = 1 << 20
 
     /// Whether blocks may fuse: unless the environment variable `TESSERA_DEPTHWISE_BLOCKS` is
@@ -102,7 +104,8 @@ package enum DepthwiseBlock {
     /// preferred (AVX-512) and on; the pointwise stages (at least one) are 1 × 1, stride 1,
     /// unpadded, one group, with the depthwise stage's channel count between them; the
     /// depthwise stage has one kernel per channel (`groups == C == O`); and a tensor between two
-    /// stages is at least ``minimumIntermediateBytes`` per image.
+    /// stages is at least ``minimumIntermediateBytes`` per image, or the block is an expansion
+    /// and its depthwise stage alone (run by channel groups when smaller).
     ///
     /// - Parameters:
     ///   - inputShape: The block's input `[N, C, H, W]` (the expansion's input, or the depthwise
