@@ -36,9 +36,9 @@ extension DepthwiseBlock {
     /// Runs an expansion and the depthwise convolution after it a group of channels at a time:
     /// the expansion computes the group's planes (`groupChannels` rows of the product, every
     /// position) into a scratch block, then the depthwise kernel runs those planes into the
-    /// output. The channels of an image are split into contiguous runs of groups across the
-    /// threads, so the expansion's output never leaves the core that computes it and is never
-    /// written to memory another core reads.
+    /// output. The channels of an image are split into contiguous runs of eight-channel panels
+    /// across the threads, the same number per thread, so the expansion's output never leaves
+    /// the core that computes it and is never written to memory another core reads.
     ///
     /// Every output has the bits of the two convolutions run one after another: the packed
     /// micro-kernel sums each element as one FMA chain in channel order whatever its row block,
@@ -74,7 +74,7 @@ extension DepthwiseBlock {
             "[depthwise block] input \(inputShape), expand \([expand.outputChannels, expand.inputChannels]), "
                 + "depthwise \(dwShape), \(group) channels per group")
         if n * middle * oh * ow == 0 { return }
-        let panels = expand.panels
+        let expandPanels = expand.panels
         let valid = DepthwiseConvolution.validColumns(kernelWidth: kw, width: w, outputWidth: ow, parameters: p)
         let (lower, upper) = depthwise.clamp.kernelBounds
         var geometry = tessera_depthwise_geometry(
@@ -82,21 +82,31 @@ extension DepthwiseBlock {
             pl: p.padLeft, dh: p.dilationHeight, dw: p.dilationWidth)
         let flat = DepthwiseConvolution.flattensPlanes(
             p, height: h, width: w, outputHeight: oh, outputWidth: ow, taps: kh * kw)
-        let groups = (middle + group - 1) / group
+        // The parallel items are panels (eight channels, the product's row block), so the
+        // threads' runs of chunks hold the same number of channels (36 groups of 16 made
+        // chunks of 5, 5, 5, 5 | 5, 5, 5, 1); a chunk runs its panels in groups of up to
+        // `group` channels.
+        let panel = PackedGEMMOperand.panelRows
+        let panelCount = (middle + panel - 1) / panel
+        let groupPanels = Swift.max(1, group / panel)
         // ~0.025 ns per multiply-add of the product, ~0.1 ns per tap and output of the planes.
-        let perGroup = Double(group) * (Double(h * w * c) * 0.025 + Double(oh * ow * kh * kw) * 0.1) + 300
+        let perPanel = Double(panel) * (Double(h * w * c) * 0.025 + Double(oh * ow * kh * kw) * 0.1) + 100
         valid.withUnsafeBufferPointer { valid in
             withUnsafePointer(to: &geometry) { geometry in
-                parallelFor(count: n * groups, cost: .perItem(nanoseconds: perGroup)) { range in
-                    let buffer = GEMMKernels.temporary(Float.self, count: group * h * w)
+                parallelFor(count: n * panelCount, cost: .perItem(nanoseconds: perPanel)) { range in
+                    let buffer = GEMMKernels.temporary(Float.self, count: groupPanels * panel * h * w)
                     let scratch = buffer.typedPointer(Float.self)
-                    for index in range {
-                        let image = index / groups
-                        let first = (index % groups) * group
-                        let count = Swift.min(group, middle - first)
+                    var index = range.lowerBound
+                    while index < range.upperBound {
+                        let image = index / panelCount
+                        let firstPanel = index % panelCount
+                        let panels = Swift.min(groupPanels, panelCount - firstPanel, range.upperBound - index)
+                        index += panels
+                        let first = firstPanel * panel
+                        let count = Swift.min(panels * panel, middle - first)
                         let target = output + (image * middle + first) * oh * ow
                         PackedGEMM.multiply(
-                            panels, firstRow: first, rows: count, columns: h * w, b: input + image * c * h * w,
+                            expandPanels, firstRow: first, rows: count, columns: h * w, b: input + image * c * h * w,
                             ldb: h * w, c: scratch, ldc: h * w, bias: expand.bias.map { $0 + first },
                             clamp: expand.clamp)
                         let weights = depthwise.weights + first * kh * kw
