@@ -68,6 +68,20 @@ struct DepthwiseBlockTests {
         return v
     }
 
+    /// A case's input (with a NaN) and its expansion's and depthwise stage's weights and
+    /// biases, from seeds `seed` to `seed + 4`.
+    static func inputs(_ c: Case, seed: UInt64) -> (
+        x: [Float], we: [Float], be: [Float], wd: [Float], bd: [Float]
+    ) {
+        let middle = c.middle ?? c.input[1]
+        var x = values(c.input.reduce(1, *), seed: seed)
+        x[3] = .nan
+        return (
+            x, values(middle * c.input[1], seed: seed + 1), values(middle, seed: seed + 2),
+            values(middle * c.kernel * c.kernel, seed: seed + 3), values(middle, seed: seed + 4)
+        )
+    }
+
     /// The three convolutions, one after another.
     static func unfused(
         _ c: Case, x: [Float], we: [Float], be: [Float], wd: [Float], bd: [Float], wp: [Float],
@@ -111,12 +125,7 @@ struct DepthwiseBlockTests {
             inputShape: [c.input[0], middle, c.input[2], c.input[3]], weightShape: [middle, 1, c.kernel, c.kernel])
         let outputs = c.outputs ?? middle
         let outShape = [dwShape[0], outputs, dwShape[2], dwShape[3]]
-        var x = Self.values(c.input.reduce(1, *), seed: 1)
-        x[3] = .nan
-        let we = Self.values(middle * c.input[1], seed: 2)
-        let be = Self.values(middle, seed: 3)
-        let wd = Self.values(middle * c.kernel * c.kernel, seed: 4)
-        let bd = Self.values(middle, seed: 5)
+        let (x, we, be, wd, bd) = Self.inputs(c, seed: 1)
         let wp = Self.values(outputs * middle, seed: 6)
         let bp = Self.values(outputs, seed: 7)
         let r = Self.values(outShape.reduce(1, *), seed: 8)
@@ -176,12 +185,7 @@ struct DepthwiseBlockTests {
         let middle = c.middle!
         let dwShape = c.parameters.outputShape(
             inputShape: [c.input[0], middle, c.input[2], c.input[3]], weightShape: [middle, 1, c.kernel, c.kernel])
-        var x = Self.values(c.input.reduce(1, *), seed: 11)
-        x[3] = .nan
-        let we = Self.values(middle * c.input[1], seed: 12)
-        let be = Self.values(middle, seed: 13)
-        let wd = Self.values(middle * c.kernel * c.kernel, seed: 14)
-        let bd = Self.values(middle, seed: 15)
+        let (x, we, be, wd, bd) = Self.inputs(c, seed: 11)
         let expected = Self.unfused(c, x: x, we: we, be: be, wd: wd, bd: bd, wp: [], bp: [], r: [])
         #expect(expected.contains { $0.isNaN } && expected.contains { !$0.isNaN }, "\(c)")
         for (group, prepared) in [(8, false), (16, true), (nil, true), (nil, false)] as [(Int?, Bool)] {
