@@ -67,7 +67,9 @@ package struct DepthwiseBlockDepthwise {
 /// once), the depthwise kernel runs the band of every channel from that scratch block
 /// (``tessera_depthwise_strided_planes_f32``), and the projection multiplies the band into the
 /// output, bias, residual and clamp included. Bands are sized so the two scratch blocks take
-/// about ``bandBytes``.
+/// about ``bandBytes``. An expansion and its depthwise stage alone, smaller than
+/// ``minimumIntermediateBytes``, run by groups of channels instead
+/// (``runByChannels(input:inputShape:expand:depthwise:output:groupChannels:)``).
 ///
 /// Every output has the bits of the three convolutions run one after another
 /// (``ConvolutionKernels/conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:packedWeights:winogradFilter:)``):
@@ -168,7 +170,9 @@ package enum DepthwiseBlock {
     ///     (must be `nil` without a projection).
     ///   - output: Contiguous `[N, C_out, OH, OW]`; must not overlap the input or the residual.
     ///   - bandRows: Output rows per band; `nil` for the rows that fit ``bandBytes`` (tests
-    ///     pass small values to cross many band edges).
+    ///     pass small values to cross many band edges), and then an expansion without a
+    ///     projection that ``splitsByChannels(hasExpand:hasProject:middleShape:)`` runs by
+    ///     channel groups (``runByChannels(input:inputShape:expand:depthwise:output:groupChannels:)``).
     /// - Precondition: ``fuses(inputShape:expand:depthwiseWeightShape:depthwiseParameters:project:)``
     ///   holds for these shapes, apart from the size threshold, and no clamp has a NaN bound.
     ///   Runs multithreaded: do not call it from inside a `parallelFor` body.
