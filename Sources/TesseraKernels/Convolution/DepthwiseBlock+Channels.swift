@@ -36,9 +36,9 @@ extension DepthwiseBlock {
     /// Runs an expansion and the depthwise convolution after it a group of channels at a time:
     /// the expansion computes the group's planes (`groupChannels` rows of the product, every
     /// position) into a scratch block, then the depthwise kernel runs those planes into the
-    /// output. The channels of an image are split into contiguous runs of eight-channel panels
-    /// across the threads, the same number per thread, so the expansion's output never leaves
-    /// the core that computes it and is never written to memory another core reads.
+    /// output. The channels of an image are split into contiguous runs of groups across the
+    /// threads, so the expansion's output never leaves the core that computes it and is never
+    /// written to memory another core reads.
     ///
     /// Every output has the bits of the two convolutions run one after another: the packed
     /// micro-kernel sums each element as one FMA chain in channel order whatever its row block,
@@ -82,28 +82,18 @@ extension DepthwiseBlock {
             pl: p.padLeft, dh: p.dilationHeight, dw: p.dilationWidth)
         let flat = DepthwiseConvolution.flattensPlanes(
             p, height: h, width: w, outputHeight: oh, outputWidth: ow, taps: kh * kw)
-        // The parallel items are panels (eight channels, the product's row block), so the
-        // threads' runs of chunks hold the same number of channels (36 groups of 16 made
-        // chunks of 5, 5, 5, 5 | 5, 5, 5, 1); a chunk runs its panels in groups of up to
-        // `group` channels.
-        let panel = PackedGEMMOperand.panelRows
-        let panelCount = (middle + panel - 1) / panel
-        let groupPanels = Swift.max(1, group / panel)
+        let groups = (middle + group - 1) / group
         // ~0.025 ns per multiply-add of the product, ~0.1 ns per tap and output of the planes.
-        let perPanel = Double(panel) * (Double(h * w * c) * 0.025 + Double(oh * ow * kh * kw) * 0.1) + 100
+        let perGroup = Double(group) * (Double(h * w * c) * 0.025 + Double(oh * ow * kh * kw) * 0.1) + 300
         valid.withUnsafeBufferPointer { valid in
             withUnsafePointer(to: &geometry) { geometry in
-                parallelFor(count: n * panelCount, cost: .perItem(nanoseconds: perPanel)) { range in
-                    let buffer = GEMMKernels.temporary(Float.self, count: groupPanels * panel * h * w)
+                parallelFor(count: n * groups, cost: .perItem(nanoseconds: perGroup)) { range in
+                    let buffer = GEMMKernels.temporary(Float.self, count: group * h * w)
                     let scratch = buffer.typedPointer(Float.self)
-                    var index = range.lowerBound
-                    while index < range.upperBound {
-                        let image = index / panelCount
-                        let firstPanel = index % panelCount
-                        let panels = Swift.min(groupPanels, panelCount - firstPanel, range.upperBound - index)
-                        index += panels
-                        let first = firstPanel * panel
-                        let count = Swift.min(panels * panel, middle - first)
+                    for index in range {
+                        let image = index / groups
+                        let first = (index % groups) * group
+                        let count = Swift.min(group, middle - first)
                         let target = output + (image * middle + first) * oh * ow
                         PackedGEMM.multiply(
                             expandPanels, firstRow: first, rows: count, columns: h * w, b: input + image * c * h * w,
