@@ -25,6 +25,25 @@ struct ParallelForTests {
         }
     }
 
+    @Test(
+        "even chunks tile the items in order, start on alignment, and differ by at most one unit",
+        arguments: [(36, 1, 8), (100_003, 16, 8), (10, 1, 8), (7, 2, 2), (1000, 16, 6)])
+    func evenChunks(count: Int, alignment: Int, chunks: Int) {
+        let units = (count + alignment - 1) / alignment
+        let bounds = EvenChunks(count: count, units: units, chunks: chunks, alignment: alignment)
+        let ranges = (0..<chunks).map(bounds.range)
+        #expect(ranges.first?.lowerBound == 0 && ranges.last?.upperBound == count)
+        #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound == $1.lowerBound })
+        #expect(ranges.allSatisfy { $0.lowerBound % alignment == 0 })
+        // Every chunk but the last holds whole units; their unit counts differ by at most one.
+        let sizes = ranges.dropLast().map { $0.count / alignment }
+        #expect((sizes.max() ?? 0) - (sizes.min() ?? 0) <= 1, "\(ranges)")
+        // 36 items in 8 chunks: two home runs of 18, not 20 and 16.
+        if (count, alignment, chunks) == (36, 1, 8) {
+            #expect(ranges[0..<4].map(\.count).reduce(0, +) == 18)
+        }
+    }
+
     @Test("inside withSerialLoops a large loop is one chunk on the calling thread; outside it splits again")
     func serialLoops() {
         let chunks = Atomic<Int>(0)
