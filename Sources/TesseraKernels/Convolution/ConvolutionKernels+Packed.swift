@@ -97,26 +97,25 @@ extension ConvolutionKernels {
             let imageInput = input + image * g.c * g.h * g.w
             let planes = image * g.o * positions
             parallelFor(count: tiles * rowBlocks, cost: cost) { range in
-                let buffer = GEMMKernels.temporary(Float.self, count: patch * tile)
-                let columns = buffer.typedPointer(Float.self)
-                var filled = -1
-                for index in range {
-                    let tileIndex = index / rowBlocks
-                    let start = tileIndex * tile
-                    let end = Swift.min(positions, start + tile)
-                    if filled != tileIndex {
-                        Im2Col.fill(columns, from: imageInput, geometry: g, positions: start..<end)
-                        filled = tileIndex
+                ThreadScratch.withFloats(count: patch * tile) { columns in
+                    var filled = -1
+                    for index in range {
+                        let tileIndex = index / rowBlocks
+                        let start = tileIndex * tile
+                        let end = Swift.min(positions, start + tile)
+                        if filled != tileIndex {
+                            Im2Col.fill(columns, from: imageInput, geometry: g, positions: start..<end)
+                            filled = tileIndex
+                        }
+                        let firstRow = (index % rowBlocks) * rows
+                        let offset = planes + firstRow * positions + start
+                        PackedGEMM.multiply(
+                            packed, firstRow: firstRow, rows: Swift.min(rows, g.o - firstRow), columns: end - start,
+                            b: columns, ldb: end - start, c: output + offset, ldc: positions,
+                            bias: epilogue.bias.map { $0 + firstRow }, residual: epilogue.residual.map { $0 + offset },
+                            residualStride: positions, clamp: epilogue.clamp)
                     }
-                    let firstRow = (index % rowBlocks) * rows
-                    let offset = planes + firstRow * positions + start
-                    PackedGEMM.multiply(
-                        packed, firstRow: firstRow, rows: Swift.min(rows, g.o - firstRow), columns: end - start,
-                        b: columns, ldb: end - start, c: output + offset, ldc: positions,
-                        bias: epilogue.bias.map { $0 + firstRow }, residual: epilogue.residual.map { $0 + offset },
-                        residualStride: positions, clamp: epilogue.clamp)
                 }
-                withExtendedLifetime(buffer) {}
             }
         }
     }

@@ -88,31 +88,31 @@ extension DepthwiseBlock {
         valid.withUnsafeBufferPointer { valid in
             withUnsafePointer(to: &geometry) { geometry in
                 parallelFor(count: n * groups, cost: .perItem(nanoseconds: perGroup)) { range in
-                    let buffer = GEMMKernels.temporary(Float.self, count: group * h * w)
-                    let scratch = buffer.typedPointer(Float.self)
-                    for index in range {
-                        let image = index / groups
-                        let first = (index % groups) * group
-                        let count = Swift.min(group, middle - first)
-                        let target = output + (image * middle + first) * oh * ow
-                        PackedGEMM.multiply(
-                            expandPanels, firstRow: first, rows: count, columns: h * w, b: input + image * c * h * w,
-                            ldb: h * w, c: scratch, ldc: h * w, bias: expand.bias.map { $0 + first },
-                            clamp: expand.clamp)
-                        let weights = depthwise.weights + first * kh * kw
-                        let bias = depthwise.bias.map { $0 + first }
-                        if flat
-                            && tessera_depthwise_flat_planes_f32(
-                                scratch, weights, bias, target, 0, count, count, count, 1, geometry, lower, upper)
-                                != 0
-                        {
-                            continue
+                    ThreadScratch.withFloats(count: group * h * w) { scratch in
+                        for index in range {
+                            let image = index / groups
+                            let first = (index % groups) * group
+                            let count = Swift.min(group, middle - first)
+                            let target = output + (image * middle + first) * oh * ow
+                            PackedGEMM.multiply(
+                                expandPanels, firstRow: first, rows: count, columns: h * w,
+                                b: input + image * c * h * w,
+                                ldb: h * w, c: scratch, ldc: h * w, bias: expand.bias.map { $0 + first },
+                                clamp: expand.clamp)
+                            let weights = depthwise.weights + first * kh * kw
+                            let bias = depthwise.bias.map { $0 + first }
+                            if flat
+                                && tessera_depthwise_flat_planes_f32(
+                                    scratch, weights, bias, target, 0, count, count, count, 1, geometry, lower, upper)
+                                    != 0
+                            {
+                                continue
+                            }
+                            _ = tessera_depthwise_strided_planes_f32(
+                                scratch, h * w, weights, bias, target, oh * ow, count, geometry, valid.baseAddress!,
+                                lower, upper)
                         }
-                        _ = tessera_depthwise_strided_planes_f32(
-                            scratch, h * w, weights, bias, target, oh * ow, count, geometry, valid.baseAddress!,
-                            lower, upper)
                     }
-                    withExtendedLifetime(buffer) {}
                 }
             }
         }

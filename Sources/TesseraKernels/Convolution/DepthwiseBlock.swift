@@ -235,86 +235,85 @@ package enum DepthwiseBlock {
             parallelFor(count: segments, cost: .perItem(nanoseconds: perRowCost * Double(totalRows) / Double(segments)))
             {
                 range in
-                let buffer = GEMMKernels.temporary(Float.self, count: Swift.max(1, middleCapacity + bandCapacity))
-                let scratch = buffer.typedPointer(Float.self)
-                let middleRows = scratch
-                let band = scratch + middleCapacity
-                // The expansion's rows in `middleRows`: the image, and the input rows
-                // [base, filled) from the block's first row.
-                var held: (image: Int, base: Int, filled: Int)?
-                var bands: [(image: Int, y0: Int, y1: Int)] = []
-                for segment in range {
-                    var row = segment * totalRows / segments
-                    let end = (segment + 1) * totalRows / segments
-                    while row < end {
-                        let image = row / oh
-                        let pieceEnd = Swift.min(end, (image + 1) * oh)
-                        let length = pieceEnd - row
-                        let pieces = (length + rows - 1) / rows
-                        for piece in 0..<pieces {
-                            let start = row - image * oh
-                            bands.append(
-                                (image, start + piece * length / pieces, start + (piece + 1) * length / pieces))
+                ThreadScratch.withFloats(count: middleCapacity + bandCapacity) { scratch in
+                    let middleRows = scratch
+                    let band = scratch + middleCapacity
+                    // The expansion's rows in `middleRows`: the image, and the input rows
+                    // [base, filled) from the block's first row.
+                    var held: (image: Int, base: Int, filled: Int)?
+                    var bands: [(image: Int, y0: Int, y1: Int)] = []
+                    for segment in range {
+                        var row = segment * totalRows / segments
+                        let end = (segment + 1) * totalRows / segments
+                        while row < end {
+                            let image = row / oh
+                            let pieceEnd = Swift.min(end, (image + 1) * oh)
+                            let length = pieceEnd - row
+                            let pieces = (length + rows - 1) / rows
+                            for piece in 0..<pieces {
+                                let start = row - image * oh
+                                bands.append(
+                                    (image, start + piece * length / pieces, start + (piece + 1) * length / pieces))
+                            }
+                            row = pieceEnd
                         }
-                        row = pieceEnd
                     }
-                }
-                for (image, y0, y1) in bands {
-                    let r0 = Swift.max(0, y0 * p.strideHeight - p.padTop)
-                    let r1 = Swift.min(h, (y1 - 1) * p.strideHeight - p.padTop + reach)
-                    let dwInput: UnsafePointer<Float>
-                    let inputStride: Int
-                    if let expand, let expandPanels {
-                        // Rows this band shares with the task's previous one move to the front.
-                        var first = r0
-                        if let kept = held, kept.image == image, kept.base <= r0, r0 < kept.filled {
-                            first = Swift.min(r1, kept.filled)
-                            if r0 > kept.base {
-                                for channel in 0..<middle {
-                                    let plane = middleRows + channel * capacityRows * w
-                                    plane.update(from: plane + (r0 - kept.base) * w, count: (first - r0) * w)
+                    for (image, y0, y1) in bands {
+                        let r0 = Swift.max(0, y0 * p.strideHeight - p.padTop)
+                        let r1 = Swift.min(h, (y1 - 1) * p.strideHeight - p.padTop + reach)
+                        let dwInput: UnsafePointer<Float>
+                        let inputStride: Int
+                        if let expand, let expandPanels {
+                            // Rows this band shares with the task's previous one move to the front.
+                            var first = r0
+                            if let kept = held, kept.image == image, kept.base <= r0, r0 < kept.filled {
+                                first = Swift.min(r1, kept.filled)
+                                if r0 > kept.base {
+                                    for channel in 0..<middle {
+                                        let plane = middleRows + channel * capacityRows * w
+                                        plane.update(from: plane + (r0 - kept.base) * w, count: (first - r0) * w)
+                                    }
                                 }
                             }
+                            held = (image, r0, r1)
+                            if first < r1 {
+                                PackedGEMM.multiply(
+                                    expandPanels, firstRow: 0, rows: middle, columns: (r1 - first) * w,
+                                    b: input + image * c * h * w + first * w, ldb: h * w,
+                                    c: middleRows + (first - r0) * w, ldc: capacityRows * w, bias: expand.bias,
+                                    clamp: expand.clamp)
+                            }
+                            dwInput = UnsafePointer(middleRows)
+                            inputStride = capacityRows * w
+                        } else {
+                            dwInput = input + image * c * h * w + r0 * w
+                            inputStride = h * w
                         }
-                        held = (image, r0, r1)
-                        if first < r1 {
+                        let dwOutput: UnsafeMutablePointer<Float>
+                        let outputStride: Int
+                        if project != nil {
+                            dwOutput = band
+                            outputStride = rows * ow
+                        } else {
+                            dwOutput = output + image * middle * oh * ow + y0 * ow
+                            outputStride = oh * ow
+                        }
+                        var geometry = tessera_depthwise_geometry(
+                            h: r1 - r0, w: w, kh: kh, kw: kw, oh: y1 - y0, ow: ow, sh: p.strideHeight,
+                            sw: p.strideWidth, pt: p.padTop + r0 - y0 * p.strideHeight, pl: p.padLeft,
+                            dh: p.dilationHeight, dw: p.dilationWidth)
+                        _ = tessera_depthwise_strided_planes_f32(
+                            dwInput, inputStride, depthwise.weights, depthwise.bias, dwOutput, outputStride, middle,
+                            &geometry, valid.baseAddress!, lower, upper)
+                        if let project, let projectPanels {
+                            let offset = image * outChannels * oh * ow + y0 * ow
                             PackedGEMM.multiply(
-                                expandPanels, firstRow: 0, rows: middle, columns: (r1 - first) * w,
-                                b: input + image * c * h * w + first * w, ldb: h * w,
-                                c: middleRows + (first - r0) * w, ldc: capacityRows * w, bias: expand.bias,
-                                clamp: expand.clamp)
+                                projectPanels, firstRow: 0, rows: outChannels, columns: (y1 - y0) * ow,
+                                b: band, ldb: rows * ow, c: output + offset, ldc: oh * ow, bias: project.bias,
+                                residual: residual.map { $0 + offset }, residualStride: oh * ow, clamp: project.clamp)
                         }
-                        dwInput = UnsafePointer(middleRows)
-                        inputStride = capacityRows * w
-                    } else {
-                        dwInput = input + image * c * h * w + r0 * w
-                        inputStride = h * w
-                    }
-                    let dwOutput: UnsafeMutablePointer<Float>
-                    let outputStride: Int
-                    if project != nil {
-                        dwOutput = band
-                        outputStride = rows * ow
-                    } else {
-                        dwOutput = output + image * middle * oh * ow + y0 * ow
-                        outputStride = oh * ow
-                    }
-                    var geometry = tessera_depthwise_geometry(
-                        h: r1 - r0, w: w, kh: kh, kw: kw, oh: y1 - y0, ow: ow, sh: p.strideHeight,
-                        sw: p.strideWidth, pt: p.padTop + r0 - y0 * p.strideHeight, pl: p.padLeft,
-                        dh: p.dilationHeight, dw: p.dilationWidth)
-                    _ = tessera_depthwise_strided_planes_f32(
-                        dwInput, inputStride, depthwise.weights, depthwise.bias, dwOutput, outputStride, middle,
-                        &geometry, valid.baseAddress!, lower, upper)
-                    if let project, let projectPanels {
-                        let offset = image * outChannels * oh * ow + y0 * ow
-                        PackedGEMM.multiply(
-                            projectPanels, firstRow: 0, rows: outChannels, columns: (y1 - y0) * ow,
-                            b: band, ldb: rows * ow, c: output + offset, ldc: oh * ow, bias: project.bias,
-                            residual: residual.map { $0 + offset }, residualStride: oh * ow, clamp: project.clamp)
                     }
                 }
-                withExtendedLifetime(buffer) {}
             }
         }
     }
