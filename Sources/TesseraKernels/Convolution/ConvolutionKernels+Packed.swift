@@ -78,6 +78,74 @@ extension ConvolutionKernels {
         return Swift.max(1, ((o + parts - 1) / parts + 15) / 16 * 16)
     }
 
+    /// Columns and output channels per im2col task: ``im2colTaskColumns(patch:positions:columnBufferBytes:)``
+    /// and ``im2colTaskRows(outputChannels:tiles:budget:)``, unless another split (up to twice
+    /// as many tiles, never wider; the rows whole or in up to `2 × budget` blocks of a multiple
+    /// of 16) finishes at least 3 % sooner when each of `budget` threads runs its contiguous run
+    /// of the tasks (``im2colSplitTime(outputChannels:patch:positions:columns:rows:threads:)``).
+    /// ResNet-50's stride-2 shortcuts were such splits: 784 columns in 5 tiles of 160 (3 tasks
+    /// for one thread, 2 for the other) are now 5 tiles × 2 blocks of 256 channels; 196 columns
+    /// in tiles of 80, 80 and 36 are 4 tiles of 49.
+    static func im2colTaskSplit(
+        outputChannels o: Int, patch: Int, positions: Int, columnBufferBytes: Int, budget: Int
+    ) -> (columns: Int, rows: Int) {
+        let baseColumns = im2colTaskColumns(patch: patch, positions: positions, columnBufferBytes: columnBufferBytes)
+        let baseTiles = (positions + baseColumns - 1) / baseColumns
+        let baseRows = im2colTaskRows(outputChannels: o, tiles: baseTiles, budget: budget)
+        guard budget > 1, o > 0, positions > 0 else { return (baseColumns, baseRows) }
+        let perColumn = patch * MemoryLayout<Float>.stride
+        var best = (
+            columns: baseColumns, rows: baseRows,
+            time: im2colSplitTime(
+                outputChannels: o, patch: patch, positions: positions, columns: baseColumns, rows: baseRows,
+                threads: budget)
+        )
+        for tiles in baseTiles...(2 * baseTiles + 2 * budget) {
+            for multiple in [48, 16, 1] {
+                let columns = Swift.min(
+                    positions, ((positions + tiles - 1) / tiles + multiple - 1) / multiple * multiple)
+                if columns > baseColumns || columns * perColumn > columnBufferBytes { continue }
+                for rowParts in 1...(2 * budget) where rowParts == 1 || o / rowParts >= 16 {
+                    let rows = rowParts == 1 ? o : ((o + rowParts - 1) / rowParts + 15) / 16 * 16
+                    let time = im2colSplitTime(
+                        outputChannels: o, patch: patch, positions: positions, columns: columns, rows: rows,
+                        threads: budget)
+                    if time < best.time * 0.97 { best = (columns, rows, time) }
+                }
+            }
+        }
+        return (best.columns, best.rows)
+    }
+
+    /// When the last of `threads` threads finishes an im2col convolution split into tiles of
+    /// `columns` positions × blocks of `rows` output channels (blocks inner), each thread
+    /// running a contiguous run of the tasks: per task the product
+    /// (``packedBlockCost(rows:columns:depth:)``), plus, when the thread's previous task had
+    /// another tile, unrolling the tile's patches (about 12 lane-FMAs per float written).
+    static func im2colSplitTime(
+        outputChannels o: Int, patch: Int, positions: Int, columns: Int, rows: Int, threads: Int
+    ) -> Double {
+        let rowBlocks = (o + rows - 1) / rows
+        let tasks = (positions + columns - 1) / columns * rowBlocks
+        var slowest = 0.0
+        for thread in 0..<threads {
+            var time = 0.0
+            var filled = -1
+            for index in (thread * tasks / threads)..<((thread + 1) * tasks / threads) {
+                let tile = index / rowBlocks
+                let width = Swift.min(columns, positions - tile * columns)
+                if tile != filled {
+                    time += 12 * Double(patch * width)
+                    filled = tile
+                }
+                let firstRow = (index % rowBlocks) * rows
+                time += packedBlockCost(rows: Swift.min(rows, o - firstRow), columns: width, depth: patch)
+            }
+            slowest = Swift.max(slowest, time)
+        }
+        return slowest
+    }
+
     /// Im2col and the packed product fused per task: each task unrolls the patches of its block
     /// of output positions into its own pooled column buffer and multiplies it at once, epilogue
     /// included, so the buffer never leaves the core's cache and the plane needs one parallel
@@ -88,9 +156,10 @@ extension ConvolutionKernels {
     ) {
         let positions = g.outputPositions
         let patch = g.patchSize
-        let tile = im2colTaskColumns(patch: patch, positions: positions, columnBufferBytes: columnBufferBytes)
+        let (tile, rows) = im2colTaskSplit(
+            outputChannels: g.o, patch: patch, positions: positions, columnBufferBytes: columnBufferBytes,
+            budget: KernelThreads.coreBudget)
         let tiles = (positions + tile - 1) / tile
-        let rows = im2colTaskRows(outputChannels: g.o, tiles: tiles, budget: KernelThreads.coreBudget)
         let rowBlocks = (g.o + rows - 1) / rows
         let cost = ParallelCost.perItem(nanoseconds: Double(rows * patch * tile) * 0.025 + Double(patch * tile) * 0.3)
         for image in 0..<g.n {
