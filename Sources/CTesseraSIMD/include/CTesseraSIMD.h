@@ -220,4 +220,4 @@ void tessera_extremum_row_f32_avx2(int is_max, float *acc, const float *p, long 
 #include "CTesseraGEMM.h"
 #include "CTesseraAttention.h"
 #include "CTesseraWinograd.h"
-#include "CTesseraScratch.h"
+#include "CTesseraThreadScratch.h"

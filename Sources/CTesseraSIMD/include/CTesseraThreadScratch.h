@@ -1,5 +1,5 @@
-#ifndef CTESSERA_SCRATCH_H
-#define CTESSERA_SCRATCH_H
+#ifndef CTESSERA_THREAD_SCRATCH_H
+#define CTESSERA_THREAD_SCRATCH_H
 
 /// Per-thread scratch blocks for kernel loop bodies: each thread keeps
 /// TESSERA_THREAD_SCRATCH_SLOTS blocks, 64-byte aligned, that grow to the largest request and

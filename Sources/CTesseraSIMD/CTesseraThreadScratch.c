@@ -1,7 +1,7 @@
-// Per-thread scratch blocks (see CTesseraScratch.h). A loop body that takes its scratch from a
+// Per-thread scratch blocks (see CTesseraThreadScratch.h). A loop body that takes its scratch from a
 // shared pool may get the block another core has just written, and then every line it writes
 // first has to be taken from that core's cache; a thread's own block stays in its own cache.
-#include "CTesseraScratch.h"
+#include "CTesseraThreadScratch.h"
 
 #include <pthread.h>
 #include <stdlib.h>
