@@ -6,7 +6,7 @@ import Foundation
 /// A loop body that takes its scratch block from ``BufferPool/shared`` gets whichever block was
 /// released last, often the one the other core has just written; the first writes to each of
 /// its cache lines then wait for that core to give the line up. Each thread here keeps its own
-/// blocks (``TESSERA_THREAD_SCRATCH_SLOTS``, 64-byte aligned, grown to the largest request in
+/// blocks (`TESSERA_THREAD_SCRATCH_SLOTS`, 64-byte aligned, grown to the largest request in
 /// whole pages, freed when the thread exits), so the lines are already in its cache. Requests
 /// above ``largestBytes``, nested requests beyond the slots, and every request when the
 /// environment variable `TESSERA_THREAD_SCRATCH` is `0` (for A/B runs) take a pooled buffer
