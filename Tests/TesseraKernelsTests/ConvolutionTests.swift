@@ -80,6 +80,10 @@ struct ConvCase: Sendable, CustomStringConvertible {
             name: "3×3 on a 7×7 plane: im2col tasks split by columns and output channels", input: [1, 12, 7, 7],
             weight: [72, 12, 3, 3], parameters: Conv2DParameters(padding: (1, 1, 1, 1)), path: .im2col),
         ConvCase(
+            name: "1×1 stride 2 in im2col tiles rebalanced across threads (2 of 98 columns, not 112 + 84)",
+            input: [1, 16, 28, 28], weight: [64, 16, 1, 1], parameters: Conv2DParameters(strides: (2, 2)),
+            path: .im2col),
+        ConvCase(
             name: "1×1 in packed blocks of columns, the last partial", input: [2, 64, 30, 30], weight: [80, 64, 1, 1],
             parameters: Conv2DParameters(), path: .pointwise),
     ]

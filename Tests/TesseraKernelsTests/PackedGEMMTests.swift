@@ -250,27 +250,24 @@ struct PackedConvolutionPartitionTests {
     @Test("im2col splits: balanced across threads where the cache-sized tiles are not")
     func im2colSplits() {
         let bytes = 8 << 20
+        func split(_ o: Int, _ patch: Int, _ positions: Int, budget: Int = 2) -> (columns: Int, rows: Int) {
+            ConvolutionKernels.im2colTaskSplit(
+                outputChannels: o, patch: patch, positions: positions, columnBufferBytes: bytes, budget: budget)
+        }
         // ResNet-50's 1 × 1 stride-2 shortcut at 28 × 28: 5 tiles of 160 leave 3 tasks for one
         // thread and 2 for the other; two blocks of 256 channels per tile make 5 + 5.
-        let shortcut = ConvolutionKernels.im2colTaskSplit(
-            outputChannels: 512, patch: 256, positions: 784, columnBufferBytes: bytes, budget: 2)
-        #expect(shortcut.columns == 160 && shortcut.rows == 256)
+        #expect(split(512, 256, 784) == (160, 256))
         // At 14 × 14: tiles of 80, 80 and 36 (two channel blocks each) become 4 tiles of 49.
-        let deeper = ConvolutionKernels.im2colTaskSplit(
-            outputChannels: 1024, patch: 512, positions: 196, columnBufferBytes: bytes, budget: 2)
-        #expect(deeper.columns == 49 && deeper.rows == 1024)
+        #expect(split(1024, 512, 196) == (49, 1024))
         // One thread, and splits that are already even, keep the cache-sized tiles.
-        let single = ConvolutionKernels.im2colTaskSplit(
-            outputChannels: 512, patch: 256, positions: 784, columnBufferBytes: bytes, budget: 1)
-        #expect(single.columns == 160 && single.rows == 512)
-        let stem = ConvolutionKernels.im2colTaskSplit(
-            outputChannels: 32, patch: 27, positions: 12544, columnBufferBytes: bytes, budget: 2)
-        #expect(stem.columns == 1568 && stem.rows == 32)
-        // Never slower by the model than the cache-sized split, never over the column buffer.
+        #expect(split(512, 256, 784, budget: 1) == (160, 512))
+        #expect(split(32, 27, 12544) == (1568, 32))
+        // ConvolutionTests' rebalanced case: 196 columns as 112 + 84 in two channel blocks → 98 + 98.
+        #expect(split(64, 16, 196) == (98, 64))
+        // Never slower by the model than the cache-sized split, never wider than its tiles.
         for (o, patch, positions) in [(512, 4608, 49), (256, 2304, 196), (64, 147, 12544), (96, 27, 300), (40, 9, 17)] {
             for budget in [2, 3, 4] {
-                let split = ConvolutionKernels.im2colTaskSplit(
-                    outputChannels: o, patch: patch, positions: positions, columnBufferBytes: bytes, budget: budget)
+                let chosen = split(o, patch, positions, budget: budget)
                 let base = ConvolutionKernels.im2colTaskColumns(
                     patch: patch, positions: positions, columnBufferBytes: bytes)
                 let baseRows = ConvolutionKernels.im2colTaskRows(
@@ -280,8 +277,9 @@ struct PackedConvolutionPartitionTests {
                         outputChannels: o, patch: patch, positions: positions, columns: columns, rows: rows,
                         threads: budget)
                 }
-                #expect(time(split.columns, split.rows) <= time(base, baseRows), "\(o) \(patch) \(positions) \(budget)")
-                #expect(split.columns >= 1 && split.columns <= base && split.rows >= 1)
+                #expect(
+                    time(chosen.columns, chosen.rows) <= time(base, baseRows), "\(o) \(patch) \(positions) \(budget)")
+                #expect(chosen.columns >= 1 && chosen.columns <= base && chosen.rows >= 1)
             }
         }
     }
