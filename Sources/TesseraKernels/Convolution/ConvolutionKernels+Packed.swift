@@ -147,9 +147,10 @@ extension ConvolutionKernels {
     }
 
     /// Im2col and the packed product fused per task: each task unrolls the patches of its block
-    /// of output positions into its own pooled column buffer and multiplies it at once, epilogue
-    /// included, so the buffer never leaves the core's cache and the plane needs one parallel
-    /// loop rather than one per tile.
+    /// of output positions into its thread's own scratch block (``ThreadScratch``) and
+    /// multiplies it at once, epilogue included, so the buffer never leaves the core's cache and
+    /// the plane needs one parallel loop rather than one per tile; tiles and channel blocks as
+    /// ``im2colTaskSplit(outputChannels:patch:positions:columnBufferBytes:budget:)`` picks.
     static func packedIm2colGEMM(
         _ g: ConvGeometry, input: UnsafePointer<Float>, packed: PackedGEMMOperand,
         output: UnsafeMutablePointer<Float>, epilogue: ConvEpilogue, columnBufferBytes: Int
