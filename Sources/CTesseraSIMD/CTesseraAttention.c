@@ -18,7 +18,15 @@
 
 static int tessera_attention_without_keys(const tessera_attention_head *h, long first_row, long rows);
 
-long tessera_attention_scratch_count(long E) { return E * KEY_BLOCK + ROW_BLOCK * KEY_BLOCK + 2 * ROW_BLOCK; }
+// The first area holds the scalar bodies' transposed key block (E × KEY_BLOCK) or the AVX-512
+// body's transposed queries and output rows ((E + Ev) × ROW_BLOCK), whichever is larger.
+static long tessera_attention_first_area(long E, long Ev) {
+    return E * KEY_BLOCK > (E + Ev) * ROW_BLOCK ? E * KEY_BLOCK : (E + Ev) * ROW_BLOCK;
+}
+
+long tessera_attention_scratch_count(long E, long Ev) {
+    return tessera_attention_first_area(E, Ev) + ROW_BLOCK * KEY_BLOCK + 2 * ROW_BLOCK;
+}
 
 // The scratch areas: the key block transposed ([E][KEY_BLOCK]), the scores ([ROW_BLOCK][KEY_BLOCK]),
 // each row's running maximum and sum.
@@ -26,10 +34,10 @@ typedef struct {
     float *kt, *scores, *maximum, *sum;
 } tessera_attention_scratch;
 
-static tessera_attention_scratch tessera_attention_split(float *scratch, long E) {
+static tessera_attention_scratch tessera_attention_split(float *scratch, long E, long Ev) {
     tessera_attention_scratch s;
     s.kt = scratch;
-    s.scores = s.kt + E * KEY_BLOCK;
+    s.scores = s.kt + tessera_attention_first_area(E, Ev);
     s.maximum = s.scores + ROW_BLOCK * KEY_BLOCK;
     s.sum = s.maximum + ROW_BLOCK;
     return s;
@@ -87,7 +95,7 @@ static int tessera_attention_row_update(float *p, long count, float *maximum, fl
 }
 
 static void tessera_attention_scalar(const tessera_attention_head *h, long first_row, long rows, float *scratch) {
-    tessera_attention_scratch s = tessera_attention_split(scratch, h->E);
+    tessera_attention_scratch s = tessera_attention_split(scratch, h->E, h->Ev);
     const long E = h->E, Ev = h->Ev;
     for (long i0 = first_row; i0 < first_row + rows; i0 += ROW_BLOCK) {
         long rb = first_row + rows - i0 < ROW_BLOCK ? first_row + rows - i0 : ROW_BLOCK;
@@ -129,24 +137,31 @@ static void tessera_attention_scalar(const tessera_attention_head *h, long first
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#define TESSERA_ATTN_ATTR __attribute__((target("avx512f,avx2,fma"), min_vector_width(512)))
-// Keys per scores micro-tile (8 keys × 32 query rows, 16 accumulators) and query rows per
-// value micro-tile (4 rows × 64 columns).
-#define MICRO_KEYS 8
-#define MICRO_ROWS 4
+#include "CTesseraExp.h"
 
-// The vector body keeps the scores transposed, st[j * ROW_BLOCK + r] for key j and query row r,
-// so the running maximum, the rescaling and the sums are vertical vector operations over 16 rows
-// at a time and the keys are read in place (broadcast), with the block's queries transposed
-// instead (qt[e * ROW_BLOCK + r], 32 × E floats once per row block).
+#define TESSERA_ATTN_ATTR __attribute__((target("avx512f,avx2,fma"), min_vector_width(512)))
+// Keys per scores micro-tile (8 keys × 32 query rows, 16 accumulators) and output columns per
+// value micro-tile (8 columns × 32 rows, or 16 columns × 16 rows).
+#define MICRO_KEYS 8
+#define MICRO_COLUMNS 8
+
+// The vector body keeps everything with the query rows in the lanes: the block's queries
+// transposed (qt[e * ROW_BLOCK + r], 32 × E floats once per row block), the scores transposed
+// (st[j * ROW_BLOCK + r] for key j and query row r) and the output rows transposed
+// (ot[c * ROW_BLOCK + r], Ev × 32 floats, written to the output once per row block). So keys
+// and values are read in place, one element broadcast at a time; the running maximum, the
+// rescaling and the sums are vertical vector operations over 16 rows at a time; and every
+// product reads its other operand from the 16 KiB of scores or the queries in L1.
 
 // Scores of JR ≤ 8 keys (rows of k, ldk apart) against NV ≤ 2 vectors of 16 transposed query
 // rows: st[j, r] = scale · Σ_e k[j, e] · qt[e, r] + mask. The mask of key j for the 16 rows of a
 // vector is gathered at `rows_index` (row offsets) from mask + j · mcs, or is 0 without a mask.
+// Folds the tile's scores into the block's running maximum per row, `block_max[v]`, and marks
+// in `nan[v]` the rows with a NaN score.
 TESSERA_ATTN_ATTR __attribute__((always_inline)) static inline void tessera_attn_scores_tile(
     const int JR, const int NV, const float *restrict k, long ldk, const float *restrict qt, long E, float scale,
     const float *mask, long mcs, __m512i rows_index0, __m512i rows_index1, __mmask16 rows0, __mmask16 rows1,
-    float *restrict st) {
+    float *restrict st, __m512 *restrict block_max, __mmask16 *restrict nan) {
     __m512 acc[MICRO_KEYS][2];
     for (int j = 0; j < JR; j++)
         for (int v = 0; v < NV; v++) acc[j][v] = _mm512_setzero_ps();
@@ -159,54 +174,60 @@ TESSERA_ATTN_ATTR __attribute__((always_inline)) static inline void tessera_attn
         }
     }
     __m512 sv = _mm512_set1_ps(scale);
-    for (int j = 0; j < JR; j++) {
-        for (int v = 0; v < NV; v++) {
+    for (int v = 0; v < NV; v++) {
+        __m512 m = block_max[v];
+        __mmask16 unordered = nan[v];
+        for (int j = 0; j < JR; j++) {
             __m512 x = _mm512_mul_ps(acc[j][v], sv);
             if (mask) {
                 const float *mj = mask + j * mcs;
-                __m512 m = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), v == 0 ? rows0 : rows1,
-                                                    v == 0 ? rows_index0 : rows_index1, mj, 4);
-                x = _mm512_add_ps(x, m);
+                __m512 mv = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), v == 0 ? rows0 : rows1,
+                                                     v == 0 ? rows_index0 : rows_index1, mj, 4);
+                x = _mm512_add_ps(x, mv);
             }
             _mm512_storeu_ps(st + j * ROW_BLOCK + 16 * v, x);
+            m = _mm512_max_ps(m, x);
+            unordered |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
         }
+        block_max[v] = m;
+        nan[v] = unordered;
     }
 }
 
-// out[r, c] (+)= Σ_j p[j, r] · v[j, c] for R ≤ 4 rows and NV ≤ 4 vectors of 16 columns, p
-// transposed (rows ROW_BLOCK apart per key); the output starts from zero on the first key block.
+// ot[c, r] (+)= Σ_j p[j, r] · v[j, c] for CN ≤ 8 columns of NV = 2 vectors of 16 rows, or
+// CN ≤ 16 columns of NV = 1 vector, p and ot transposed (rows in the lanes, ROW_BLOCK apart per
+// key and per column). The accumulators start at zero (start 0), at ot (1), or at ot times the
+// block's rescaling factors f0, f1 per row (2).
 TESSERA_ATTN_ATTR __attribute__((always_inline)) static inline void tessera_attn_values_tile(
-    const int R, const int NV, const float *restrict p, const float *restrict v, long ldv, long count,
-    float *restrict out, long ldo, __mmask16 last, int first_block) {
-    __m512 acc[MICRO_ROWS][4];
-    for (int r = 0; r < R; r++)
-        for (int c = 0; c < NV; c++) {
-            __mmask16 m = c == NV - 1 ? last : 0xFFFF;
-            acc[r][c] = first_block ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(m, out + r * ldo + 16 * c);
+    const int CN, const int NV, const float *restrict p, const float *restrict v, long ldv, long count,
+    float *restrict ot, int start, __m512 f0, __m512 f1) {
+    __m512 acc[2 * MICRO_COLUMNS][2];
+    for (int c = 0; c < CN; c++)
+        for (int u = 0; u < NV; u++) {
+            if (start == 0) {
+                acc[c][u] = _mm512_setzero_ps();
+            } else {
+                acc[c][u] = _mm512_loadu_ps(ot + c * ROW_BLOCK + 16 * u);
+                if (start == 2) acc[c][u] = _mm512_mul_ps(acc[c][u], u == 0 ? f0 : f1);
+            }
         }
     for (long j = 0; j < count; j++) {
-        __m512 vv[4];
-        for (int c = 0; c < NV; c++) {
-            __mmask16 m = c == NV - 1 ? last : 0xFFFF;
-            vv[c] = _mm512_maskz_loadu_ps(m, v + j * ldv + 16 * c);
-        }
-        for (int r = 0; r < R; r++) {
-            __m512 w = _mm512_set1_ps(p[j * ROW_BLOCK + r]);
-            for (int c = 0; c < NV; c++) acc[r][c] = _mm512_fmadd_ps(w, vv[c], acc[r][c]);
+        __m512 pv[2];
+        for (int u = 0; u < NV; u++) pv[u] = _mm512_loadu_ps(p + j * ROW_BLOCK + 16 * u);
+        for (int c = 0; c < CN; c++) {
+            __m512 w = _mm512_set1_ps(v[j * ldv + c]);
+            for (int u = 0; u < NV; u++) acc[c][u] = _mm512_fmadd_ps(pv[u], w, acc[c][u]);
         }
     }
-    for (int r = 0; r < R; r++)
-        for (int c = 0; c < NV; c++) {
-            __mmask16 m = c == NV - 1 ? last : 0xFFFF;
-            _mm512_mask_storeu_ps(out + r * ldo + 16 * c, m, acc[r][c]);
-        }
+    for (int c = 0; c < CN; c++)
+        for (int u = 0; u < NV; u++) _mm512_storeu_ps(ot + c * ROW_BLOCK + 16 * u, acc[c][u]);
 }
 
 #define TESSERA_ATTN_SCORES(JR, NV)                                                                             \
     TESSERA_ATTN_ATTR static void tessera_attn_scores_##JR##_##NV(                                               \
         const float *k, long ldk, const float *qt, long E, float scale, const float *mask, long mcs, __m512i i0, \
-        __m512i i1, __mmask16 r0, __mmask16 r1, float *st) {                                                     \
-        tessera_attn_scores_tile(JR, NV, k, ldk, qt, E, scale, mask, mcs, i0, i1, r0, r1, st);                  \
+        __m512i i1, __mmask16 r0, __mmask16 r1, float *st, __m512 *block_max, __mmask16 *nan) {                  \
+        tessera_attn_scores_tile(JR, NV, k, ldk, qt, E, scale, mask, mcs, i0, i1, r0, r1, st, block_max, nan);  \
     }
 #define TESSERA_ATTN_SCORES_NV(JR) TESSERA_ATTN_SCORES(JR, 1) TESSERA_ATTN_SCORES(JR, 2)
 TESSERA_ATTN_SCORES_NV(1)
@@ -218,35 +239,82 @@ TESSERA_ATTN_SCORES_NV(6)
 TESSERA_ATTN_SCORES_NV(7)
 TESSERA_ATTN_SCORES_NV(8)
 
-#define TESSERA_ATTN_VALUES(R, NV)                                                                              \
-    TESSERA_ATTN_ATTR static void tessera_attn_values_##R##_##NV(const float *p, const float *v, long ldv,      \
-                                                                 long count, float *out, long ldo,               \
-                                                                 __mmask16 last, int first_block) {              \
-        tessera_attn_values_tile(R, NV, p, v, ldv, count, out, ldo, last, first_block);                         \
+#define TESSERA_ATTN_VALUES(CN, NV)                                                                             \
+    TESSERA_ATTN_ATTR static void tessera_attn_values_##CN##_##NV(const float *p, const float *v, long ldv,     \
+                                                                  long count, float *ot, int start, __m512 f0,  \
+                                                                  __m512 f1) {                                  \
+        tessera_attn_values_tile(CN, NV, p, v, ldv, count, ot, start, f0, f1);                                   \
     }
-#define TESSERA_ATTN_VALUES_NV(R)                                                                               \
-    TESSERA_ATTN_VALUES(R, 1) TESSERA_ATTN_VALUES(R, 2) TESSERA_ATTN_VALUES(R, 3) TESSERA_ATTN_VALUES(R, 4)
-TESSERA_ATTN_VALUES_NV(1)
-TESSERA_ATTN_VALUES_NV(2)
-TESSERA_ATTN_VALUES_NV(3)
-TESSERA_ATTN_VALUES_NV(4)
+#define TESSERA_ATTN_VALUES_2(CN) TESSERA_ATTN_VALUES(CN, 1) TESSERA_ATTN_VALUES(CN, 2)
+TESSERA_ATTN_VALUES_2(1)
+TESSERA_ATTN_VALUES_2(2)
+TESSERA_ATTN_VALUES_2(3)
+TESSERA_ATTN_VALUES_2(4)
+TESSERA_ATTN_VALUES_2(5)
+TESSERA_ATTN_VALUES_2(6)
+TESSERA_ATTN_VALUES_2(7)
+TESSERA_ATTN_VALUES_2(8)
+TESSERA_ATTN_VALUES(9, 1)
+TESSERA_ATTN_VALUES(10, 1)
+TESSERA_ATTN_VALUES(11, 1)
+TESSERA_ATTN_VALUES(12, 1)
+TESSERA_ATTN_VALUES(13, 1)
+TESSERA_ATTN_VALUES(14, 1)
+TESSERA_ATTN_VALUES(15, 1)
+TESSERA_ATTN_VALUES(16, 1)
 
 typedef void (*tessera_attn_scores_fn)(const float *, long, const float *, long, float, const float *, long, __m512i,
-                                       __m512i, __mmask16, __mmask16, float *);
-typedef void (*tessera_attn_values_fn)(const float *, const float *, long, long, float *, long, __mmask16, int);
+                                       __m512i, __mmask16, __mmask16, float *, __m512 *, __mmask16 *);
+typedef void (*tessera_attn_values_fn)(const float *, const float *, long, long, float *, int, __m512, __m512);
 #define TESSERA_ATTN_PAIR(JR) {tessera_attn_scores_##JR##_1, tessera_attn_scores_##JR##_2}
 static const tessera_attn_scores_fn tessera_attn_scores[MICRO_KEYS][2] = {
     TESSERA_ATTN_PAIR(1), TESSERA_ATTN_PAIR(2), TESSERA_ATTN_PAIR(3), TESSERA_ATTN_PAIR(4),
     TESSERA_ATTN_PAIR(5), TESSERA_ATTN_PAIR(6), TESSERA_ATTN_PAIR(7), TESSERA_ATTN_PAIR(8)};
-#define TESSERA_ATTN_QUAD(R)                                                                                    \
-    {tessera_attn_values_##R##_1, tessera_attn_values_##R##_2, tessera_attn_values_##R##_3,                      \
-     tessera_attn_values_##R##_4}
-static const tessera_attn_values_fn tessera_attn_values[MICRO_ROWS][4] = {
-    TESSERA_ATTN_QUAD(1), TESSERA_ATTN_QUAD(2), TESSERA_ATTN_QUAD(3), TESSERA_ATTN_QUAD(4)};
+// [CN - 1] for one vector of rows (CN ≤ 16) and for two (CN ≤ 8).
+static const tessera_attn_values_fn tessera_attn_values_one[2 * MICRO_COLUMNS] = {
+    tessera_attn_values_1_1,  tessera_attn_values_2_1,  tessera_attn_values_3_1,  tessera_attn_values_4_1,
+    tessera_attn_values_5_1,  tessera_attn_values_6_1,  tessera_attn_values_7_1,  tessera_attn_values_8_1,
+    tessera_attn_values_9_1,  tessera_attn_values_10_1, tessera_attn_values_11_1, tessera_attn_values_12_1,
+    tessera_attn_values_13_1, tessera_attn_values_14_1, tessera_attn_values_15_1, tessera_attn_values_16_1};
+static const tessera_attn_values_fn tessera_attn_values_two[MICRO_COLUMNS] = {
+    tessera_attn_values_1_2, tessera_attn_values_2_2, tessera_attn_values_3_2, tessera_attn_values_4_2,
+    tessera_attn_values_5_2, tessera_attn_values_6_2, tessera_attn_values_7_2, tessera_attn_values_8_2};
 
 static __mmask16 tessera_attn_tail(long width) {
     if (width >= 16) return 0xFFFF;
     return (__mmask16)((1u << width) - 1u);
+}
+
+// A 16 × 16 block transposed through registers: dst[i * ldd + r] = src[r * lds + i] for source
+// rows r < rows (rows past it read as zero) and columns i < columns (columns past it read as
+// zero); destination row i < columns is stored in the lanes of `store` (rows past `columns` are
+// not stored).
+TESSERA_ATTN_ATTR static void tessera_attn_transpose16(const float *src, long lds, long rows, long columns,
+                                                       float *dst, long ldd, __mmask16 store) {
+    __mmask16 read = tessera_attn_tail(columns);
+    __m512 r[16], t[16];
+    for (int i = 0; i < 16; i++) r[i] = i < rows ? _mm512_maskz_loadu_ps(read, src + i * lds) : _mm512_setzero_ps();
+    // Pairs of rows interleaved, then pairs of pairs, then the 128-bit lanes in two steps.
+    for (int i = 0; i < 16; i += 2) {
+        t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 16; i += 4) {
+        r[i] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        r[i + 1] = _mm512_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        r[i + 2] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        r[i + 3] = _mm512_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int h = 0; h < 16; h += 8)
+        for (int i = 0; i < 4; i++) {
+            t[h + i] = _mm512_shuffle_f32x4(r[h + i], r[h + i + 4], 0x88);
+            t[h + i + 4] = _mm512_shuffle_f32x4(r[h + i], r[h + i + 4], 0xDD);
+        }
+    for (int i = 0; i < 8; i++) {
+        r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+        r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xDD);
+    }
+    for (int i = 0; i < columns && i < 16; i++) _mm512_mask_storeu_ps(dst + i * ldd, store, r[i]);
 }
 
 // exp of each lane through libm (the 16 rescaling factors of a block; rare enough).
@@ -259,18 +327,22 @@ TESSERA_ATTN_ATTR static __m512 tessera_attn_exp_lanes(__m512 x) {
 
 TESSERA_ATTN_ATTR static void tessera_attention_avx512(const tessera_attention_head *h, long first_row, long rows,
                                                       float *scratch) {
-    // Scratch: qt [E][ROW_BLOCK] in the first E · KEY_BLOCK floats, st [KEY_BLOCK][ROW_BLOCK] in
-    // the scores area, the running maxima and sums (ROW_BLOCK each).
-    tessera_attention_scratch s = tessera_attention_split(scratch, h->E);
+    // Scratch: qt [E][ROW_BLOCK] and ot [Ev][ROW_BLOCK] in the first (E + Ev) · ROW_BLOCK floats,
+    // st [KEY_BLOCK][ROW_BLOCK] in the scores area.
+    tessera_attention_scratch s = tessera_attention_split(scratch, h->E, h->Ev);
     const long E = h->E, Ev = h->Ev;
-    float *qt = s.kt, *st = s.scores;
+    float *qt = s.kt, *ot = s.kt + E * ROW_BLOCK, *st = s.scores;
     const __m512 negative_infinity = _mm512_set1_ps(-__builtin_inff());
+    const __m512 one = _mm512_set1_ps(1.0f);
     for (long i0 = first_row; i0 < first_row + rows; i0 += ROW_BLOCK) {
         long rb = first_row + rows - i0 < ROW_BLOCK ? first_row + rows - i0 : ROW_BLOCK;
         int NV = rb > 16 ? 2 : 1;
         __mmask16 rows0 = tessera_attn_tail(rb), rows1 = tessera_attn_tail(rb - 16 > 0 ? rb - 16 : 0);
-        for (long e = 0; e < E; e++)
-            for (long r = 0; r < ROW_BLOCK; r++) qt[e * ROW_BLOCK + r] = r < rb ? h->q[(i0 + r) * h->ldq + e] : 0.0f;
+        // The block's queries transposed, rows past the block as zeros.
+        for (long r0 = 0; r0 < ROW_BLOCK; r0 += 16)
+            for (long e0 = 0; e0 < E; e0 += 16)
+                tessera_attn_transpose16(h->q + (i0 + r0) * h->ldq + e0, h->ldq, rb - r0, E - e0,
+                                         qt + e0 * ROW_BLOCK + r0, ROW_BLOCK, 0xFFFF);
         __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
         __m512i ldm = _mm512_set1_epi32((int)h->ldm);
         __m512i index0 = _mm512_mullo_epi32(lane, ldm);
@@ -281,90 +353,70 @@ TESSERA_ATTN_ATTR static void tessera_attention_avx512(const tessera_attention_h
             long nb = h->S - j0 < KEY_BLOCK ? h->S - j0 : KEY_BLOCK;
             int first_block = j0 == 0;
             const float *mask = h->mask ? h->mask + i0 * h->ldm + j0 * h->mask_column_stride : NULL;
+            __m512 block_max[2] = {negative_infinity, negative_infinity};
+            __mmask16 nan[2] = {0, 0};
             for (long j = 0; j < nb; j += MICRO_KEYS) {
                 int JR = (int)(nb - j < MICRO_KEYS ? nb - j : MICRO_KEYS);
                 tessera_attn_scores[JR - 1][NV - 1](h->k + (j0 + j) * h->ldk, h->ldk, qt, E, h->scale,
                                                     mask ? mask + j * h->mask_column_stride : NULL,
                                                     h->mask_column_stride, index0, index1, rows0, rows1,
-                                                    st + j * ROW_BLOCK);
+                                                    st + j * ROW_BLOCK, block_max, nan);
             }
             // The running softmax, 16 rows per vector: the block's maximum (NaN when any score is
             // NaN), the new running maximum, exp(score - maximum) with a -infinity maximum
-            // shifting by 0 (its scores are all -infinity: exponentials 0), the rescaling of the
-            // sums and (below) of the output rows.
-            float correction[ROW_BLOCK];
+            // shifting by 0 (its scores are all -infinity: exponentials 0), the sums, and the
+            // factors that rescale the sums and (in the value tiles) the output rows.
+            __m512 factor[2] = {one, one};
             int rescale = 0;
             for (int v = 0; v < NV; v++) {
-                __m512 block_max = negative_infinity;
-                __mmask16 nan = 0;
-                for (long j = 0; j < nb; j++) {
-                    __m512 x = _mm512_loadu_ps(st + j * ROW_BLOCK + 16 * v);
-                    block_max = _mm512_max_ps(block_max, x);
-                    nan |= _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-                }
-                block_max = _mm512_mask_mov_ps(block_max, nan, _mm512_set1_ps(__builtin_nanf("")));
+                __m512 bm = _mm512_mask_mov_ps(block_max[v], nan[v], _mm512_set1_ps(__builtin_nanf("")));
                 __m512 previous = maximum[v];
-                __m512 next = _mm512_max_ps(block_max, previous);
-                next = _mm512_mask_mov_ps(next, _mm512_cmp_ps_mask(block_max, block_max, _CMP_UNORD_Q), block_max);
+                __m512 next = _mm512_max_ps(bm, previous);
+                next = _mm512_mask_mov_ps(next, _mm512_cmp_ps_mask(bm, bm, _CMP_UNORD_Q), bm);
                 next = _mm512_mask_mov_ps(next, _mm512_cmp_ps_mask(previous, previous, _CMP_UNORD_Q), previous);
                 __m512 shift = _mm512_mask_mov_ps(next, _mm512_cmp_ps_mask(next, negative_infinity, _CMP_EQ_OQ),
                                                   _mm512_setzero_ps());
-                __m512 factor = _mm512_set1_ps(0.0f);
                 if (!first_block) {
                     __mmask16 same = _mm512_cmp_ps_mask(previous, shift, _CMP_EQ_OQ);
-                    factor = same == 0xFFFF ? _mm512_set1_ps(1.0f)
-                                            : _mm512_mask_mov_ps(tessera_attn_exp_lanes(_mm512_sub_ps(previous, shift)),
-                                                                 same, _mm512_set1_ps(1.0f));
-                    if (_mm512_cmp_ps_mask(factor, _mm512_set1_ps(1.0f), _CMP_NEQ_UQ) & (v == 0 ? rows0 : rows1))
-                        rescale = 1;
+                    if (same != 0xFFFF)
+                        factor[v] =
+                            _mm512_mask_mov_ps(tessera_attn_exp_lanes(_mm512_sub_ps(previous, shift)), same, one);
+                    if (_mm512_cmp_ps_mask(factor[v], one, _CMP_NEQ_UQ) & (v == 0 ? rows0 : rows1)) rescale = 1;
                 }
-                _mm512_storeu_ps(correction + 16 * v, factor);
+                // exp(score - shift) in place, summed per row in key order (the same exp as the
+                // softmax kernel's).
+                __m512 block_sum = _mm512_setzero_ps();
                 for (long j = 0; j < nb; j++) {
                     float *row = st + j * ROW_BLOCK + 16 * v;
-                    _mm512_storeu_ps(row, _mm512_sub_ps(_mm512_loadu_ps(row), shift));
+                    __m512 e = tessera_exp16(_mm512_sub_ps(_mm512_loadu_ps(row), shift));
+                    _mm512_storeu_ps(row, e);
+                    block_sum = _mm512_add_ps(block_sum, e);
                 }
+                sum[v] = first_block ? block_sum : _mm512_fmadd_ps(sum[v], factor[v], block_sum);
                 maximum[v] = next;
             }
-            // One exponential call over the block (the same exp as the softmax kernel), then the
-            // sums per row.
-            tessera_exp_shifted_f32_vector(st, st, nb * ROW_BLOCK, 0.0f);
-            for (int v = 0; v < NV; v++) {
-                __m512 block_sum = _mm512_setzero_ps();
-                for (long j = 0; j < nb; j++) block_sum = _mm512_add_ps(block_sum, _mm512_loadu_ps(st + j * ROW_BLOCK + 16 * v));
-                __m512 factor = _mm512_loadu_ps(correction + 16 * v);
-                sum[v] = first_block ? block_sum : _mm512_fmadd_ps(sum[v], factor, block_sum);
-            }
-            if (rescale) {
-                for (long r = 0; r < rb; r++) {
-                    float f = correction[r];
-                    if (f == 1.0f) continue;
-                    float *out = h->out + (i0 + r) * h->ldo;
-                    for (long c = 0; c < Ev; c++) out[c] *= f;
-                }
-            }
+            // The block's exponentials times its values, added to the transposed output rows
+            // (rescaled first when a row's maximum grew).
+            int start = first_block ? 0 : rescale ? 2 : 1;
             const float *v = h->v + j0 * h->ldv;
-            for (long r0 = 0; r0 < rb; r0 += MICRO_ROWS) {
-                int R = (int)(rb - r0 < MICRO_ROWS ? rb - r0 : MICRO_ROWS);
-                for (long c0 = 0; c0 < Ev; c0 += 64) {
-                    long width = Ev - c0 < 64 ? Ev - c0 : 64;
-                    int CV = (int)((width + 15) / 16);
-                    tessera_attn_values[R - 1][CV - 1](st + r0, v + c0, h->ldv, nb, h->out + (i0 + r0) * h->ldo + c0,
-                                                       h->ldo, tessera_attn_tail(width - 16 * (CV - 1)),
-                                                       first_block);
-                }
+            long group = NV == 2 ? MICRO_COLUMNS : 2 * MICRO_COLUMNS;
+            for (long c0 = 0; c0 < Ev; c0 += group) {
+                int CN = (int)(Ev - c0 < group ? Ev - c0 : group);
+                tessera_attn_values_fn tile = NV == 2 ? tessera_attn_values_two[CN - 1] : tessera_attn_values_one[CN - 1];
+                tile(st, v + c0, h->ldv, nb, ot + c0 * ROW_BLOCK, start, factor[0], factor[1]);
             }
         }
-        // Divide by the sums; a row whose every score is -infinity has sum 0 and output 0: 0 / 0.
-        float totals[ROW_BLOCK];
-        _mm512_storeu_ps(totals, sum[0]);
-        _mm512_storeu_ps(totals + 16, sum[1]);
-        for (long r = 0; r < rb; r++) {
-            float *out = h->out + (i0 + r) * h->ldo;
-            __m512 t = _mm512_set1_ps(totals[r]);
-            long c = 0;
-            for (; c + 16 <= Ev; c += 16) _mm512_storeu_ps(out + c, _mm512_div_ps(_mm512_loadu_ps(out + c), t));
-            for (; c < Ev; c++) out[c] = out[c] / totals[r];
-        }
+        // Divide by the sums and write the rows out; a row whose every score is -infinity has
+        // sum 0 and output 0: 0 / 0.
+        for (long c = 0; c < Ev; c++)
+            for (int v = 0; v < NV; v++) {
+                float *column = ot + c * ROW_BLOCK + 16 * v;
+                _mm512_storeu_ps(column, _mm512_div_ps(_mm512_loadu_ps(column), sum[v]));
+            }
+        for (long r0 = 0; r0 < rb; r0 += 16)
+            for (long c0 = 0; c0 < Ev; c0 += 16)
+                tessera_attn_transpose16(ot + c0 * ROW_BLOCK + r0, ROW_BLOCK, Ev - c0, rb - r0,
+                                         h->out + (i0 + r0) * h->ldo + c0, h->ldo, tessera_attn_tail(Ev - c0));
     }
 }
 
@@ -460,7 +512,7 @@ static const tessera_attn2_values_fn tessera_attn2_values[4][4] = {TESSERA_ATTN2
 
 TESSERA_ATTN2_ATTR static void tessera_attention_avx2(const tessera_attention_head *h, long first_row, long rows,
                                                      float *scratch) {
-    tessera_attention_scratch s = tessera_attention_split(scratch, h->E);
+    tessera_attention_scratch s = tessera_attention_split(scratch, h->E, h->Ev);
     const long E = h->E, Ev = h->Ev;
     for (long i0 = first_row; i0 < first_row + rows; i0 += ROW_BLOCK) {
         long rb = first_row + rows - i0 < ROW_BLOCK ? first_row + rows - i0 : ROW_BLOCK;

@@ -45,6 +45,8 @@ static inline float tessera_erf_f32_scalar(float x) {
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include "CTesseraExp.h"
+
 int tessera_cpu_has_avx2_fma(void) {
     // Threads may race to fill the cache, all with the same value: relaxed atomics.
     static int cached = -1;
@@ -69,34 +71,6 @@ static int tessera_cpu_has_avx512f(void) {
         __atomic_store_n(&cached, value, __ATOMIC_RELAXED);
     }
     return value;
-}
-
-__attribute__((target("avx2,fma"))) static inline __m256 tessera_exp8(__m256 x) {
-    const __m256 high = _mm256_set1_ps(88.72283f);
-    const __m256 low = _mm256_set1_ps(-87.33654f);
-    __m256 v = _mm256_min_ps(_mm256_max_ps(x, low), high);
-    __m256 n = _mm256_round_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.442695041f)),
-                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), v);
-    v = _mm256_fmadd_ps(n, _mm256_set1_ps(2.12194440e-4f), v);
-    __m256 z = _mm256_mul_ps(v, v);
-    __m256 y = _mm256_set1_ps(1.9875691500e-4f);
-    y = _mm256_fmadd_ps(y, v, _mm256_set1_ps(1.3981999507e-3f));
-    y = _mm256_fmadd_ps(y, v, _mm256_set1_ps(8.3334519073e-3f));
-    y = _mm256_fmadd_ps(y, v, _mm256_set1_ps(4.1665795894e-2f));
-    y = _mm256_fmadd_ps(y, v, _mm256_set1_ps(1.6666665459e-1f));
-    y = _mm256_fmadd_ps(y, v, _mm256_set1_ps(5.0000001201e-1f));
-    y = _mm256_add_ps(_mm256_fmadd_ps(y, z, v), _mm256_set1_ps(1.0f));
-    __m256i ni = _mm256_cvtps_epi32(n);
-    __m256i half = _mm256_srai_epi32(ni, 1);
-    __m256i bias = _mm256_set1_epi32(127);
-    __m256 scaleA = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(half, bias), 23));
-    __m256 scaleB = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(ni, half), bias), 23));
-    __m256 result = _mm256_mul_ps(_mm256_mul_ps(y, scaleA), scaleB);
-    result = _mm256_blendv_ps(result, _mm256_setzero_ps(), _mm256_cmp_ps(x, low, _CMP_LT_OQ));
-    result = _mm256_blendv_ps(result, _mm256_set1_ps(__builtin_inff()), _mm256_cmp_ps(x, high, _CMP_GT_OQ));
-    result = _mm256_blendv_ps(result, x, _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
-    return result;
 }
 
 __attribute__((target("avx2,fma"))) float tessera_exp_shifted_f32_avx2(const float *src, float *dst, long n,
@@ -127,35 +101,6 @@ __attribute__((target("avx2,fma"))) float tessera_exp_shifted_f32_avx2(const flo
     float parts[8];
     _mm256_storeu_ps(parts, _mm256_add_ps(sum0, sum1));
     return ((parts[0] + parts[1]) + (parts[2] + parts[3])) + ((parts[4] + parts[5]) + (parts[6] + parts[7]));
-}
-// The same exponential sixteen lanes at a time: every lane goes through the same
-// operations as in tessera_exp8, so results are bit-identical.
-__attribute__((target("avx512f,avx2,fma"))) static inline __m512 tessera_exp16(__m512 x) {
-    const __m512 high = _mm512_set1_ps(88.72283f);
-    const __m512 low = _mm512_set1_ps(-87.33654f);
-    __m512 v = _mm512_min_ps(_mm512_max_ps(x, low), high);
-    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(v, _mm512_set1_ps(1.442695041f)),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    v = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), v);
-    v = _mm512_fmadd_ps(n, _mm512_set1_ps(2.12194440e-4f), v);
-    __m512 z = _mm512_mul_ps(v, v);
-    __m512 y = _mm512_set1_ps(1.9875691500e-4f);
-    y = _mm512_fmadd_ps(y, v, _mm512_set1_ps(1.3981999507e-3f));
-    y = _mm512_fmadd_ps(y, v, _mm512_set1_ps(8.3334519073e-3f));
-    y = _mm512_fmadd_ps(y, v, _mm512_set1_ps(4.1665795894e-2f));
-    y = _mm512_fmadd_ps(y, v, _mm512_set1_ps(1.6666665459e-1f));
-    y = _mm512_fmadd_ps(y, v, _mm512_set1_ps(5.0000001201e-1f));
-    y = _mm512_add_ps(_mm512_fmadd_ps(y, z, v), _mm512_set1_ps(1.0f));
-    __m512i ni = _mm512_cvtps_epi32(n);
-    __m512i half = _mm512_srai_epi32(ni, 1);
-    __m512i bias = _mm512_set1_epi32(127);
-    __m512 scaleA = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(half, bias), 23));
-    __m512 scaleB = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(_mm512_sub_epi32(ni, half), bias), 23));
-    __m512 result = _mm512_mul_ps(_mm512_mul_ps(y, scaleA), scaleB);
-    result = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, low, _CMP_LT_OQ), result, _mm512_setzero_ps());
-    result = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, high, _CMP_GT_OQ), result, _mm512_set1_ps(__builtin_inff()));
-    result = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), result, x);
-    return result;
 }
 
 // tessera_exp_shifted_f32_avx2 with the 16-element body in one AVX-512 register: lanes 0-7

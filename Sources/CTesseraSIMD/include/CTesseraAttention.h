@@ -29,11 +29,12 @@ typedef struct {
     long ldo;
 } tessera_attention_head;
 
-/// The number of floats of scratch tessera_attention_f32 needs for a head of depth E.
-long tessera_attention_scratch_count(long E);
+/// The number of floats of scratch tessera_attention_f32 needs for a head of depth E whose values
+/// have Ev elements.
+long tessera_attention_scratch_count(long E, long Ev);
 
 /// Computes rows [first_row, first_row + rows) of one head's output. scratch holds
-/// tessera_attention_scratch_count(h->E) floats (it need not be aligned or initialized).
+/// tessera_attention_scratch_count(h->E, h->Ev) floats (it need not be aligned or initialized).
 /// Single-threaded. AVX-512 when tessera_attention_is_vectorized(), else AVX2 + FMA when the CPU
 /// has them, else a scalar loop with the same blocking; both compute each row as sum_j exp(s_j - m) · v_j / sum_j exp(s_j - m) with
 /// m the running maximum of the row's scores over the key blocks seen so far.

@@ -113,7 +113,7 @@ package enum AttentionKernels {
         }
         let blocksPerHead = (l + rowsPerTask - 1) / rowsPerTask
         let flops = 2.0 * Double(l) * Double(s) * Double(e + ev) / Double(blocksPerHead)
-        let scratchCount = tessera_attention_scratch_count(e)
+        let scratchCount = tessera_attention_scratch_count(e, ev)
         let (ldq, ldk, ldv) = (
             queryLayout.strides[rank - 2], keyLayout.strides[rank - 2], valueLayout.strides[rank - 2]
         )
