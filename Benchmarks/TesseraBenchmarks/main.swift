@@ -3,7 +3,7 @@ import TesseraKernels
 import TesseraTensor
 
 // Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
-// Arguments: area names to run only some (tensor, elementwise, reduction, linalg, conv, winograd, copy,
+// Arguments: area names to run only some (tensor, elementwise, reduction, linalg, conv, winograd, attention, copy,
 // multiarray, models, compile, classic; t9parts times the pieces of T9, loadparts the phases of a
 // model load, loadloop one model loaded repeatedly (for a profiler), compiledload a compiled model's load with and without its stored prepared weights), `--json PATH` to write the tensor
 // workloads' medians for Benchmarks/peers/compare.py, and `--models-dir DIR` for the model
@@ -72,6 +72,7 @@ if wants("reduction") { runReductionBenchmarks() }
 if wants("linalg") { runLinearAlgebraBenchmarks() }
 if wants("conv") { runConvolutionBenchmarks() }
 if selected.contains("winograd") { runWinogradBenchmarks() }
+if selected.contains("attention") { runAttentionBenchmarks() }
 if wants("copy") { runCopyBenchmarks() }
 if wants("multiarray") { runMultiArrayBenchmarks() }
 var modelFigures: [String: Any]?

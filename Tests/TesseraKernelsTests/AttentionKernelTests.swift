@@ -6,10 +6,11 @@ import _TesseraTestSupport
 @Suite("Fused attention kernel")
 struct AttentionKernelTests {
     /// (heads, l, s, e, ev): one element, odd sizes, more keys than one block (128) with a tail,
-    /// more query rows than one block (32), a transformer layer's heads, many small heads.
+    /// more query rows than one block (32), a transformer layer's heads, many small heads, fewer
+    /// than 16 rows with value columns in groups of 16 and 8, an audio encoder's 1500 keys.
     static let shapes: [(heads: Int, l: Int, s: Int, e: Int, ev: Int)] = [
         (1, 1, 1, 1, 1), (3, 7, 5, 3, 9), (2, 33, 300, 17, 70), (4, 128, 128, 64, 64), (2, 50, 129, 64, 64),
-        (1, 130, 257, 80, 33), (12, 5, 16, 8, 8),
+        (1, 130, 257, 80, 33), (12, 5, 16, 8, 8), (1, 10, 200, 24, 40), (1, 40, 1500, 64, 64),
     ]
 
     /// How the mask is given: none, one per head and row, one row for every query and head

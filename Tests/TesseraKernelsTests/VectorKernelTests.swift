@@ -134,6 +134,33 @@ struct VectorKernelTests {
         }
     }
 
+    @Test("the dispatched exponential is bit for bit the AVX2 one at the ends of its range")
+    func exponentialMatchesAVX2AtTheEnds() throws {
+        try #require(SIMDMath.hasAVX2FMA)
+        // Results near the smallest normal float (x just above -87.34) and the largest (x just
+        // below 88.72), and past both ends: where the AVX-512 body's one scalef by 2^n and the
+        // AVX2 body's two multiplies by 2^(n/2) would round differently if either product were
+        // inexact.
+        var values: [Float] = []
+        for i in 0..<4096 { values.append(-87.5 + Float(i) * (0.7 / 4096)) }
+        for i in 0..<4096 { values.append(88.3 + Float(i) * (0.45 / 4096)) }
+        var x: Float = -87.3
+        for _ in 0..<512 {
+            values.append(x)
+            x = x.nextDown
+        }
+        var wide = [Float](repeating: 0, count: values.count)
+        var narrow = [Float](repeating: 0, count: values.count)
+        let wideSum = tessera_exp_shifted_f32_vector(values, &wide, values.count, 0)
+        let narrowSum = tessera_exp_shifted_f32_avx2(values, &narrow, values.count, 0)
+        let first = values.indices.first { wide[$0].bitPattern != narrow[$0].bitPattern }
+        #expect(first == nil, "x = \(first.map { values[$0] } ?? 0)")
+        #expect(wideSum.bitPattern == narrowSum.bitPattern)
+        // The sweep reaches both ends: zeros, infinities, and results within 2× of the smallest normal.
+        #expect(wide.contains(0) && wide.contains(.infinity))
+        #expect(wide.contains { $0 > 0 && $0 < 2 * .leastNormalMagnitude })
+    }
+
     @Test("min, max and the comparisons in the C kernel select exactly as the Swift bodies, NaN and -0 included")
     func minMaxAndComparisons() throws {
         try #require(SIMDMath.hasAVX2FMA)
