@@ -23,8 +23,8 @@ enum ContiguousCopy {
     static func copy(_ array: MLMultiArray, to destination: UnsafeMutableRawPointer, byteCount: Int) -> Bool {
         let size = elementSize(array.dataType)
         guard byteCount == array.count * size else { return false }
-        let shape = array.shape.map(\.intValue)
-        let strides = array.strides.map(\.intValue)
+        let shape = array.shapeValues
+        let strides = array.strideValues
         array.withUnsafeBytes { source in
             guard let base = source.baseAddress else { return }
             walk(shape: shape, strides: strides, size: size) { offset, element in
@@ -45,7 +45,7 @@ enum ContiguousCopy {
     static func copy(_ source: UnsafeRawPointer, byteCount: Int, into array: MLMultiArray) -> Bool {
         let size = elementSize(array.dataType)
         guard byteCount == array.count * size else { return false }
-        let shape = array.shape.map(\.intValue)
+        let shape = array.shapeValues
         array.withUnsafeMutableBytes { target, strides in
             guard let base = target.baseAddress else { return }
             walk(shape: shape, strides: strides, size: size) { offset, element in

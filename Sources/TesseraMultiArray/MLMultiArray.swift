@@ -52,10 +52,12 @@ import TesseraTensor
 public final class MLMultiArray {
     /// The memory; replaced by a copy before a write while others share it.
     var storage: TensorStorage
-    /// The dimension sizes.
-    let shapeValues: [Int]
-    /// The element strides.
-    let strideValues: [Int]
+    /// The dimension sizes as integers: ``shape`` without making an `NSNumber` per dimension
+    /// (on Linux each costs about as much as a small allocation; a prediction's checks read the
+    /// shape several times).
+    package let shapeValues: [Int]
+    /// The element strides as integers (``strides`` without the `NSNumber`s).
+    package let strideValues: [Int]
     /// The element type.
     public let dataType: MLMultiArrayDataType
     /// The elements from `[0, 0, …]` to the farthest, inclusive.

@@ -72,7 +72,7 @@ public final class MLFeatureDescription: Sendable {
         switch value.storage {
         case .multiArray(let array):
             guard let constraint = multiArrayConstraint else { return nil }
-            return Self.shapeProblem(array.shape.map(\.intValue), constraint)
+            return Self.shapeProblem(array.shapeValues, constraint)
         case .image(let buffer):
             guard let constraint = imageConstraint else { return nil }
             return Self.imageProblem(buffer, constraint)

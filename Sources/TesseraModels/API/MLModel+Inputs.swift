@@ -67,7 +67,7 @@ struct InputBinding: Sendable {
                 .featureType,
                 "input \"\(name)\" is a \(value.type) value, but the model expects \(description.expectation)")
         }
-        try checkNotEmpty(array.shape.map(\.intValue))
+        try checkNotEmpty(array.shapeValues)
         return convert(array)
     }
 

@@ -43,8 +43,8 @@ extension MLFeatureValue {
     /// A multi-array's elements as doubles in row-major order (a contiguous `.double` array
     /// is copied directly; other data types and layouts are converted).
     static func doubles(of array: MLMultiArray) -> [Double] {
-        let shape = array.shape.map(\.intValue)
-        if array.dataType == .double, array.strides.map(\.intValue) == contiguousStrides(shape) {
+        let shape = array.shapeValues
+        if array.dataType == .double, array.strideValues == contiguousStrides(shape) {
             let count = array.count
             return array.withUnsafeBufferPointer(ofType: Double.self) { Array($0.prefix(count)) }
         }
@@ -191,8 +191,7 @@ struct FeatureVectorReader: Sendable {
                     continue
                 case .multiArray(let array)
                 where array.dataType == .double && array.count == width
-                    && array.strides.map(\.intValue)
-                        == MLFeatureValue.contiguousStrides(array.shape.map(\.intValue)):
+                    && array.strideValues == MLFeatureValue.contiguousStrides(array.shapeValues):
                     array.withUnsafeBufferPointer(ofType: Double.self) {
                         at.update(from: $0.baseAddress!, count: width)
                     }

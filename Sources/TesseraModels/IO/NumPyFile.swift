@@ -61,7 +61,7 @@ package enum NumPyFile {
         case .int32: (descr, payload) = ("<i4", bytes(MLShapedArray<Int32>(converting: array).scalars))
         case .int8: (descr, payload) = ("|i1", bytes(MLShapedArray<Int8>(converting: array).scalars))
         }
-        let shape = array.shape.map(\.intValue)
+        let shape = array.shapeValues
         let shapeText = shape.count == 1 ? "(\(shape[0]),)" : "(" + shape.map(String.init).joined(separator: ", ") + ")"
         var header = "{'descr': '\(descr)', 'fortran_order': False, 'shape': \(shapeText), }"
         // Pad with spaces so the data starts on a 64-byte boundary; the header ends with "\n".
