@@ -36,7 +36,7 @@ struct ModelDescriptionJSON: Encodable {
             shortDescription = description.shortDescription
             if let array = description.multiArrayConstraint {
                 dataType = Self.name(of: array.dataType)
-                shape = array.shapeValues
+                shape = array.shape.map(\.intValue)
                 let flexible = array.shapeConstraint
                 switch flexible.type {
                 case .unspecified: shapeConstraint = "unspecified"
