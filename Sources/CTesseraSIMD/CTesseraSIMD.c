@@ -1226,11 +1226,31 @@ int tessera_depthwise_strided_planes_f32(const float *in, long in_stride, const 
     return tessera_dw_planes(in, k, bias, out, 0, count, count, count, 1, in_stride, out_stride, g, valid, lo, hi);
 }
 
+// Whether any of the n floats at p is NaN.
+TESSERA_DW_512 static int tessera_has_nan_avx512(const float *p, long n) {
+    __mmask16 found = 0;
+    long i = 0;
+    for (; i + 16 <= n; i += 16) {
+        __m512 v = _mm512_loadu_ps(p + i);
+        found |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    }
+    if (i < n) {
+        __mmask16 tail = tessera_v16_lanes(0, n - i);
+        __m512 v = _mm512_maskz_loadu_ps(tail, p + i);
+        found |= _mm512_mask_cmp_ps_mask(tail, v, v, _CMP_UNORD_Q);
+    }
+    return found != 0;
+}
+
 // Max pooling, one plane: 16 output columns per vector, every window tap inside the image in
 // (i, j) order replacing the lanes it beats (greater, or NaN) — the scalar rule, lane by lane.
+// Without a NaN in the plane that rule is one masked max per tap (max(v, best) keeps best unless
+// v is greater: ties, ±0 included, keep the earlier tap as the rule does); with one, the lanes
+// are compared and NaN kept explicitly.
 TESSERA_DW_512 static void tessera_maxpool_plane_avx512(const float *restrict in, float *restrict out,
                                                         const tessera_depthwise_geometry *restrict g,
                                                         const long *valid) {
+    const int nan_free = !tessera_has_nan_avx512(in, g->h * g->w);
     __mmask16 lanes[16], lower[16], upper[16];
     const long kw = g->kw;
     for (long x0 = 0; x0 < g->ow; x0 += 16) {
@@ -1254,8 +1274,13 @@ TESSERA_DW_512 static void tessera_maxpool_plane_avx512(const float *restrict in
                     if (!lanes[j]) continue;
                     __m512 v = g->sw == 1 ? _mm512_maskz_loadu_ps(lanes[j], src + j * g->dw)
                                           : tessera_v16_maskz_load2(src + j * g->dw, lower[j], upper[j]);
-                    __mmask16 wins = _mm512_cmp_ps_mask(v, best, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-                    best = _mm512_mask_mov_ps(best, wins & lanes[j], v);
+                    if (nan_free) {
+                        best = _mm512_mask_max_ps(best, lanes[j], v, best);
+                    } else {
+                        __mmask16 wins =
+                            _mm512_cmp_ps_mask(v, best, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+                        best = _mm512_mask_mov_ps(best, wins & lanes[j], v);
+                    }
                 }
             }
             tessera_v16_store_n(out + y * g->ow + x0, best, n);

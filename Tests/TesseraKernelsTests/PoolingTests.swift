@@ -94,6 +94,42 @@ struct PoolingTests {
         }
     }
 
+    @Test("max pooling keeps the first of equal maxima, -0 before +0 and +0 before -0, with and without NaN")
+    func maxSignedZeros() {
+        // Windows of zeros of both signs (and negatives): the result is the first zero in (i, j)
+        // order, bit for bit, on the NaN-free path and on the path that keeps NaN.
+        let (h, w) = (12, 37)
+        let p = Pool2DParameters(kernel: (3, 3), strides: (2, 2), padding: (1, 1, 1, 1))
+        let shape = p.outputShape(inputShape: [1, 1, h, w])
+        for withNaN in [false, true] {
+            var x = (0..<(h * w)).map { i -> Float in
+                switch (i * 7) % 5 {
+                case 0: return -0.0
+                case 1, 3: return 0.0
+                default: return -Float(i % 3 + 1)
+                }
+            }
+            if withNaN { x[h * w - 1] = .nan }
+            var out = [Float](repeating: 1, count: shape.reduce(1, *))
+            PoolingKernels.maxPool2d(input: x, inputShape: [1, 1, h, w], output: &out, parameters: p)
+            for y in 0..<shape[2] {
+                for xo in 0..<shape[3] {
+                    var best = -Float.infinity
+                    for i in (2 * y - 1)...(2 * y + 1) where i >= 0 && i < h {
+                        for j in (2 * xo - 1)...(2 * xo + 1) where j >= 0 && j < w {
+                            let v = x[i * w + j]
+                            if v > best || v.isNaN { best = v }
+                        }
+                    }
+                    let got = out[y * shape[3] + xo]
+                    #expect(
+                        got.bitPattern == best.bitPattern || (got.isNaN && best.isNaN),
+                        "NaN \(withNaN), output (\(y), \(xo)): \(got) against \(best)")
+                }
+            }
+        }
+    }
+
     @Test("max pooling propagates NaN")
     func maxNaN() {
         let x: [Float] = [1, .nan, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]
