@@ -118,24 +118,24 @@ package enum AttentionKernels {
             queryLayout.strides[rank - 2], keyLayout.strides[rank - 2], valueLayout.strides[rank - 2]
         )
         parallelFor(count: heads * blocksPerHead, cost: .perItem(nanoseconds: flops * 0.015 + 500)) { range in
-            let scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchCount)
-            defer { scratch.deallocate() }
-            for task in range {
-                let h = task / blocksPerHead
-                let firstRow = (task % blocksPerHead) * rowsPerTask
-                let qOffset = offset(h, queryLayout.strides.dropLast(2), base: queryLayout.offset)
-                let kOffset = offset(h, keyLayout.strides.dropLast(2), base: keyLayout.offset)
-                let vOffset = offset(h, valueLayout.strides.dropLast(2), base: valueLayout.offset)
-                var maskPointer: UnsafePointer<Float>?
-                if let m, let maskStrides, let maskLayout {
-                    maskPointer = m + offset(h, maskStrides.batch[...], base: maskLayout.offset)
+            ThreadScratch.withFloats(count: scratchCount) { scratch in
+                for task in range {
+                    let h = task / blocksPerHead
+                    let firstRow = (task % blocksPerHead) * rowsPerTask
+                    let qOffset = offset(h, queryLayout.strides.dropLast(2), base: queryLayout.offset)
+                    let kOffset = offset(h, keyLayout.strides.dropLast(2), base: keyLayout.offset)
+                    let vOffset = offset(h, valueLayout.strides.dropLast(2), base: valueLayout.offset)
+                    var maskPointer: UnsafePointer<Float>?
+                    if let m, let maskStrides, let maskLayout {
+                        maskPointer = m + offset(h, maskStrides.batch[...], base: maskLayout.offset)
+                    }
+                    var head = tessera_attention_head(
+                        L: l, S: s, E: e, Ev: ev, q: q + qOffset, ldq: ldq, k: k + kOffset, ldk: ldk, v: v + vOffset,
+                        ldv: ldv, mask: maskPointer, ldm: maskStrides?.row ?? 0,
+                        mask_column_stride: maskStrides?.column ?? 0, scale: scale, out: output + h * l * ev, ldo: ev)
+                    tessera_attention_f32_variant(
+                        body.code, &head, firstRow, Swift.min(rowsPerTask, l - firstRow), scratch)
                 }
-                var head = tessera_attention_head(
-                    L: l, S: s, E: e, Ev: ev, q: q + qOffset, ldq: ldq, k: k + kOffset, ldk: ldk, v: v + vOffset,
-                    ldv: ldv, mask: maskPointer, ldm: maskStrides?.row ?? 0,
-                    mask_column_stride: maskStrides?.column ?? 0, scale: scale, out: output + h * l * ev, ldo: ev)
-                tessera_attention_f32_variant(
-                    body.code, &head, firstRow, Swift.min(rowsPerTask, l - firstRow), scratch)
             }
         }
     }
