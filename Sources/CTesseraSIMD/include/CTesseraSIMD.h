@@ -191,6 +191,23 @@ typedef struct {
 /// copies are vectorised where tessera_cpu_has_avx2_fma() is true.
 void tessera_im2col_row_f32(float *out, const float *plane, const tessera_im2col_row *r, long start, long end);
 
+/// A convolution's geometry as im2col reads it: c input planes of h × w (one group's, one
+/// image's), a kh × kw kernel with strides sh × sw, dilations dh × dw and the top and left
+/// padding, over an output of width ow.
+typedef struct {
+    long c, h, w, kh, kw, sh, sw, dh, dw, padTop, padLeft, ow;
+} tessera_im2col_geometry;
+
+/// Rows [firstRow, endRow) of the im2col matrix of the output positions [start, end) (row-major
+/// over the output plane): row (channel · kh + i) · kw + j, at out + row · (end − start), is
+/// what tessera_im2col_row_f32 writes for tap (i, j) of that channel's plane — the input value
+/// the tap sees at each position, 0 in the padding. One call fills a whole tile: a column
+/// stride of 2 takes an AVX-512 body where the CPU has it (each 16 positions the evens of two
+/// masked loads, the padding's lanes masked off, and one masked store); otherwise each row is
+/// tessera_im2col_row_f32's. Any architecture; the same values either way.
+void tessera_im2col_rows_f32(float *out, const float *input, const tessera_im2col_geometry *g, long start, long end,
+                             long firstRow, long endRow);
+
 /// One input row of w floats split into `phases` column phases for a direct convolution: phase ph
 /// (written at out + ph · phase_stride, width floats) holds row[phases · (i − lead) + ph] at i, 0
 /// where that column is outside the row.

@@ -10,41 +10,26 @@ enum Im2Col {
     /// Fills `columns` (`patchSize × positions.count`, row-major) for the output positions
     /// `positions` of one image and group whose `C/g` input planes start at `input`.
     ///
-    /// Rows are independent, so they are built in parallel; each is one call of the C
-    /// `tessera_im2col_row_f32`: along a row, each output row's segment is a zero prefix, a copy
-    /// (a `memcpy` when the stride is 1, two vector loads per vector of every other float when
-    /// it is 2) and a zero suffix, with the columns inside the image worked out once per kernel
-    /// column rather than per segment.
+    /// Blocks of rows are built in parallel (inside a parallel task, as the packed im2col path
+    /// calls it, the whole tile on the calling thread), each block one call of the C
+    /// `tessera_im2col_rows_f32`: along a row, each output row's segment is a zero prefix, a copy
+    /// and a zero suffix — at a column stride of 2 with AVX-512, 16 positions per masked pair of
+    /// loads and one store, the padding's lanes masked off.
     static func fill(
         _ columns: UnsafeMutablePointer<Float>, from input: UnsafePointer<Float>, geometry g: ConvGeometry,
         positions: Range<Int>
     ) {
-        let width = positions.count
-        let taps = g.kh * g.kw
         let p = g.parameters
-        // The output columns each kernel column reaches inside the image: the same on every row.
-        var valid = [Range<Int>]()
-        valid.reserveCapacity(g.kw)
-        for j in 0..<g.kw {
-            valid.append(
-                ConvGeometry.validRange(
-                    lower: 0, upper: g.ow, offset: j * p.dilationWidth - p.padLeft, stride: p.strideWidth,
-                    extent: g.w))
-        }
-        valid.withUnsafeBufferPointer { valid in
+        var geometry = tessera_im2col_geometry(
+            c: g.cg, h: g.h, w: g.w, kh: g.kh, kw: g.kw, sh: p.strideHeight,
+            sw: p.strideWidth, dh: p.dilationHeight, dw: p.dilationWidth, padTop: p.padTop, padLeft: p.padLeft,
+            ow: g.ow)
+        let width = positions.count
+        withUnsafePointer(to: &geometry) { geometry in
             parallelFor(count: g.patchSize, cost: .perItem(nanoseconds: Double(width) * 0.25 + 20)) { rows in
-                for row in rows {
-                    let channel = row / taps
-                    let i = (row / g.kw) % g.kh
-                    let j = row % g.kw
-                    var tap = tessera_im2col_row(
-                        h: g.h, w: g.w, ow: g.ow, sh: p.strideHeight, sw: p.strideWidth,
-                        rowOffset: i * p.dilationHeight - p.padTop, columnOffset: j * p.dilationWidth - p.padLeft,
-                        validLower: valid[j].lowerBound, validUpper: valid[j].upperBound)
-                    tessera_im2col_row_f32(
-                        columns + row * width, input + channel * g.h * g.w, &tap, positions.lowerBound,
-                        positions.upperBound)
-                }
+                tessera_im2col_rows_f32(
+                    columns, input, geometry, positions.lowerBound, positions.upperBound, rows.lowerBound,
+                    rows.upperBound)
             }
         }
     }
