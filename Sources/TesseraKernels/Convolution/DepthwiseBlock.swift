@@ -1,5 +1,6 @@
 import CTesseraSIMD
 import Foundation
+import Synchronization
 
 /// A pointwise (1 × 1, stride 1, unpadded, one group) convolution inside a ``DepthwiseBlock``:
 /// its weight `[O, C, 1, 1]`, in the micro-kernel's panels when prepared, its bias and clamp.
@@ -88,6 +89,10 @@ package enum DepthwiseBlock {
     /// 56 × 56 blocks, 512 KiB and 1 MiB ran fastest; 128 and 256 KiB paid for their many
     /// smaller products and depthwise calls (`Docs/Performance.md`).
     package static let bandBytes = 512 << 10
+
+    /// Numbers each ``run(input:inputShape:expand:depthwise:project:residual:output:bandRows:)``
+    /// call, so a thread's scratch header is read only in the call that wrote it.
+    private static let bandToken = Atomic<Int>(0)
 
     /// The smallest tensor between two stages (bytes per image) worth fusing in bands of rows:
     /// below it the tensor mostly stays in cache between the steps anyway and the bands' extra
@@ -221,96 +226,115 @@ package enum DepthwiseBlock {
         let projectPanels = project?.panels
         let valid = DepthwiseConvolution.validColumns(kernelWidth: kw, width: w, outputWidth: ow, parameters: p)
         let (lower, upper) = depthwise.clamp.kernelBounds
-        // One segment of output rows per thread, split evenly (rows of all images in order);
-        // each segment runs its rows in bands of at most `rows`, evened out, so each thread
-        // computes the rows two of its bands share once, and the rows a segment starts with
-        // are the only ones computed twice.
-        let totalRows = n * oh
-        let segments = Swift.min(totalRows, KernelThreads.coreBudget)
+        // Every image's output rows in bands of at most `rows`, evened out; with more than one
+        // thread, at least four bands per thread where the rows allow, so a thread that finishes
+        // its own run of bands takes the other's last ones (two runs of bands, one per thread,
+        // left a core idle whenever the other ran slower: the 112 × 112 and 56 × 56 blocks ran
+        // 1.5 times faster on two cores than on one).
+        let budget = KernelThreads.coreBudget
+        var piecesPerImage = (oh + rows - 1) / rows
+        if budget > 1 && bandRows == nil {
+            piecesPerImage = Swift.max(piecesPerImage, Swift.min(oh, (4 * budget + n - 1) / n))
+        }
+        var bands: [(image: Int, y0: Int, y1: Int)] = []
+        bands.reserveCapacity(n * piecesPerImage)
+        for image in 0..<n {
+            for piece in 0..<piecesPerImage {
+                bands.append((image, piece * oh / piecesPerImage, (piece + 1) * oh / piecesPerImage))
+            }
+        }
         let perRowCost =
             Double(ow) * Double(kh * kw) * Double(middle) * 0.1
             + Double(expand == nil ? 0 : p.strideHeight * w * middle * c) * 0.025
             + Double(project == nil ? 0 : ow * middle * outChannels) * 0.025 + 500 / Double(rows)
-        valid.withUnsafeBufferPointer { valid in
-            parallelFor(count: segments, cost: .perItem(nanoseconds: perRowCost * Double(totalRows) / Double(segments)))
-            {
-                range in
-                ThreadScratch.withFloats(count: middleCapacity + bandCapacity) { scratch in
-                    let middleRows = scratch
-                    let band = scratch + middleCapacity
-                    // The expansion's rows in `middleRows`: the image, and the input rows
-                    // [base, filled) from the block's first row.
-                    var held: (image: Int, base: Int, filled: Int)?
-                    var bands: [(image: Int, y0: Int, y1: Int)] = []
-                    for segment in range {
-                        var row = segment * totalRows / segments
-                        let end = (segment + 1) * totalRows / segments
-                        while row < end {
-                            let image = row / oh
-                            let pieceEnd = Swift.min(end, (image + 1) * oh)
-                            let length = pieceEnd - row
-                            let pieces = (length + rows - 1) / rows
-                            for piece in 0..<pieces {
-                                let start = row - image * oh
-                                bands.append(
-                                    (image, start + piece * length / pieces, start + (piece + 1) * length / pieces))
-                            }
-                            row = pieceEnd
+        // The expansion's rows a thread holds are kept across the chunks of bands it runs: its
+        // scratch block starts with a header (this call's token, the image, the input rows
+        // [base, filled) held), so the next band along reuses the rows the two share. Only the
+        // first band of a thread's run, and bands taken from the other thread, compute them again.
+        let token = bandToken.add(1, ordering: .relaxed).newValue
+        let headerFloats = 16
+        bands.withUnsafeBufferPointer { bands in
+            valid.withUnsafeBufferPointer { valid in
+                parallelFor(
+                    count: bands.count, cost: .perItem(nanoseconds: perRowCost * Double(n * oh) / Double(bands.count))
+                ) { range in
+                    ThreadScratch.withFloats(count: headerFloats + middleCapacity + bandCapacity) { scratch in
+                        let header = UnsafeMutableRawPointer(scratch)
+                        let middleRows = scratch + headerFloats
+                        let band = middleRows + middleCapacity
+                        // The expansion's rows in `middleRows`: the image, and the input rows
+                        // [base, filled) from the block's first row.
+                        var held: (image: Int, base: Int, filled: Int)?
+                        if header.load(fromByteOffset: 0, as: Int.self) == token {
+                            held = (
+                                header.load(fromByteOffset: 8, as: Int.self),
+                                header.load(fromByteOffset: 16, as: Int.self),
+                                header.load(fromByteOffset: 24, as: Int.self)
+                            )
                         }
-                    }
-                    for (image, y0, y1) in bands {
-                        let r0 = Swift.max(0, y0 * p.strideHeight - p.padTop)
-                        let r1 = Swift.min(h, (y1 - 1) * p.strideHeight - p.padTop + reach)
-                        let dwInput: UnsafePointer<Float>
-                        let inputStride: Int
-                        if let expand, let expandPanels {
-                            // Rows this band shares with the task's previous one move to the front.
-                            var first = r0
-                            if let kept = held, kept.image == image, kept.base <= r0, r0 < kept.filled {
-                                first = Swift.min(r1, kept.filled)
-                                if r0 > kept.base {
-                                    for channel in 0..<middle {
-                                        let plane = middleRows + channel * capacityRows * w
-                                        plane.update(from: plane + (r0 - kept.base) * w, count: (first - r0) * w)
+                        defer {
+                            header.storeBytes(of: held == nil ? 0 : token, toByteOffset: 0, as: Int.self)
+                            if let held {
+                                header.storeBytes(of: held.image, toByteOffset: 8, as: Int.self)
+                                header.storeBytes(of: held.base, toByteOffset: 16, as: Int.self)
+                                header.storeBytes(of: held.filled, toByteOffset: 24, as: Int.self)
+                            }
+                        }
+                        for (image, y0, y1) in bands[range] {
+                            let r0 = Swift.max(0, y0 * p.strideHeight - p.padTop)
+                            let r1 = Swift.min(h, (y1 - 1) * p.strideHeight - p.padTop + reach)
+                            let dwInput: UnsafePointer<Float>
+                            let inputStride: Int
+                            if let expand, let expandPanels {
+                                // Rows this band shares with the thread's previous one move to the front.
+                                var first = r0
+                                if let kept = held, kept.image == image, kept.base <= r0, r0 < kept.filled {
+                                    first = Swift.min(r1, kept.filled)
+                                    if r0 > kept.base {
+                                        for channel in 0..<middle {
+                                            let plane = middleRows + channel * capacityRows * w
+                                            plane.update(from: plane + (r0 - kept.base) * w, count: (first - r0) * w)
+                                        }
                                     }
                                 }
+                                held = (image, r0, r1)
+                                if first < r1 {
+                                    PackedGEMM.multiply(
+                                        expandPanels, firstRow: 0, rows: middle, columns: (r1 - first) * w,
+                                        b: input + image * c * h * w + first * w, ldb: h * w,
+                                        c: middleRows + (first - r0) * w, ldc: capacityRows * w, bias: expand.bias,
+                                        clamp: expand.clamp)
+                                }
+                                dwInput = UnsafePointer(middleRows)
+                                inputStride = capacityRows * w
+                            } else {
+                                dwInput = input + image * c * h * w + r0 * w
+                                inputStride = h * w
                             }
-                            held = (image, r0, r1)
-                            if first < r1 {
+                            let dwOutput: UnsafeMutablePointer<Float>
+                            let outputStride: Int
+                            if project != nil {
+                                dwOutput = band
+                                outputStride = rows * ow
+                            } else {
+                                dwOutput = output + image * middle * oh * ow + y0 * ow
+                                outputStride = oh * ow
+                            }
+                            var geometry = tessera_depthwise_geometry(
+                                h: r1 - r0, w: w, kh: kh, kw: kw, oh: y1 - y0, ow: ow, sh: p.strideHeight,
+                                sw: p.strideWidth, pt: p.padTop + r0 - y0 * p.strideHeight, pl: p.padLeft,
+                                dh: p.dilationHeight, dw: p.dilationWidth)
+                            _ = tessera_depthwise_strided_planes_f32(
+                                dwInput, inputStride, depthwise.weights, depthwise.bias, dwOutput, outputStride, middle,
+                                &geometry, valid.baseAddress!, lower, upper)
+                            if let project, let projectPanels {
+                                let offset = image * outChannels * oh * ow + y0 * ow
                                 PackedGEMM.multiply(
-                                    expandPanels, firstRow: 0, rows: middle, columns: (r1 - first) * w,
-                                    b: input + image * c * h * w + first * w, ldb: h * w,
-                                    c: middleRows + (first - r0) * w, ldc: capacityRows * w, bias: expand.bias,
-                                    clamp: expand.clamp)
+                                    projectPanels, firstRow: 0, rows: outChannels, columns: (y1 - y0) * ow,
+                                    b: band, ldb: rows * ow, c: output + offset, ldc: oh * ow, bias: project.bias,
+                                    residual: residual.map { $0 + offset }, residualStride: oh * ow,
+                                    clamp: project.clamp)
                             }
-                            dwInput = UnsafePointer(middleRows)
-                            inputStride = capacityRows * w
-                        } else {
-                            dwInput = input + image * c * h * w + r0 * w
-                            inputStride = h * w
-                        }
-                        let dwOutput: UnsafeMutablePointer<Float>
-                        let outputStride: Int
-                        if project != nil {
-                            dwOutput = band
-                            outputStride = rows * ow
-                        } else {
-                            dwOutput = output + image * middle * oh * ow + y0 * ow
-                            outputStride = oh * ow
-                        }
-                        var geometry = tessera_depthwise_geometry(
-                            h: r1 - r0, w: w, kh: kh, kw: kw, oh: y1 - y0, ow: ow, sh: p.strideHeight,
-                            sw: p.strideWidth, pt: p.padTop + r0 - y0 * p.strideHeight, pl: p.padLeft,
-                            dh: p.dilationHeight, dw: p.dilationWidth)
-                        _ = tessera_depthwise_strided_planes_f32(
-                            dwInput, inputStride, depthwise.weights, depthwise.bias, dwOutput, outputStride, middle,
-                            &geometry, valid.baseAddress!, lower, upper)
-                        if let project, let projectPanels {
-                            let offset = image * outChannels * oh * ow + y0 * ow
-                            PackedGEMM.multiply(
-                                projectPanels, firstRow: 0, rows: outChannels, columns: (y1 - y0) * ow,
-                                b: band, ldb: rows * ow, c: output + offset, ldc: oh * ow, bias: project.bias,
-                                residual: residual.map { $0 + offset }, residualStride: oh * ow, clamp: project.clamp)
                         }
                     }
                 }
