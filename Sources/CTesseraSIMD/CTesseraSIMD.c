@@ -1288,8 +1288,64 @@ TESSERA_DW_512 static void tessera_maxpool_plane_avx512(const float *restrict in
     }
 }
 
+// The NaN-free max pool of a 3-wide window at column stride 2 and column dilation 1 (ResNet's
+// 3 × 3 stride-2 pool), AVX-512, separably: each input row's three-column maxima first (one pair
+// of loads gives the window's evens, odds and shifted evens, as tessera_v16_load2x3 does; columns
+// outside the image load as -infinity), into `rows` (h rows of `stride` floats), then each output
+// row folds its window's rows. Every fold is max(v, best) in (i, j) order, which keeps the
+// earlier of equal values (±0 included), so the window's first maximal element in (i, j) order
+// wins both ways: the bits of the tap-by-tap fold. A window wholly in the padding gives -infinity.
+// The row pass also looks for NaN in every element it loads (each one any window reads among
+// them); with one it returns 0 before writing out, and the caller runs the tap-by-tap fold that
+// keeps NaN. Returns 1 when it wrote out.
+TESSERA_DW_512 static int tessera_maxpool_plane_k3s2_avx512(const float *restrict in, float *restrict out,
+                                                            const tessera_depthwise_geometry *restrict g,
+                                                            float *restrict rows, long stride) {
+    const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    const __m512 lowest = _mm512_set1_ps(-__builtin_inff());
+    __mmask16 unordered = 0;
+    for (long x0 = 0; x0 < g->ow; x0 += 16) {
+        // Element e of the loads is input column base + e.
+        const long base = 2 * x0 - g->pl;
+        const __mmask16 ma = tessera_v16_lanes(-base, g->w - base), mb = tessera_v16_lanes(-base - 16, g->w - base - 16);
+        const __mmask16 mc = (__mmask16)(base + 32 >= 0 && base + 32 < g->w ? 1 : 0);
+        for (long r = 0; r < g->h; r++) {
+            const float *p = in + r * g->w + base;
+            const __m512 a = _mm512_mask_loadu_ps(lowest, ma, p), b = _mm512_mask_loadu_ps(lowest, mb, p + 16);
+            const __m512 last = _mm512_mask_loadu_ps(lowest, mc, p + 32);
+            unordered |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(last, last, _CMP_UNORD_Q);
+            const __m512 v0 = tessera_v16_evens(a, b);
+            const __m512 v1 = _mm512_permutex2var_ps(a, odds, b);
+            const __m512 v2 =
+                _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(last), _mm512_castps_si512(v0), 1));
+            _mm512_storeu_ps(rows + r * stride + x0, _mm512_max_ps(v2, _mm512_max_ps(v1, v0)));
+        }
+    }
+    if (unordered) return 0;
+    for (long y = 0; y < g->oh; y++) {
+        const long top = y * g->sh - g->pt;
+        for (long x0 = 0; x0 < g->ow; x0 += 16) {
+            __m512 best = lowest;
+            for (long i = 0; i < g->kh; i++) {
+                const long row = top + i * g->dh;
+                if (row < 0 || row >= g->h) continue;
+                best = _mm512_max_ps(_mm512_loadu_ps(rows + row * stride + x0), best);
+            }
+            const long n = g->ow - x0 < 16 ? g->ow - x0 : 16;
+            tessera_v16_store_n(out + y * g->ow + x0, best, n);
+        }
+    }
+    return 1;
+}
+
 int tessera_maxpool_plane_f32(const float *in, float *out, const tessera_depthwise_geometry *g, const long *valid) {
     if (!tessera_cpu_has_avx512f() || g->kw > 16 || g->sw > 2 || g->dw != 1) return 0;
+    const long stride = (g->ow + 15) / 16 * 16;
+    // The separable form's row maxima (at most 64 KiB, on the stack) when the plane holds no NaN.
+    if (g->kw == 3 && g->sw == 2 && g->h * stride <= 16384) {
+        float rows[16384] __attribute__((aligned(64)));
+        if (tessera_maxpool_plane_k3s2_avx512(in, out, g, rows, stride)) return 1;
+    }
     tessera_maxpool_plane_avx512(in, out, g, valid);
     return 1;
 }

@@ -24,6 +24,14 @@ struct PoolCase: Sendable, CustomStringConvertible {
         PoolCase(
             name: "3×3 stride 2 pad 1, 37 wide", input: [1, 3, 20, 37],
             parameters: Pool2DParameters(kernel: (3, 3), strides: (2, 2), padding: (1, 1, 1, 1))),
+        // 3-wide windows at column stride 2 take the separable NaN-free kernel: ResNet-50's pool,
+        // and 2-row windows at row stride 1 with the padding on one side only.
+        PoolCase(
+            name: "3×3 stride 2 pad 1, 112 × 112", input: [1, 2, 112, 112],
+            parameters: Pool2DParameters(kernel: (3, 3), strides: (2, 2), padding: (1, 1, 1, 1))),
+        PoolCase(
+            name: "2×3 strides (1, 2), padding (0, 1, 1, 0), 40 wide", input: [1, 2, 10, 40],
+            parameters: Pool2DParameters(kernel: (2, 3), strides: (1, 2), padding: (0, 1, 1, 0))),
         PoolCase(
             name: "2×2 stride 1, 35 wide", input: [1, 2, 6, 35],
             parameters: Pool2DParameters(kernel: (2, 2), strides: (1, 1))),
