@@ -784,16 +784,20 @@ TESSERA_V16_ATTR __m512 tessera_v16_maskz_load(const float *p, __mmask16 m) { re
 TESSERA_V16_ATTR __m512 tessera_v16_maskz_load2(const float *p, __mmask16 lower, __mmask16 upper) {
     return tessera_v16_evens(_mm512_maskz_loadu_ps(lower, p), _mm512_maskz_loadu_ps(upper, p + 16));
 }
+// The three stride-2 taps of a 3-wide window from p[0 ..< 32] in a and b and p[32] in lane 0 of
+// last: p[0, 2, …, 30], p[1, 3, …, 31] and p[2, 4, …, 32] (the evens shifted by one lane).
+TESSERA_V16_ATTR void tessera_v16_taps3(__m512 a, __m512 b, __m512 last, __m512 *v0, __m512 *v1, __m512 *v2) {
+    const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+    *v0 = tessera_v16_evens(a, b);
+    *v1 = _mm512_permutex2var_ps(a, odds, b);
+    *v2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(last), _mm512_castps_si512(*v0), 1));
+}
 // The three stride-2 inputs of a 3-wide kernel row from one pair of loads: p[0, 2, …, 30],
 // p[1, 3, …, 31] and p[2, 4, …, 32] (the evens shifted by one lane, p[32] loaded alone) — the
 // values tessera_v16_load2 at p, p + 1 and p + 2 give, with two full loads instead of six.
 // Call only where p[0 ..< 33] are inside the row.
 TESSERA_V16_ATTR void tessera_v16_load2x3(const float *p, __m512 *v0, __m512 *v1, __m512 *v2) {
-    const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-    const __m512 a = _mm512_loadu_ps(p), b = _mm512_loadu_ps(p + 16);
-    *v0 = tessera_v16_evens(a, b);
-    *v1 = _mm512_permutex2var_ps(a, odds, b);
-    *v2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(_mm512_set1_ps(p[32])), _mm512_castps_si512(*v0), 1));
+    tessera_v16_taps3(_mm512_loadu_ps(p), _mm512_loadu_ps(p + 16), _mm512_set1_ps(p[32]), v0, v1, v2);
 }
 // tessera_v16_load2x3 at a border: loads[0], loads[1] (kernel column 0's masks) say which of
 // p[0 ..< 32] are inside the row — every input columns 1 and 2 read among them but p[32], which
@@ -801,12 +805,9 @@ TESSERA_V16_ATTR void tessera_v16_load2x3(const float *p, __m512 *v0, __m512 *v1
 // elements read as 0, as tessera_v16_maskz_load2 gives them.
 TESSERA_V16_ATTR void tessera_v16_maskz_load2x3(const float *p, const __mmask16 *loads, __m512 *v0, __m512 *v1,
                                                 __m512 *v2) {
-    const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     const __m512 a = _mm512_maskz_loadu_ps(loads[0], p), b = _mm512_maskz_loadu_ps(loads[1], p + 16);
     const __m512 last = _mm512_maskz_loadu_ps((__mmask16)((loads[5] >> 14) & 1), p + 32);
-    *v0 = tessera_v16_evens(a, b);
-    *v1 = _mm512_permutex2var_ps(a, odds, b);
-    *v2 = _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(last), _mm512_castps_si512(*v0), 1));
+    tessera_v16_taps3(a, b, last, v0, v1, v2);
 }
 TESSERA_V16_ATTR __m512 tessera_v16_mask_add(__m512 acc, __mmask16 m, __m512 v) {
     return _mm512_mask_add_ps(acc, m, acc, v);
@@ -1290,7 +1291,7 @@ TESSERA_DW_512 static void tessera_maxpool_plane_avx512(const float *restrict in
 
 // The NaN-free max pool of a 3-wide window at column stride 2 and column dilation 1 (ResNet's
 // 3 × 3 stride-2 pool), AVX-512, separably: each input row's three-column maxima first (one pair
-// of loads gives the window's evens, odds and shifted evens, as tessera_v16_load2x3 does; columns
+// of loads gives the window's evens, odds and shifted evens, tessera_v16_taps3; columns
 // outside the image load as -infinity), into `rows` (h rows of `stride` floats), then each output
 // row folds its window's rows. Every fold is max(v, best) in (i, j) order, which keeps the
 // earlier of equal values (±0 included), so the window's first maximal element in (i, j) order
@@ -1301,7 +1302,6 @@ TESSERA_DW_512 static void tessera_maxpool_plane_avx512(const float *restrict in
 TESSERA_DW_512 static int tessera_maxpool_plane_k3s2_avx512(const float *restrict in, float *restrict out,
                                                             const tessera_depthwise_geometry *restrict g,
                                                             float *restrict rows, long stride) {
-    const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     const __m512 lowest = _mm512_set1_ps(-__builtin_inff());
     __mmask16 unordered = 0;
     for (long x0 = 0; x0 < g->ow; x0 += 16) {
@@ -1314,10 +1314,8 @@ TESSERA_DW_512 static int tessera_maxpool_plane_k3s2_avx512(const float *restric
             const __m512 a = _mm512_mask_loadu_ps(lowest, ma, p), b = _mm512_mask_loadu_ps(lowest, mb, p + 16);
             const __m512 last = _mm512_mask_loadu_ps(lowest, mc, p + 32);
             unordered |= _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) | _mm512_cmp_ps_mask(last, last, _CMP_UNORD_Q);
-            const __m512 v0 = tessera_v16_evens(a, b);
-            const __m512 v1 = _mm512_permutex2var_ps(a, odds, b);
-            const __m512 v2 =
-                _mm512_castsi512_ps(_mm512_alignr_epi32(_mm512_castps_si512(last), _mm512_castps_si512(v0), 1));
+            __m512 v0, v1, v2;
+            tessera_v16_taps3(a, b, last, &v0, &v1, &v2);
             _mm512_storeu_ps(rows + r * stride + x0, _mm512_max_ps(v2, _mm512_max_ps(v1, v0)));
         }
     }
@@ -1550,14 +1548,13 @@ void tessera_im2col_row_f32(float *out, const float *plane, const tessera_im2col
 // MobileNet's stride-2 3 × 3 layers), AVX-512, for the whole tile [start, end): for each channel,
 // kernel row and output row, 16 output columns at a time, one pair of masked loads of the input
 // row (and p[32] alone) gives all three taps — the evens, the odds and the evens shifted by one
-// lane (tessera_v16_load2x3's values) — stored with one masked store each. Input columns outside
+// lane (tessera_v16_taps3) — stored with one masked store each. Input columns outside
 // the image are masked off the loads (the padding's zeros); the masks depend only on the output
 // column, so they are made once per tile. The values tessera_im2col_row_f32 writes: a copy, and +0
 // in the padding. Row-wise per segment, the same tile cost ~10 ns per (tap, output row) in
 // bookkeeping, ~20 % of ResNet-50's stride-2 3 × 3 convolutions.
 TESSERA_DW_512 static void tessera_im2col_k3s2_avx512(float *out, const float *input, const tessera_im2col_geometry *g,
                                                      long start, long end) {
-    const __m512i odds = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
     const long width = end - start, ow = g->ow, w = g->w, h = g->h;
     const long yFirst = start / ow, yLast = (end - 1) / ow;
     const long chunks = (ow + 15) / 16;
@@ -1592,10 +1589,7 @@ TESSERA_DW_512 static void tessera_im2col_k3s2_avx512(float *out, const float *i
                         const __m512 a = _mm512_maskz_loadu_ps(masks[3 * q], p);
                         const __m512 b = _mm512_maskz_loadu_ps(masks[3 * q + 1], p + 16);
                         const __m512 last = _mm512_maskz_loadu_ps(masks[3 * q + 2], p + 32);
-                        v0 = tessera_v16_evens(a, b);
-                        v1 = _mm512_permutex2var_ps(a, odds, b);
-                        v2 = _mm512_castsi512_ps(
-                            _mm512_alignr_epi32(_mm512_castps_si512(last), _mm512_castps_si512(v0), 1));
+                        tessera_v16_taps3(a, b, last, &v0, &v1, &v2);
                     }
                     _mm512_mask_storeu_ps(row0 + offset + xs, stored, v0);
                     _mm512_mask_storeu_ps(row1 + offset + xs, stored, v1);
