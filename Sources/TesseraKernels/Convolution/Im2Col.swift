@@ -13,8 +13,10 @@ enum Im2Col {
     /// Blocks of rows are built in parallel (inside a parallel task, as the packed im2col path
     /// calls it, the whole tile on the calling thread), each block one call of the C
     /// `tessera_im2col_rows_f32`: along a row, each output row's segment is a zero prefix, a copy
-    /// and a zero suffix — at a column stride of 2 with AVX-512, 16 positions per masked pair of
-    /// loads and one store, the padding's lanes masked off.
+    /// (a `memcpy` at column stride 1, a vector copy of every other float at 2) and a zero suffix;
+    /// a 3-wide kernel at column stride 2 with AVX-512 fills the whole tile instead, per channel,
+    /// kernel row and output row: 16 positions of all three kernel columns from one masked pair of
+    /// loads, the padding's lanes masked off.
     static func fill(
         _ columns: UnsafeMutablePointer<Float>, from input: UnsafePointer<Float>, geometry g: ConvGeometry,
         positions: Range<Int>
