@@ -201,10 +201,12 @@ typedef struct {
 /// Rows [firstRow, endRow) of the im2col matrix of the output positions [start, end) (row-major
 /// over the output plane): row (channel · kh + i) · kw + j, at out + row · (end − start), is
 /// what tessera_im2col_row_f32 writes for tap (i, j) of that channel's plane — the input value
-/// the tap sees at each position, 0 in the padding. One call fills a whole tile: a column
-/// stride of 2 takes an AVX-512 body where the CPU has it (each 16 positions the evens of two
-/// masked loads, the padding's lanes masked off, and one masked store); otherwise each row is
-/// tessera_im2col_row_f32's. Any architecture; the same values either way.
+/// the tap sees at each position, 0 in the padding. Each row is tessera_im2col_row_f32's, the
+/// taps counted up without a division per row; a 3-wide kernel at column stride 2 and column
+/// dilation 1, all rows asked for, takes an AVX-512 body where the CPU has it instead (per
+/// channel, kernel row and output row, 16 positions of all three kernel columns from one masked
+/// pair of loads, the padding's lanes masked off, three masked stores). Any architecture; the
+/// same values either way.
 void tessera_im2col_rows_f32(float *out, const float *input, const tessera_im2col_geometry *g, long start, long end,
                              long firstRow, long endRow);
 
