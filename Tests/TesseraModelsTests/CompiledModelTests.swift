@@ -1,10 +1,11 @@
 import Foundation
 import Synchronization
-import TesseraModels
 import TesseraMultiArray
 import TesseraTensor
 import Testing
 import _TesseraTestSupport
+
+@testable import TesseraModels
 
 @Suite("Compiled models: format, round trip, refusal, progress")
 struct CompiledModelTests {
@@ -154,6 +155,34 @@ struct CompiledModelTests {
             try damaged.write(to: file(compiled))
             #expect(throws: MLModelError.self) { _ = try MLModel(contentsOf: compiled) }
         }
+    }
+
+    @Test("a damaged weight record behind valid checksums is refused at load, naming the blob")
+    func damagedBlobRecord() throws {
+        let scratch = try TemporaryDirectory()
+        let compiled = try compile("classifier.mlpackage", into: scratch)
+        let original = try [UInt8](Data(contentsOf: file(compiled)))
+        let header = try original.withUnsafeBytes { try CompiledModelHeader(reading: $0) }
+        // The weights section's first blob record starts 64 bytes in, with its sentinel.
+        let record = header.weights.offset + 64
+        #expect(original[record..<record + 4] == [0xEF, 0xBE, 0xAD, 0xDE])
+
+        // Opening the file checks every blob the program references (those of functions a load
+        // does not lower too); the load's lowering checks the blobs it adopts again.
+        var damaged = original
+        damaged[record] ^= 0x01
+        try Data(CompiledModelHeader.repairingChecksums(damaged)).write(to: file(compiled))
+        expectModelError(.io, containing: ["sentinel", "corrupted"]) { _ = try ModelSource.open(compiled) }
+        expectModelError(.io, containing: ["sentinel", "corrupted"]) { _ = try MLModel(contentsOf: compiled) }
+
+        damaged = original
+        damaged[record + 8] &+= 4  // the blob's size: no longer what the constant's type needs
+        try Data(CompiledModelHeader.repairingChecksums(damaged)).write(to: file(compiled))
+        expectModelError(.io, containing: ["blob at offset 64", "bytes but a"]) { _ = try ModelSource.open(compiled) }
+
+        try Data(original).write(to: file(compiled))
+        _ = try ModelSource.open(compiled)
+        _ = try MLModel(contentsOf: compiled)
     }
 
     @Test("compile and load report their phases and bytes")

@@ -70,40 +70,75 @@ struct CompiledBlobTable: Equatable {
     }
 }
 
+/// What relinking a compiled program's blob references needs: where each source blob went,
+/// and the compiled weights section each relinked blob is checked against.
+struct BlobRelinking {
+    /// The compiled location of each source reference.
+    let table: [MILBlobReference: CompiledBlobTable.Entry]
+    /// The compiled weights section; `nil` when the file has none (then no reference may remain).
+    let weights: WeightFile?
+    /// Whether every reference was in ``table`` so far.
+    var complete = true
+
+    /// The relinked reference for `reference` (`nil` when the table lacks it), with whether its
+    /// blob was widened to fp32.
+    mutating func relinked(_ reference: MILBlobReference) -> (MILBlobReference, widened: Bool)? {
+        guard let entry = table[reference] else {
+            complete = false
+            return nil
+        }
+        return (MILBlobReference(fileName: CompiledBlobTable.compiledFileName, offset: entry.offset), entry.widened)
+    }
+
+    /// Checks that the relinked blob at `reference` exists in the weights section and holds
+    /// what `type` declares (data type and size).
+    ///
+    /// - Throws: ``ModelFormatError`` when it does not, or the value has no tensor type.
+    func check(_ reference: MILBlobReference, type: MILValueType?) throws {
+        guard let weights, let tensorType = type?.tensorType else {
+            throw ModelFormatError(
+                .invalidSpecification, file: CompiledModelHeader.fileName,
+                "a weight reference has no tensor type or no weights section")
+        }
+        _ = try weights.blob(atMetadataOffset: reference.offset, for: tensorType)
+    }
+}
+
 extension MILProgram {
-    /// Points every blob reference at the compiled weights section, and retypes widened
-    /// blobs (and the `const` outputs they define) from fp16 to fp32.
+    /// Points every blob reference at the compiled weights section, retypes widened blobs
+    /// (and the `const` outputs they define) from fp16 to fp32, and checks every relinked blob
+    /// against its value's type (``BlobRelinking/check(_:type:)``), in one walk of the program.
     ///
     /// - Returns: `false` when a reference is missing from the table.
-    mutating func relinkBlobs(_ table: [MILBlobReference: CompiledBlobTable.Entry]) -> Bool {
+    /// - Throws: ``ModelFormatError`` for a blob the weights section does not hold as declared.
+    mutating func relinkBlobs(_ relinking: inout BlobRelinking) throws -> Bool {
         // In place, level by level (the keys taken first): a copy of a function or block that is
         // then mutated makes every container under it copy itself.
-        var complete = true
         for name in Array(functions.keys) {
             for key in Array(functions[name]!.blockSpecializations.keys) {
-                functions[name]!.blockSpecializations[key]!.relinkBlobs(table, complete: &complete)
+                try functions[name]!.blockSpecializations[key]!.relinkBlobs(&relinking)
             }
         }
-        return complete
+        return relinking.complete
     }
 }
 
 extension MILBlock {
     /// Relinks this block's operations and their nested blocks.
-    mutating func relinkBlobs(_ table: [MILBlobReference: CompiledBlobTable.Entry], complete: inout Bool) {
+    mutating func relinkBlobs(_ relinking: inout BlobRelinking) throws {
         // In place, and only the values that hold a blob reference: copying each operation out
         // and back made every operation's dictionaries copy themselves (a fifth of decoding M1).
-        for index in operations.indices { operations[index].relinkBlobs(table, complete: &complete) }
+        for index in operations.indices { try operations[index].relinkBlobs(&relinking) }
     }
 }
 
 extension MILOperation {
     /// Relinks this operation's blob references (attributes, input values, nested blocks);
     /// a `const` whose value was widened gets an fp32 output type.
-    mutating func relinkBlobs(_ table: [MILBlobReference: CompiledBlobTable.Entry], complete: inout Bool) {
+    mutating func relinkBlobs(_ relinking: inout BlobRelinking) throws {
         var widened = false
         for key in attributes.compactMap({ $0.value.holdsBlobReference ? $0.key : nil }) {
-            widened = attributes[key]!.relinkBlobs(table, complete: &complete) || widened
+            widened = try attributes[key]!.relinkBlobs(&relinking) || widened
         }
         let linkedInputs = inputs.compactMap { name, argument in
             argument.bindings.contains {
@@ -113,7 +148,7 @@ extension MILOperation {
         for key in linkedInputs {
             for position in inputs[key]!.bindings.indices {
                 if case .value(var value) = inputs[key]!.bindings[position], value.holdsBlobReference {
-                    _ = value.relinkBlobs(table, complete: &complete)
+                    _ = try value.relinkBlobs(&relinking)
                     inputs[key]!.bindings[position] = .value(value)
                 }
             }
@@ -122,7 +157,7 @@ extension MILOperation {
             outputs[0].type = outputs[0].type.widenedToFloat32
         }
         for position in blocks.indices {
-            blocks[position].relinkBlobs(table, complete: &complete)
+            try blocks[position].relinkBlobs(&relinking)
         }
     }
 }
@@ -141,29 +176,28 @@ extension MILValue {
         }
     }
 
-    /// Relinks a blob-file value (or the elements of an immediate list, tuple or dictionary).
+    /// Relinks a blob-file value (or the elements of an immediate list, tuple or dictionary)
+    /// and checks the relinked blob.
     ///
     /// - Returns: whether this value itself was widened to fp32.
-    mutating func relinkBlobs(_ table: [MILBlobReference: CompiledBlobTable.Entry], complete: inout Bool) -> Bool {
+    mutating func relinkBlobs(_ relinking: inout BlobRelinking) throws -> Bool {
         switch storage {
         case .blobFile(let reference):
-            guard let entry = table[reference] else {
-                complete = false
-                return false
-            }
-            storage = .blobFile(MILBlobReference(fileName: CompiledBlobTable.compiledFileName, offset: entry.offset))
-            if entry.widened { type = type?.widenedToFloat32 }
-            return entry.widened
+            guard let (relinked, widened) = relinking.relinked(reference) else { return false }
+            storage = .blobFile(relinked)
+            if widened { type = type?.widenedToFloat32 }
+            try relinking.check(relinked, type: type)
+            return widened
         case .immediate(.list(var elements)):
-            for index in elements.indices { _ = elements[index].relinkBlobs(table, complete: &complete) }
+            for index in elements.indices { _ = try elements[index].relinkBlobs(&relinking) }
             storage = .immediate(.list(elements))
         case .immediate(.tuple(var elements)):
-            for index in elements.indices { _ = elements[index].relinkBlobs(table, complete: &complete) }
+            for index in elements.indices { _ = try elements[index].relinkBlobs(&relinking) }
             storage = .immediate(.tuple(elements))
         case .immediate(.dictionary(var entries)):
             for index in entries.indices {
-                _ = entries[index].key.relinkBlobs(table, complete: &complete)
-                _ = entries[index].value.relinkBlobs(table, complete: &complete)
+                _ = try entries[index].key.relinkBlobs(&relinking)
+                _ = try entries[index].value.relinkBlobs(&relinking)
             }
             storage = .immediate(.dictionary(entries))
         case .immediate(.tensor), .none:

@@ -181,27 +181,22 @@ enum CompiledModelReader {
             if var program = model.mlProgram {
                 model.mlProgram = nil  // the program's only owner is `program` while it is relinked in place
                 var entries: [MILBlobReference: CompiledBlobTable.Entry] = [:]
+                entries.reserveCapacity(table.entries.count)
                 for entry in table.entries { entries[entry.source] = entry }
-                guard program.relinkBlobs(entries) else {
-                    throw MLModelError(
-                        .io,
-                        "cannot load \(name): a weight of the program is missing from the compiled weights; recompile")
-                }
+                var weights: WeightFile?
                 if header.weights.size > 0 {
-                    let weights = try WeightFile(
+                    weights = try WeightFile(
                         data: file.data(in: header.weights.range), url: fileURL,
                         displayName: "\(CompiledModelHeader.fileName) weights")
                     weightFiles[CompiledBlobTable.compiledFileName] = weights
                 }
-                model.mlProgram = program
-                try program.forEachBlobReference { reference, type in
-                    guard let weights = weightFiles[reference.fileName], let tensorType = type?.tensorType else {
-                        throw ModelFormatError(
-                            .invalidSpecification, file: CompiledModelHeader.fileName,
-                            "a weight reference has no tensor type or no weights section")
-                    }
-                    _ = try weights.blob(atMetadataOffset: reference.offset, for: tensorType)
+                var relinking = BlobRelinking(table: entries, weights: weights)
+                guard try program.relinkBlobs(&relinking) else {
+                    throw MLModelError(
+                        .io,
+                        "cannot load \(name): a weight of the program is missing from the compiled weights; recompile")
                 }
+                model.mlProgram = program
             }
             return CoreMLPackage(
                 compiledAt: directory, modelURL: fileURL, model: model, weightFiles: weightFiles, inMemory: inMemory)
