@@ -169,8 +169,12 @@ struct LoweredBlock: Sendable {
             }
             var lowering = OperationLowering(operation: operation, context: context)
             switch op.lowering {
-            case .atLoad(let resolve):
-                try lowering.checkingShapes { try resolve($0) }
+            case .atLoad(let resolve, let buildsTensors):
+                if buildsTensors {
+                    try lowering.checkingShapes { try resolve($0) }
+                } else {
+                    try resolve(lowering)
+                }
             case .step(let handler, let batch):
                 let compute = context.float16Rounding.wrapping(
                     try lowering.checkingShapes { try handler(&$0) }, outputs: operation.outputs)

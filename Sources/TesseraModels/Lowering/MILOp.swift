@@ -21,7 +21,9 @@ struct MILOp: Sendable {
         case step(OperationLowering.Handler, batch: MILOpBatching)
         /// The op is resolved entirely at load and leaves no step (constants, compressed
         /// weights, state writes): the resolver records what it defines in the context.
-        case atLoad(@Sendable (OperationLowering) throws -> Void)
+        /// `buildsTensors`: whether the resolver builds tensors, whose broken shape rules
+        /// lowering turns into load errors naming the op (``OperationLowering/checkingShapes(_:)``).
+        case atLoad(@Sendable (OperationLowering) throws -> Void, buildsTensors: Bool)
     }
 
     /// The MIL op type (`conv`, `reduce_sum`, …).
@@ -53,11 +55,17 @@ struct MILOp: Sendable {
     /// - Parameters:
     ///   - name: The MIL op type.
     ///   - cost: How its work is estimated (``MILOpCost/loadTime`` for constants).
+    ///   - buildsTensors: Whether `resolve` builds tensors (then it runs where a broken
+    ///     shape rule becomes a load error naming the op). A resolver that only records values
+    ///     says `false` and skips that scope: `const`, a model's most frequent op by far.
     ///   - resolve: Records what the op defines (a constant, a state's new value) in the
     ///     lowering's context.
-    init(atLoad name: String, cost: MILOpCost, resolve: @escaping @Sendable (OperationLowering) throws -> Void) {
+    init(
+        atLoad name: String, cost: MILOpCost, buildsTensors: Bool = true,
+        resolve: @escaping @Sendable (OperationLowering) throws -> Void
+    ) {
         self.name = name
-        self.lowering = .atLoad(resolve)
+        self.lowering = .atLoad(resolve, buildsTensors: buildsTensors)
         self.cost = cost
     }
 }

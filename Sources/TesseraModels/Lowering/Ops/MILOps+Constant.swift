@@ -3,7 +3,9 @@
 extension MILOp {
     static let constantOps: [MILOp] =
         [
-            MILOp(atLoad: "const", cost: .loadTime) { lowering in
+            // A const only records its value (a mapped weight's tensor wraps the mapping, with no
+            // shape rule to break): no shape-check scope around each of a model's hundreds.
+            MILOp(atLoad: "const", cost: .loadTime, buildsTensors: false) { lowering in
                 try defineConstant(lowering.operation, context: lowering.context)
             }
         ]
