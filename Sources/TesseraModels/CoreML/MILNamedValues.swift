@@ -31,7 +31,9 @@ package struct MILNamedValues<Value: Sendable & Equatable>: Sendable, Equatable,
     /// The value set for `key`, `nil` when there is none; setting `nil` removes the entry.
     package subscript(key: String) -> Value? {
         get {
-            for entry in entries where entry.key == key { return entry.value }
+            // By index: a `for entry in entries` loop copied every entry it passed (its name and
+            // value, with their reference counts) before comparing the name.
+            for index in entries.indices where entries[index].key == key { return entries[index].value }
             return nil
         }
         set {
