@@ -46,20 +46,22 @@ extension ExecutionPlan {
     func runDepthwiseBlock(_ block: DepthwiseBlockStep, values: [TensorValue?]) -> TensorValue {
         func value(_ i: Int) -> TensorValue { values[canonical[i]]! }
         func clamp(_ stage: DepthwiseBlockStep.Stage?) -> ConvolutionClamp { stage?.epilogue?.clamp(values) ?? .none }
-        if block.stages.contains(where: { clamp($0).hasNaNBound }) {
+        let (expandClamp, depthwiseClamp, projectClamp) = (
+            clamp(block.expand), clamp(block.depthwise), clamp(block.project)
+        )
+        if expandClamp.hasNaNBound || depthwiseClamp.hasNaNBound || projectClamp.hasNaNBound {
             var current = value(block.input)
             for stage in block.stages {
                 let conv = entries[stage.conv]
                 current = runKernel(
-                    conv, inputs: [current] + conv.inputs.dropFirst().map(value),
+                    stage.conv, inputs: [current] + conv.inputs.dropFirst().map(value),
                     residual: stage.epilogue?.residual.map(value), clamp: clamp(stage))
             }
             return current
         }
         let input = value(block.input).compacted()
-        // Operands kept alive (and compact) until the kernel has run.
-        var kept: [TensorValue] = [input]
-        // A stage's parameters, compact weight and bias.
+        // A stage's parameters, compact weight and bias (held by the caller until the kernel
+        // has run: a compacted copy lives nowhere else).
         func operands(of stage: DepthwiseBlockStep.Stage) -> (Conv2DParameters, TensorValue, TensorValue?) {
             guard case .conv2d(let parameters) = entries[stage.conv].op else {
                 kernelFailure("[depthwise block] \(entries[stage.conv].op) is not a convolution")
@@ -67,30 +69,33 @@ extension ExecutionPlan {
             let inputs = entries[stage.conv].inputs
             let weight = value(inputs[1]).compacted()
             let bias = inputs.count > 2 ? value(inputs[2]).compacted() : nil
-            kept += [weight] + (bias.map { [$0] } ?? [])
             return (parameters, weight, bias)
         }
-        func pointwise(_ stage: DepthwiseBlockStep.Stage?, inputShape: [Int]) -> DepthwiseBlockPointwise? {
-            guard let stage else { return nil }
-            let (parameters, weight, bias) = operands(of: stage)
+        func pointwise(
+            _ operands: (Conv2DParameters, TensorValue, TensorValue?)?, clamp: ConvolutionClamp, inputShape: [Int]
+        ) -> DepthwiseBlockPointwise? {
+            guard let (parameters, weight, bias) = operands else { return nil }
             let prepared = Conv2DRule.preparedWeights(weight, inputShape: inputShape, parameters: parameters)
             return DepthwiseBlockPointwise(
                 weights: weight.floats, outputChannels: weight.layout.shape[0], inputChannels: weight.layout.shape[1],
-                packed: prepared?.packed, bias: bias?.floats, clamp: clamp(stage))
+                packed: prepared?.packed, bias: bias?.floats, clamp: clamp)
         }
-        let expand = pointwise(block.expand, inputShape: input.layout.shape)
-        let (parameters, dwWeight, dwBias) = operands(of: block.depthwise)
+        let expandOperands = block.expand.map(operands(of:))
+        let depthwiseOperands = operands(of: block.depthwise)
+        let projectOperands = block.project.map(operands(of:))
+        let expand = pointwise(expandOperands, clamp: expandClamp, inputShape: input.layout.shape)
+        let (parameters, dwWeight, dwBias) = depthwiseOperands
         let depthwise = DepthwiseBlockDepthwise(
             weights: dwWeight.floats, weightShape: dwWeight.layout.shape, parameters: parameters,
-            bias: dwBias?.floats, clamp: clamp(block.depthwise))
-        let project = pointwise(block.project, inputShape: entries[block.depthwise.output].shape)
+            bias: dwBias?.floats, clamp: depthwiseClamp)
+        let project = pointwise(projectOperands, clamp: projectClamp, inputShape: entries[block.depthwise.output].shape)
         let residual = block.project?.epilogue?.residual.map { value($0).compacted() }
         let result = entries[block.output]
         let out = TensorStorage.allocate(count: result.shape.reduce(1, *), type: result.type)
         DepthwiseBlock.run(
             input: input.floats, inputShape: input.layout.shape, expand: expand, depthwise: depthwise,
             project: project, residual: residual?.floats, output: out.pointer.assumingMemoryBound(to: Float.self))
-        withExtendedLifetime((kept, residual)) {}
-        return TensorValue(storage: out, layout: StridedLayout(contiguous: result.shape), type: result.type)
+        withExtendedLifetime((input, expandOperands, depthwiseOperands, projectOperands, residual)) {}
+        return TensorValue(storage: out, layout: contiguousLayouts[block.output], type: result.type)
     }
 }

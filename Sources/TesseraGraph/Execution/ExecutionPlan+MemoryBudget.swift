@@ -8,7 +8,9 @@ extension ExecutionPlan {
     ///
     /// Not counted: the leaf values (they exist already) and the kernels' scratch space (taken
     /// from the pool when it has room, from the system allocator when not).
-    var plannedPeakBytes: Int {
+    ///
+    /// Counted once, when the plan is compiled (``plannedPeakBytes``); every run reserves it.
+    static func peakBytes(entries: [GraphSnapshot.Entry], steps: [Step], releases: [[Int]]) -> Int {
         var live = 0
         var peak = 0
         var allocated = [Int](repeating: 0, count: entries.count)

@@ -55,9 +55,9 @@ extension ExecutionPlan {
                         return FusedInput(pointer: v.pointer, layout: v.layout.broadcast(to: entry.shape), type: v.type)
                     },
                     outputs: [FusedOutput(pointer: out.pointer, type: entry.type)], memo: memos[stepIndex])
-                value = TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
+                value = TensorValue(storage: out, layout: contiguousLayouts[i], type: entry.type)
             case .kernel:
-                value = runKernel(entry, inputs: entry.inputs.map(input))
+                value = runKernel(i, inputs: entry.inputs.map(input))
             case .fusedReduce(_, let index, let producer):
                 let (program, leaves) = (tables.programs[index].program, tables.programs[index].leaves)
                 value = runFusedReduce(
@@ -80,7 +80,7 @@ extension ExecutionPlan {
                 let clamp = epilogue.clamp(values)
                 let conv = entries[epilogue.conv]
                 if let (program, leaves) = epilogue.unfused, !epilogue.activationConstantsHold(values) {
-                    let product = runKernel(conv, inputs: conv.inputs.map(input))
+                    let product = runKernel(epilogue.conv, inputs: conv.inputs.map(input))
                     let out = TensorStorage.allocate(count: entry.shape.reduce(1, *), type: entry.type)
                     program.run(
                         shape: entry.shape,
@@ -90,10 +90,10 @@ extension ExecutionPlan {
                                 pointer: v.pointer, layout: v.layout.broadcast(to: entry.shape), type: v.type)
                         },
                         outputs: [FusedOutput(pointer: out.pointer, type: entry.type)], memo: nil)
-                    value = TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
+                    value = TensorValue(storage: out, layout: contiguousLayouts[i], type: entry.type)
                 } else {
                     value = runKernel(
-                        conv, inputs: conv.inputs.map(input), residual: epilogue.residual.map { values[$0]! },
+                        epilogue.conv, inputs: conv.inputs.map(input), residual: epilogue.residual.map { values[$0]! },
                         columnBias: epilogue.columnBias.map { values[$0]! },
                         clamp: clamp, activation: epilogue.activation)
                     epilogue.giveTiesTheLeftBound(clamp, in: value)
@@ -268,14 +268,15 @@ extension ExecutionPlan {
         entry.op.rule.view(entry.op, of: source)
     }
 
-    /// Runs `entry`'s kernel on `inputs` into a new buffer through the op's rule
+    /// Runs entry `index`'s kernel on `inputs` into a new buffer through the op's rule
     /// (``OpRule/run(_:_:)``), with the operands it asks for made row-major; `residual` and
     /// `clamp` are what a convolution adds and applies (see
     /// ``Step/convEpilogue(entry:_:)``).
     func runKernel(
-        _ entry: GraphSnapshot.Entry, inputs: [TensorValue], residual: TensorValue? = nil,
+        _ index: Int, inputs: [TensorValue], residual: TensorValue? = nil,
         columnBias: TensorValue? = nil, clamp: ConvolutionClamp = .none, activation: LinearActivation? = nil
     ) -> TensorValue {
+        let entry = entries[index]
         let rule = entry.op.rule
         var operands = inputs
         for i in operands.indices where rule.needsRowMajor(entry.op, operand: i) {
@@ -288,7 +289,7 @@ extension ExecutionPlan {
                 inputs: operands, output: out.pointer, shape: entry.shape, type: entry.type,
                 residual: residual?.compacted(), columnBias: columnBias?.compacted(), clamp: clamp,
                 activation: activation))
-        return TensorValue(storage: out, layout: StridedLayout(contiguous: entry.shape), type: entry.type)
+        return TensorValue(storage: out, layout: contiguousLayouts[index], type: entry.type)
     }
 }
 

@@ -139,6 +139,12 @@ final class ExecutionPlan: @unchecked Sendable {
     let intermediateSteps: [Int]
     /// For every entry, how many times the graph's entries list it as an input.
     let readerCounts: [Int]
+    /// The most bytes the plan's results hold at once while it runs
+    /// (``peakBytes(entries:steps:releases:)``): what a run reserves in the buffer pool.
+    let plannedPeakBytes: Int
+    /// For every entry, the row-major layout of its shape: the layout of a step's new result,
+    /// made once here rather than on every run.
+    let contiguousLayouts: [StridedLayout]
 
     /// Compiles the plan for `entries` (in topological order) that yields the values of `outputs`.
     ///
@@ -184,5 +190,7 @@ final class ExecutionPlan: @unchecked Sendable {
         var readers = [Int](repeating: 0, count: entries.count)
         for entry in entries { for input in entry.inputs { readers[input] += 1 } }
         readerCounts = readers
+        plannedPeakBytes = Self.peakBytes(entries: entries, steps: state.steps, releases: state.releases)
+        contiguousLayouts = entries.map { StridedLayout(contiguous: $0.shape) }
     }
 }
