@@ -9,7 +9,13 @@ extension ExecutionPlan {
     func run(
         leafValues: [(entry: Int, value: TensorValue)], keeping: [Bool]? = nil
     ) -> (values: [(entry: Int, value: TensorValue)], peakBytes: Int, inPlaceSteps: Int) {
-        var values = [TensorValue?](repeating: nil, count: entries.count)
+        // Every entry starts without a value. (`Array(repeating: nil, count:)` copied the `nil`
+        // into each element through the optional's value witness: 66 of the 1317 samples
+        // MobileNetV2's calling thread spent outside parallel loops, against 3 now.)
+        var values = [TensorValue?](unsafeUninitializedCapacity: entries.count) { buffer, initialized in
+            for index in buffer.indices { (buffer.baseAddress! + index).initialize(to: nil) }
+            initialized = buffer.count
+        }
         for leaf in leafValues { values[leaf.entry] = leaf.value }
         var liveBytes = 0
         var peakBytes = 0
