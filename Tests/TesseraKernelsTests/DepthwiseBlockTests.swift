@@ -5,7 +5,9 @@ import _TesseraTestSupport
 
 /// ``DepthwiseBlock``: the fused expand → depthwise → project against the three convolutions
 /// run one after another (``ConvolutionKernels/conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:packedWeights:winogradFilter:)``),
-/// bit for bit, across band sizes that put band edges everywhere.
+/// bit for bit, across band sizes that put band edges everywhere, and (band size `nil`, the
+/// expansions under ``DepthwiseBlock/minimumIntermediateBytes``) by channel groups with the
+/// projection after them.
 @Suite("Depthwise blocks", .enabled(if: PackedGEMM.isPreferred, "the fused block needs the AVX-512 micro-kernel"))
 struct DepthwiseBlockTests {
     /// One block: input `[N, C, H, W]`, expansion to `middle` channels (or none), a depthwise
@@ -118,7 +120,9 @@ struct DepthwiseBlockTests {
         return y
     }
 
-    @Test("the fused block gives the bits of its three convolutions, at every band size", arguments: cases)
+    @Test(
+        "the fused block gives the bits of its three convolutions: in bands of every size, by channel groups",
+        arguments: cases)
     func matchesUnfused(_ c: Case) {
         let middle = c.middle ?? c.input[1]
         let dwShape = c.parameters.outputShape(
@@ -209,20 +213,19 @@ struct DepthwiseBlockTests {
         }
     }
 
-    @Test("channel groups: multiples of a panel that fill about 16 KiB; small expansions without a projection")
+    @Test("channel groups: multiples of a panel that fill about 16 KiB; small expansions")
     func channelGroupChoice() {
         #expect(DepthwiseBlock.groupChannels(positions: 14 * 14) == 16)
         #expect(DepthwiseBlock.groupChannels(positions: 7 * 7) == 80)
         #expect(DepthwiseBlock.groupChannels(positions: 28 * 28) == 8)
         #expect(DepthwiseBlock.groupChannels(positions: 112 * 112) == 8)
-        #expect(DepthwiseBlock.splitsByChannels(hasExpand: true, hasProject: false, middleShape: [1, 384, 14, 14]))
-        #expect(!DepthwiseBlock.splitsByChannels(hasExpand: true, hasProject: true, middleShape: [1, 384, 14, 14]))
-        #expect(!DepthwiseBlock.splitsByChannels(hasExpand: false, hasProject: false, middleShape: [1, 384, 14, 14]))
+        #expect(DepthwiseBlock.splitsByChannels(hasExpand: true, middleShape: [1, 384, 14, 14]))
+        #expect(!DepthwiseBlock.splitsByChannels(hasExpand: false, middleShape: [1, 384, 14, 14]))
         // 96 × 112 × 112 floats: bands of rows.
-        #expect(!DepthwiseBlock.splitsByChannels(hasExpand: true, hasProject: false, middleShape: [1, 96, 112, 112]))
+        #expect(!DepthwiseBlock.splitsByChannels(hasExpand: true, middleShape: [1, 96, 112, 112]))
     }
 
-    @Test("which blocks fuse: large blocks, small expansions with their depthwise stage; not multipliers")
+    @Test("which blocks fuse: large blocks, small expansions with the stages after them; not multipliers")
     func fuses() {
         let same = Conv2DParameters()
         let dw96s2 = Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 96)
@@ -237,11 +240,11 @@ struct DepthwiseBlockTests {
                 inputShape: [1, 32, 112, 112], expand: nil, depthwiseWeightShape: [32, 1, 3, 3],
                 depthwiseParameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 32),
                 project: ([16, 32, 1, 1], same)))
-        // A 28 × 28 block: 192 × 28 × 28 floats between stages is under the threshold for all
-        // three stages; the expansion and the depthwise stage fuse by channel groups.
+        // A 28 × 28 block: 192 × 28 × 28 floats between stages is under the threshold for bands;
+        // the expansion and the depthwise stage fuse by channel groups, the projection after them.
         let dw192 = Conv2DParameters(padding: (1, 1, 1, 1), groups: 192)
         #expect(
-            !DepthwiseBlock.fuses(
+            DepthwiseBlock.fuses(
                 inputShape: [1, 32, 28, 28], expand: ([192, 32, 1, 1], same), depthwiseWeightShape: [192, 1, 3, 3],
                 depthwiseParameters: dw192, project: ([32, 192, 1, 1], same)))
         #expect(

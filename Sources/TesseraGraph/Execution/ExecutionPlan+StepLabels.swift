@@ -31,8 +31,7 @@ extension ExecutionPlan {
             let block = tables.depthwiseBlocks[index]
             let names = [block.expand.map { _ in "expand" }, "depthwise", block.project.map { _ in "project" }]
             let byChannels = DepthwiseBlock.splitsByChannels(
-                hasExpand: block.expand != nil, hasProject: block.project != nil,
-                middleShape: block.expand.map { entries[$0.output].shape } ?? [])
+                hasExpand: block.expand != nil, middleShape: block.expand.map { entries[$0.output].shape } ?? [])
             return (
                 "depthwiseBlock", "conv2d",
                 "depthwise block (" + names.compactMap { $0 }.joined(separator: " + ")

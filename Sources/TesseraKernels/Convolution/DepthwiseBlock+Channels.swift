@@ -6,16 +6,17 @@ extension DepthwiseBlock {
     /// group where the product left it.
     package static let channelGroupBytes = 16 << 10
 
-    /// Whether an expansion + depthwise block runs by groups of channels
-    /// (``runByChannels(input:inputShape:expand:depthwise:output:groupChannels:)``) rather than
-    /// by bands of rows: there is no projection (it would need every channel of a position) and
-    /// the expansion is smaller than ``minimumIntermediateBytes`` per image, so a band of rows
-    /// would be a few rows per thread.
+    /// Whether a block with an expansion runs its expansion and depthwise stage by groups of
+    /// channels (``runByChannels(input:inputShape:expand:depthwise:output:groupChannels:)``)
+    /// rather than by bands of rows: the expansion is smaller than ``minimumIntermediateBytes``
+    /// per image, so a band of rows would be a few rows per thread. A projection then runs after
+    /// the groups in the same call, over the depthwise planes (it needs every channel of a
+    /// position, which no group has).
     ///
     /// - Parameters:
     ///   - middleShape: The expansion's output `[N, C_mid, H, W]`.
-    package static func splitsByChannels(hasExpand: Bool, hasProject: Bool, middleShape: [Int]) -> Bool {
-        guard hasExpand, !hasProject, middleShape.count == 4 else { return false }
+    package static func splitsByChannels(hasExpand: Bool, middleShape: [Int]) -> Bool {
+        guard hasExpand, middleShape.count == 4 else { return false }
         return middleShape[1] * middleShape[2] * middleShape[3] * MemoryLayout<Float>.stride
             < minimumIntermediateBytes
     }

@@ -68,9 +68,10 @@ package struct DepthwiseBlockDepthwise {
 /// once), the depthwise kernel runs the band of every channel from that scratch block
 /// (``tessera_depthwise_strided_planes_f32``), and the projection multiplies the band into the
 /// output, bias, residual and clamp included. Bands are sized so the two scratch blocks take
-/// about ``bandBytes``. An expansion and its depthwise stage alone, smaller than
-/// ``minimumIntermediateBytes``, run by groups of channels instead
-/// (``runByChannels(input:inputShape:expand:depthwise:output:groupChannels:)``).
+/// about ``bandBytes``. An expansion smaller than ``minimumIntermediateBytes`` runs with its
+/// depthwise stage by groups of channels instead
+/// (``runByChannels(input:inputShape:expand:depthwise:output:groupChannels:)``), and a
+/// projection after them over the whole depthwise output, in the same call.
 ///
 /// Every output has the bits of the three convolutions run one after another
 /// (``ConvolutionKernels/conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:packedWeights:winogradFilter:)``):
@@ -99,8 +100,8 @@ package enum DepthwiseBlock {
     /// calls cost about what fusing saves (MobileNetV2's 28 × 28 blocks, 602 KB, measured the
     /// same either way on one thread; fusing its 28 × 28 and 14 × 14 blocks too made the model
     /// 3.9 → 4.4 ms on two, too few rows per thread). Below it an expansion and its depthwise
-    /// stage, without the projection, fuse by channel groups instead
-    /// (``splitsByChannels(hasExpand:hasProject:middleShape:)``).
+    /// stage fuse by channel groups instead, with the projection after them
+    /// (``splitsByChannels(hasExpand:middleShape:)``).
     package static let minimumIntermediateBytes = 1 << 20
 
     /// Whether blocks may fuse: unless the environment variable `TESSERA_DEPTHWISE_BLOCKS` is
@@ -111,8 +112,8 @@ package enum DepthwiseBlock {
     /// preferred (AVX-512) and on; the pointwise stages (at least one) are 1 × 1, stride 1,
     /// unpadded, one group, with the depthwise stage's channel count between them; the
     /// depthwise stage has one kernel per channel (`groups == C == O`); and a tensor between two
-    /// stages is at least ``minimumIntermediateBytes`` per image, or the block is an expansion
-    /// and its depthwise stage alone (run by channel groups when smaller).
+    /// stages is at least ``minimumIntermediateBytes`` per image, or the block has an expansion
+    /// (run with its depthwise stage by channel groups when smaller, the projection after them).
     ///
     /// - Parameters:
     ///   - inputShape: The block's input `[N, C, H, W]` (the expansion's input, or the depthwise
@@ -158,7 +159,7 @@ package enum DepthwiseBlock {
         guard shape[2] > 0 && shape[3] > 0 else { return false }
         // An expansion with its depthwise convolution alone runs by channel groups when small.
         return between >= minimumIntermediateBytes
-            || splitsByChannels(hasExpand: expand != nil, hasProject: project != nil, middleShape: middle)
+            || splitsByChannels(hasExpand: expand != nil, middleShape: middle)
     }
 
     /// Runs the block: `output = project(depthwise(expand(input)))`, each stage with its bias
@@ -175,9 +176,10 @@ package enum DepthwiseBlock {
     ///     (must be `nil` without a projection).
     ///   - output: Contiguous `[N, C_out, OH, OW]`; must not overlap the input or the residual.
     ///   - bandRows: Output rows per band; `nil` for the rows that fit ``bandBytes`` (tests
-    ///     pass small values to cross many band edges), and then an expansion without a
-    ///     projection that ``splitsByChannels(hasExpand:hasProject:middleShape:)`` runs by
-    ///     channel groups (``runByChannels(input:inputShape:expand:depthwise:output:groupChannels:)``).
+    ///     pass small values to cross many band edges), and then an expansion that
+    ///     ``splitsByChannels(hasExpand:middleShape:)`` runs by channel groups
+    ///     (``runByChannels(input:inputShape:expand:depthwise:output:groupChannels:)``), the
+    ///     projection, if any, after them over the depthwise planes.
     /// - Precondition: ``fuses(inputShape:expand:depthwiseWeightShape:depthwiseParameters:project:)``
     ///   holds for these shapes, apart from the size threshold, and no clamp has a NaN bound.
     ///   Runs multithreaded: do not call it from inside a `parallelFor` body.
@@ -202,9 +204,28 @@ package enum DepthwiseBlock {
                 + "depthwise \(dwShape), project \(project.map { [$0.outputChannels, $0.inputChannels] } ?? [])")
         if n * outChannels * oh * ow == 0 { return }
         if let expand, bandRows == nil,
-            splitsByChannels(hasExpand: true, hasProject: project != nil, middleShape: [n, middle, h, w])
+            splitsByChannels(hasExpand: true, middleShape: [n, middle, h, w])
         {
-            runByChannels(input: input, inputShape: inputShape, expand: expand, depthwise: depthwise, output: output)
+            guard let project else {
+                runByChannels(
+                    input: input, inputShape: inputShape, expand: expand, depthwise: depthwise, output: output)
+                return
+            }
+            // The depthwise planes go to a pooled buffer, then the projection multiplies them
+            // as its own step would: the same kernel, blocks and bits, without a step between.
+            let planes = TensorStorage.allocate(count: n * middle * oh * ow, type: .float32)
+            let middlePlanes = planes.pointer.assumingMemoryBound(to: Float.self)
+            runByChannels(
+                input: input, inputShape: inputShape, expand: expand, depthwise: depthwise, output: middlePlanes)
+            let (positions, panels) = (oh * ow, project.panels)
+            for image in 0..<n {
+                let target = image * outChannels * positions
+                ConvolutionKernels.packedProduct(
+                    panels, columns: positions, b: middlePlanes + image * middle * positions, ldb: positions,
+                    c: output + target, ldc: positions, bias: project.bias, residual: residual.map { $0 + target },
+                    clamp: project.clamp)
+            }
+            withExtendedLifetime(planes) {}
             return
         }
         let (kh, kw) = (dwShape[2], dwShape[3])
