@@ -157,7 +157,8 @@ package enum DepthwiseBlock {
             expand == nil ? 0 : middle[1] * middle[2] * middle[3] * bytes,
             project == nil ? 0 : shape[1] * shape[2] * shape[3] * bytes)
         guard shape[2] > 0 && shape[3] > 0 else { return false }
-        // An expansion with its depthwise convolution alone runs by channel groups when small.
+        // A small expansion runs with its depthwise convolution by channel groups, any
+        // projection after them.
         return between >= minimumIntermediateBytes
             || splitsByChannels(hasExpand: expand != nil, middleShape: middle)
     }
