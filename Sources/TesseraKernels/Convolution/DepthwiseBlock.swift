@@ -218,14 +218,13 @@ package enum DepthwiseBlock {
             let middlePlanes = planes.pointer.assumingMemoryBound(to: Float.self)
             runByChannels(
                 input: input, inputShape: inputShape, expand: expand, depthwise: depthwise, output: middlePlanes)
-            let (positions, panels) = (oh * ow, project.panels)
-            for image in 0..<n {
-                let target = image * outChannels * positions
-                ConvolutionKernels.packedProduct(
-                    panels, columns: positions, b: middlePlanes + image * middle * positions, ldb: positions,
-                    c: output + target, ldc: positions, bias: project.bias, residual: residual.map { $0 + target },
-                    clamp: project.clamp)
-            }
+            let geometry = ConvGeometry(
+                input: [n, middle, oh, ow], weight: [outChannels, middle, 1, 1], output: [n, outChannels, oh, ow],
+                parameters: Conv2DParameters())
+            ConvolutionKernels.packedPointwise(
+                geometry, input: middlePlanes, packed: project.panels, output: output,
+                epilogue: ConvEpilogue(
+                    bias: project.bias, residual: residual, clamp: project.clamp, positions: geometry.outputPositions))
             withExtendedLifetime(planes) {}
             return
         }
