@@ -9,6 +9,7 @@ package struct PlanDescription: Sendable, Equatable, CustomStringConvertible {
     /// The kind of one step (``ExecutionPlan/Step`` without its operands).
     package enum StepKind: String, Sendable, Equatable {
         case view, fused, kernel, fusedReduce, fusedSoftmax, reduceConcat, convEpilogue, rowFused, depthwiseBlock
+        case convMean
     }
 
     /// The steps in the order they run.
@@ -49,6 +50,7 @@ extension ExecutionPlan {
                 case .convEpilogue: .convEpilogue
                 case .rowFused: .rowFused
                 case .depthwiseBlock: .depthwiseBlock
+                case .convMean: .convMean
                 }
             },
             kernelOps: steps.compactMap { step in

@@ -46,6 +46,8 @@ extension ExecutionPlan {
                 add(entries[i])
             case .convEpilogue(_, let epilogue):
                 add(entries[tables.epilogues[epilogue].conv])
+            case .convMean(_, let mean):
+                add(entries[tables.convMeans[mean].epilogue.conv])
             case .depthwiseBlock(_, let block):
                 // The block's first stage reads its input; the later stages' inputs are computed.
                 for stage in tables.depthwiseBlocks[block].stages { add(entries[stage.conv]) }

@@ -81,6 +81,8 @@ extension ExecutionPlan {
                 value = runRowGroup(tables.rowGroups[group], values: values)
             case .depthwiseBlock(_, let block):
                 value = runDepthwiseBlock(tables.depthwiseBlocks[block], values: values)
+            case .convMean(_, let mean):
+                value = runConvolutionMean(tables.convMeans[mean], entry: i, values: values)
             case .convEpilogue(_, let index):
                 let epilogue = tables.epilogues[index]
                 let clamp = epilogue.clamp(values)

@@ -37,6 +37,12 @@ extension ExecutionPlan {
                 "depthwise block (" + names.compactMap { $0 }.joined(separator: " + ")
                     + (byChannels ? ", channel groups in cache)" : ", bands in cache)")
             )
+        case .convMean(_, let index):
+            let conv = entries[tables.convMeans[index].epilogue.conv]
+            return (
+                "convMean", "conv2d + mean",
+                kernelPath(conv, inputs: conv.inputs.map(input)) + " + fused epilogue + mean (global pool)"
+            )
         case .convEpilogue(_, let index):
             let epilogue = tables.epilogues[index]
             let absorbed = entries[epilogue.conv]

@@ -49,12 +49,16 @@ final class ExecutionPlan: @unchecked Sendable {
         /// run band by band as one kernel (``DepthwiseBlockFusion``): `entry` is the last
         /// stage's output; `block` indexes ``StepTables/depthwiseBlocks``.
         case depthwiseBlock(entry: Int, block: Int)
+        /// A global average pool (a mean over axes 2 and 3) of a convolution's output, the
+        /// convolution run with it (``ConvolutionMeanFusion``): `entry` is the mean; `mean`
+        /// indexes ``StepTables/convMeans``.
+        case convMean(entry: Int, mean: Int)
 
         var entry: Int {
             switch self {
             case .view(let entry), .fused(let entry, _), .kernel(let entry), .fusedReduce(let entry, _, _),
                 .fusedSoftmax(let entry, _, _), .reduceConcat(let entry, _), .convEpilogue(let entry, _),
-                .rowFused(let entry, _), .depthwiseBlock(let entry, _):
+                .rowFused(let entry, _), .depthwiseBlock(let entry, _), .convMean(let entry, _):
                 return entry
             }
         }
@@ -78,6 +82,8 @@ final class ExecutionPlan: @unchecked Sendable {
         var rowGroups: [RowGroup] = []
         /// The blocks of `.depthwiseBlock` steps.
         var depthwiseBlocks: [DepthwiseBlockStep] = []
+        /// The convolutions of `.convMean` steps.
+        var convMeans: [ConvolutionMean] = []
     }
 
     /// What a convolution epilogue step adds to and clamps its convolution's output with (and,
@@ -108,6 +114,16 @@ final class ExecutionPlan: @unchecked Sendable {
         /// The program the step replaces and its leaves, run after the bare product when an
         /// activation constant differs.
         var unfused: (program: FusedProgram, leaves: [Int])?
+    }
+
+    /// The convolution a ``Step/convMean(entry:mean:)`` step runs with its global average pool.
+    struct ConvolutionMean {
+        /// The entry the mean reads: the epilogue's fusion root, or the convolution itself
+        /// (absorbed either way: it has no step and no value).
+        var root: Int
+        /// The convolution (``ConvolutionEpilogue/conv``) and what its epilogue adds and clamps
+        /// before the mean; no residual and no bounds for a bare convolution.
+        var epilogue: ConvolutionEpilogue
     }
 
     let entries: [GraphSnapshot.Entry]
@@ -161,6 +177,7 @@ final class ExecutionPlan: @unchecked Sendable {
         ConvolutionEpilogueFusion.run(&state)
         LinearActivationFusion.run(&state)
         DepthwiseBlockFusion.run(&state)
+        ConvolutionMeanFusion.run(&state)
         StepSchedule.run(&state)
         MemoryPlan.run(&state)
         InPlaceReuse.run(&state)
@@ -182,6 +199,7 @@ final class ExecutionPlan: @unchecked Sendable {
         for block in state.depthwiseBlocks.values {
             for stage in block.stages where stage.epilogue != nil { epilogueRoots.insert(stage.output) }
         }
+        for mean in state.convMeans.values where mean.root != mean.epilogue.conv { epilogueRoots.insert(mean.root) }
         fusedGroups = state.groups.count - epilogueRoots.count
         fusedNodes = state.groups.filter { !epilogueRoots.contains($0.key) }.values.reduce(0) { $0 + $1.size }
         convEpilogues = epilogueRoots.count

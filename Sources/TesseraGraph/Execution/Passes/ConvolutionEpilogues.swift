@@ -54,7 +54,8 @@ enum ConvolutionEpilogueFusion {
     /// asks too, and leaves such a program to this pass: the product's result is written either
     /// way, so the clamp costs nothing inside the product, and the reduction then reads one
     /// tensor instead of running the program over it first (MobileNetV2's and ResNet-50's last
-    /// activation before the global pool).
+    /// activation before the global pool, which ``ConvolutionMeanFusion`` then runs with the
+    /// convolution).
     static func epilogue(
         for root: Int, in state: PlanningState, programsReading: [Int]
     ) -> ExecutionPlan.ConvolutionEpilogue? {

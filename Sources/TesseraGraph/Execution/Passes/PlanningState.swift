@@ -38,7 +38,7 @@ struct PlanningState {
 
     /// Entries that run inside another entry's step and so get no step of their own. Written by
     /// ``ReductionStreaming``, ``RowFusion``, ``SoftmaxAbsorption``, ``ConcatReduction`` and
-    /// ``ConvolutionEpilogueFusion`` and ``DepthwiseBlockFusion``.
+    /// ``ConvolutionEpilogueFusion``, ``DepthwiseBlockFusion`` and ``ConvolutionMeanFusion``.
     var absorbed = Set<Int>()
     /// For a reduction, the fusion root streamed into it. Written by ``ReductionStreaming``.
     var reduceProducer: [Int: Int] = [:]
@@ -55,6 +55,9 @@ struct PlanningState {
     /// For the last stage's output of a depthwise block, the block. Written by
     /// ``DepthwiseBlockFusion``.
     var depthwiseBlocks: [Int: ExecutionPlan.DepthwiseBlockStep] = [:]
+    /// For a global average pool, the convolution computed with it. Written by
+    /// ``ConvolutionMeanFusion``.
+    var convMeans: [Int: ExecutionPlan.ConvolutionMean] = [:]
 
     /// The steps in topological order. Written by ``StepSchedule``.
     var steps: [ExecutionPlan.Step] = []
@@ -110,9 +113,9 @@ struct PlanningState {
         case .rowFused(_, let group):
             return tables.rowGroups[group].reads
         case .convEpilogue(_, let index):
-            let epilogue = tables.epilogues[index]
-            return inputs[epilogue.conv]
-                + [epilogue.columnBias, epilogue.residual, epilogue.lower, epilogue.upper].compactMap { $0 }
+            return tables.epilogues[index].reads(inputs)
+        case .convMean(_, let index):
+            return tables.convMeans[index].epilogue.reads(inputs)
         case .depthwiseBlock(_, let block):
             return tables.depthwiseBlocks[block].reads(inputs)
         case .view(let entry), .kernel(let entry):
@@ -132,5 +135,13 @@ struct PlanningState {
             axes == Array(first..<rank)
         else { return nil }
         return p
+    }
+}
+
+extension ExecutionPlan.ConvolutionEpilogue {
+    /// What a step running this epilogue's convolution reads: the convolution's inputs and the
+    /// column bias, residual and bounds.
+    func reads(_ inputs: [[Int]]) -> [Int] {
+        inputs[conv] + [columnBias, residual, lower, upper].compactMap { $0 }
     }
 }

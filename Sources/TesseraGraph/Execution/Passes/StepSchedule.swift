@@ -1,8 +1,8 @@
 /// Emits the plan's steps in topological order.
 ///
 /// Every live entry that is not a constant gets one step unless an earlier pass absorbed it
-/// or it is computed inside a fused program: a depthwise block, a row-fused group, a convolution
-/// epilogue, a streamed reduction or softmax, a reduction over concatenated parts, a fused
+/// or it is computed inside a fused program: a depthwise block, a convolution with its mean, a
+/// row-fused group, a convolution epilogue, a streamed reduction or softmax, a reduction over concatenated parts, a fused
 /// program (for a fusion root), a view, or a kernel. Writes `steps` and `tables`.
 enum StepSchedule {
     static func run(_ state: inout PlanningState) {
@@ -12,6 +12,9 @@ enum StepSchedule {
             if let block = state.depthwiseBlocks[i] {
                 step = .depthwiseBlock(entry: i, block: state.tables.depthwiseBlocks.count)
                 state.tables.depthwiseBlocks.append(block)
+            } else if let mean = state.convMeans[i] {
+                step = .convMean(entry: i, mean: state.tables.convMeans.count)
+                state.tables.convMeans.append(mean)
             } else if let group = state.rowGroups[i] {
                 step = .rowFused(entry: i, group: state.tables.rowGroups.count)
                 state.tables.rowGroups.append(group)
