@@ -112,6 +112,37 @@ struct DepthwiseBlockFusionTests {
         #expect(got.contains { $0 != 0 } && !got.contains { $0.isNaN })
     }
 
+    @Test("an image model's first layer fuses as the block's first stage, with the bits of the three convolutions")
+    func firstLayer() {
+        // [1, 3, 128, 128] → 16 channels 3 × 3 (1 MiB after it) → depthwise 3 × 3 → 8.
+        let image = constant(seededValues(3 * 128 * 128, seed: 30), [1, 3, 128, 128])
+        func block() -> (first: Node, output: Node) {
+            let firstConv = Node(
+                .conv2d(Conv2DParameters(padding: (1, 1, 1, 1))),
+                inputs: [image, Self.weights(16 * 27, [16, 3, 3, 3], seed: 31), Self.weights(16, [16], seed: 32)])
+            let first = Self.relu6(firstConv)
+            let dwConv = Node(
+                .conv2d(Conv2DParameters(padding: (1, 1, 1, 1), groups: 16)),
+                inputs: [first, Self.weights(16 * 9, [16, 1, 3, 3], seed: 33), Self.weights(16, [16], seed: 34)])
+            let project = Node(
+                .conv2d(Conv2DParameters()),
+                inputs: [
+                    Self.relu6(dwConv), Self.weights(8 * 16, [8, 16, 1, 1], seed: 35), Self.weights(8, [8], seed: 36),
+                ])
+            return (first, project)
+        }
+        let fused = block().output
+        #expect(GraphExecutor.describePlan([fused]).steps == [.depthwiseBlock])
+        GraphExecutor.materialize([fused])
+        // Asking for the first layer's output keeps it a step of its own.
+        let plain = block()
+        #expect(GraphExecutor.describePlan([plain.output, plain.first]).steps == [.convEpilogue, .depthwiseBlock])
+        GraphExecutor.materialize([plain.output, plain.first])
+        let (got, unfused) = (floats(fused), floats(plain.output))
+        #expect(got.map(\.bitPattern) == unfused.map(\.bitPattern))
+        #expect(got.contains { $0 != 0 } && !got.contains { $0.isNaN })
+    }
+
     @Test("not fused: a bound written on the left")
     func notFused() {
         let x = Self.input()

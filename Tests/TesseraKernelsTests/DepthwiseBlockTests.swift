@@ -276,5 +276,99 @@ struct DepthwiseBlockTests {
             !DepthwiseBlock.fuses(
                 inputShape: [1, 16, 112, 112], expand: ([96, 16, 1, 1], same), depthwiseWeightShape: [96, 1, 3, 3],
                 depthwiseParameters: dw96s2, project: ([24, 48, 1, 1], same)))
+        // MobileNetV2's first layer before its first block: [1, 3, 224, 224] → 32, 3 × 3 stride 2.
+        let firstLayer = ([32, 3, 3, 3], Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1)))
+        let dw32 = Conv2DParameters(padding: (1, 1, 1, 1), groups: 32)
+        #expect(
+            DepthwiseBlock.fuses(
+                inputShape: [1, 3, 224, 224], expand: firstLayer, depthwiseWeightShape: [32, 1, 3, 3],
+                depthwiseParameters: dw32, project: ([16, 32, 1, 1], same)))
+        // Not with a small image: a first layer runs in bands only.
+        #expect(
+            !DepthwiseBlock.fuses(
+                inputShape: [1, 3, 64, 64], expand: firstLayer, depthwiseWeightShape: [32, 1, 3, 3],
+                depthwiseParameters: dw32, project: ([16, 32, 1, 1], same)))
+    }
+
+    /// An image model's first layer as the block's first stage: input `[N, 3, H, W]`, a
+    /// `kernel × kernel` convolution with `first`, `middle` channels, a depthwise 3 × 3 with
+    /// `parameters`, a projection to `outputs` channels (or none).
+    struct FirstLayerCase: CustomStringConvertible {
+        var input: [Int]
+        var kernel = 3
+        var first: Conv2DParameters
+        var middle: Int
+        var parameters: Conv2DParameters
+        var outputs: Int?
+
+        var description: String {
+            "\(input) → first \(kernel)×\(kernel) \(first) → \(middle) → dw \(parameters) → "
+                + "\(outputs.map(String.init) ?? "-")"
+        }
+    }
+
+    static let firstLayerCases: [FirstLayerCase] = [
+        // MobileNetV2's start at a quarter of the size, two images.
+        FirstLayerCase(
+            input: [2, 3, 64, 48], first: Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1)), middle: 16,
+            parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 16), outputs: 8),
+        // Stride 1, no projection, a stride-2 depthwise stage on odd sizes.
+        FirstLayerCase(
+            input: [1, 3, 37, 41], first: Conv2DParameters(padding: (1, 1, 1, 1)), middle: 8,
+            parameters: Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 8)),
+        // Four channels, a 5 × 5 kernel, stride 2 without padding.
+        FirstLayerCase(
+            input: [1, 4, 71, 70], kernel: 5, first: Conv2DParameters(strides: (2, 2)), middle: 12,
+            parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 12), outputs: 6),
+    ]
+
+    @Test("a first layer in the bands gives the bits of its three convolutions", arguments: firstLayerCases)
+    func firstLayerMatchesUnfused(_ c: FirstLayerCase) {
+        let channels = c.input[1]
+        let firstWeight = [c.middle, channels, c.kernel, c.kernel]
+        let middleShape = c.first.outputShape(inputShape: c.input, weightShape: firstWeight)
+        #expect(DepthwiseBlockDirect.fuses(inputShape: c.input, weightShape: firstWeight, parameters: c.first))
+        let dwWeight = [c.middle, 1, 3, 3]
+        let dwShape = c.parameters.outputShape(inputShape: middleShape, weightShape: dwWeight)
+        let outputs = c.outputs ?? c.middle
+        let outShape = [dwShape[0], outputs, dwShape[2], dwShape[3]]
+        var x = Self.values(c.input.reduce(1, *), seed: 21)
+        x[5] = .nan
+        let w1 = Self.values(firstWeight.reduce(1, *), seed: 22)
+        let b1 = Self.values(c.middle, seed: 23)
+        let wd = Self.values(c.middle * 9, seed: 24)
+        let bd = Self.values(c.middle, seed: 25)
+        let wp = Self.values(outputs * c.middle, seed: 26)
+        let bp = Self.values(outputs, seed: 27)
+        let clamp = ConvolutionClamp(lower: 0, upper: 6)
+        var expected = Self.conv(x, c.input, w1, firstWeight, b1, c.first, nil, clamp)
+        expected = Self.conv(expected, middleShape, wd, dwWeight, bd, c.parameters, nil, clamp)
+        if c.outputs != nil {
+            expected = Self.conv(expected, dwShape, wp, [outputs, c.middle, 1, 1], bp, Conv2DParameters(), nil, .none)
+        }
+        #expect(expected.contains { $0.isNaN } && expected.contains { !$0.isNaN && $0 != 0 }, "\(c)")
+        for (bandRows, prepared) in [(1, false), (2, true), (3, false), (5, true), (nil, true)] as [(Int?, Bool)] {
+            var got = [Float](repeating: 12345, count: outShape.reduce(1, *))
+            got.withUnsafeMutableBufferPointer { out in
+                let direct = DepthwiseBlockDirect(
+                    weights: w1, weightShape: firstWeight, parameters: c.first,
+                    packed: prepared
+                        ? PackedGEMMOperand(
+                            packing: w1, lda: channels * c.kernel * c.kernel, rows: c.middle,
+                            depth: channels * c.kernel * c.kernel) : nil,
+                    bias: b1, clamp: clamp)
+                let project = c.outputs.map { o in
+                    DepthwiseBlockPointwise(
+                        weights: wp, outputChannels: o, inputChannels: c.middle, packed: nil, bias: bp, clamp: .none)
+                }
+                DepthwiseBlock.run(
+                    input: x, inputShape: c.input, expand: nil, direct: direct,
+                    depthwise: DepthwiseBlockDepthwise(
+                        weights: wd, weightShape: dwWeight, parameters: c.parameters, bias: bd, clamp: clamp),
+                    project: project, residual: nil, output: out.baseAddress!, bandRows: bandRows)
+            }
+            let mismatches = zip(got, expected).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(mismatches == 0, "\(c), band rows \(bandRows.map(String.init) ?? "auto"): \(mismatches) differ")
+        }
     }
 }

@@ -83,7 +83,21 @@ extension ExecutionPlan {
         let expandOperands = block.expand.map(operands(of:))
         let depthwiseOperands = operands(of: block.depthwise)
         let projectOperands = block.project.map(operands(of:))
-        let expand = pointwise(expandOperands, clamp: expandClamp, inputShape: input.layout.shape)
+        // The first stage is a pointwise expansion or an image model's first layer, as
+        // `DepthwiseBlock.fuses` took it when the plan was made.
+        var expand: DepthwiseBlockPointwise?
+        var direct: DepthwiseBlockDirect?
+        if let (parameters, weight, bias) = expandOperands,
+            DepthwiseBlockDirect.fuses(
+                inputShape: input.layout.shape, weightShape: weight.layout.shape, parameters: parameters)
+        {
+            let prepared = Conv2DRule.preparedWeights(weight, inputShape: input.layout.shape, parameters: parameters)
+            direct = DepthwiseBlockDirect(
+                weights: weight.floats, weightShape: weight.layout.shape, parameters: parameters,
+                packed: prepared?.packed, bias: bias?.floats, clamp: expandClamp)
+        } else {
+            expand = pointwise(expandOperands, clamp: expandClamp, inputShape: input.layout.shape)
+        }
         let (parameters, dwWeight, dwBias) = depthwiseOperands
         let depthwise = DepthwiseBlockDepthwise(
             weights: dwWeight.floats, weightShape: dwWeight.layout.shape, parameters: parameters,
@@ -93,7 +107,7 @@ extension ExecutionPlan {
         let result = entries[block.output]
         let out = TensorStorage.allocate(count: result.shape.reduce(1, *), type: result.type)
         DepthwiseBlock.run(
-            input: input.floats, inputShape: input.layout.shape, expand: expand, depthwise: depthwise,
+            input: input.floats, inputShape: input.layout.shape, expand: expand, direct: direct, depthwise: depthwise,
             project: project, residual: residual?.floats, output: out.pointer.assumingMemoryBound(to: Float.self))
         withExtendedLifetime((input, expandOperands, depthwiseOperands, projectOperands, residual)) {}
         return TensorValue(storage: out, layout: contiguousLayouts[block.output], type: result.type)

@@ -29,7 +29,15 @@ extension ExecutionPlan {
             return ("rowFused", "elementwise with row \(reductions) (normalization)", "row-fused reductions")
         case .depthwiseBlock(_, let index):
             let block = tables.depthwiseBlocks[index]
-            let names = [block.expand.map { _ in "expand" }, "depthwise", block.project.map { _ in "project" }]
+            // The first stage is an expansion or an image model's first layer (`DepthwiseBlock.fuses`).
+            let first = block.expand.map { stage -> String in
+                guard case .conv2d(let parameters) = entries[stage.conv].op else { return "expand" }
+                let weightShape = entries[entries[stage.conv].inputs[1]].shape
+                return DepthwiseBlockDirect.fuses(
+                    inputShape: entries[block.input].shape, weightShape: weightShape, parameters: parameters)
+                    ? "first layer" : "expand"
+            }
+            let names = [first, "depthwise", block.project.map { _ in "project" }]
             let byChannels = DepthwiseBlock.splitsByChannels(
                 hasExpand: block.expand != nil, middleShape: block.expand.map { entries[$0.output].shape } ?? [])
             return (

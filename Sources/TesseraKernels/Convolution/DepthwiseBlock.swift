@@ -71,7 +71,8 @@ package struct DepthwiseBlockDepthwise {
 /// about ``bandBytes``. An expansion smaller than ``minimumIntermediateBytes`` runs with its
 /// depthwise stage by groups of channels instead
 /// (``runByChannels(input:inputShape:expand:depthwise:output:groupChannels:)``), and a
-/// projection after them over the whole depthwise output, in the same call.
+/// projection after them over the whole depthwise output, in the same call. An image model's
+/// first layer (``DepthwiseBlockDirect``) can take the expansion's place in the bands.
 ///
 /// Every output has the bits of the three convolutions run one after another
 /// (``ConvolutionKernels/conv2d(input:inputShape:weights:weightShape:bias:output:parameters:residual:clamp:packedWeights:winogradFilter:)``):
@@ -110,7 +111,9 @@ package enum DepthwiseBlock {
 
     /// Whether the block of these shapes runs fused on this CPU: the packed micro-kernel is
     /// preferred (AVX-512) and on; the pointwise stages (at least one) are 1 × 1, stride 1,
-    /// unpadded, one group, with the depthwise stage's channel count between them; the
+    /// unpadded, one group, with the depthwise stage's channel count between them — or the
+    /// first stage is an image model's first convolution on the direct path
+    /// (``DepthwiseBlockDirect``, bands only, so at least ``minimumIntermediateBytes`` after it); the
     /// depthwise stage has one kernel per channel (`groups == C == O`); and a tensor between two
     /// stages is at least ``minimumIntermediateBytes`` per image, or the block has an expansion
     /// (run with its depthwise stage by channel groups when smaller, the projection after them).
@@ -118,7 +121,8 @@ package enum DepthwiseBlock {
     /// - Parameters:
     ///   - inputShape: The block's input `[N, C, H, W]` (the expansion's input, or the depthwise
     ///     convolution's when there is no expansion).
-    ///   - expandWeightShape: `[C_mid, C, 1, 1]` and its parameters, or `nil`.
+    ///   - expand: The first stage's weight `[C_mid, C, 1, 1]` (or `[C_mid, C, kH, kW]` for a
+    ///     direct first layer) and its parameters, or `nil`.
     ///   - depthwiseWeightShape: `[C_mid, 1, kH, kW]`.
     ///   - projectWeightShape: `[C_out, C_mid, 1, 1]` and its parameters, or `nil`.
     package static func fuses(
@@ -130,11 +134,17 @@ package enum DepthwiseBlock {
             inputShape.count == 4, depthwiseWeightShape.count == 4
         else { return false }
         var shape = inputShape
+        // An image model's first convolution before the depthwise stage runs in the bands too.
+        var direct = false
         if let expand {
-            guard expand.weightShape.count == 4, expand.weightShape[1] == shape[1],
-                ConvolutionKernels.route(
-                    inputShape: shape, weightShape: expand.weightShape, parameters: expand.parameters)
-                    == .packedPointwise
+            direct = DepthwiseBlockDirect.fuses(
+                inputShape: shape, weightShape: expand.weightShape, parameters: expand.parameters)
+            guard
+                direct
+                    || (expand.weightShape.count == 4 && expand.weightShape[1] == shape[1]
+                        && ConvolutionKernels.route(
+                            inputShape: shape, weightShape: expand.weightShape, parameters: expand.parameters)
+                            == .packedPointwise)
             else { return false }
             shape = expand.parameters.outputShape(inputShape: shape, weightShape: expand.weightShape)
         }
@@ -160,7 +170,7 @@ package enum DepthwiseBlock {
         // A small expansion runs with its depthwise convolution by channel groups, any
         // projection after them.
         return between >= minimumIntermediateBytes
-            || splitsByChannels(hasExpand: expand != nil, middleShape: middle)
+            || (!direct && splitsByChannels(hasExpand: expand != nil, middleShape: middle))
     }
 
     /// Runs the block: `output = project(depthwise(expand(input)))`, each stage with its bias
@@ -169,7 +179,10 @@ package enum DepthwiseBlock {
     /// - Parameters:
     ///   - input: Contiguous `[N, C, H, W]`.
     ///   - expand: The expansion `[C_mid, C, 1, 1]`, or `nil` (the input is the depthwise
-    ///     convolution's, `C == C_mid`).
+    ///     convolution's, `C == C_mid`, unless `direct` is given).
+    ///   - direct: An image model's first layer `[C_mid, C, kH, kW]` in the expansion's place
+    ///     (``DepthwiseBlockDirect/fuses(inputShape:weightShape:parameters:)`` holds, `expand` is
+    ///     `nil`, no NaN bound), or `nil`. Runs in bands whatever `bandRows` is.
     ///   - depthwise: One `kH × kW` kernel per channel.
     ///   - project: The projection `[C_out, C_mid, 1, 1]`, or `nil` (the output is the
     ///     depthwise convolution's).
@@ -186,11 +199,16 @@ package enum DepthwiseBlock {
     ///   Runs multithreaded: do not call it from inside a `parallelFor` body.
     package static func run(
         input: UnsafePointer<Float>, inputShape: [Int], expand: DepthwiseBlockPointwise?,
-        depthwise: DepthwiseBlockDepthwise, project: DepthwiseBlockPointwise?, residual: UnsafePointer<Float>?,
-        output: UnsafeMutablePointer<Float>, bandRows: Int? = nil
+        direct: DepthwiseBlockDirect? = nil, depthwise: DepthwiseBlockDepthwise, project: DepthwiseBlockPointwise?,
+        residual: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, bandRows: Int? = nil
     ) {
-        let (n, c, h, w) = (inputShape[0], inputShape[1], inputShape[2], inputShape[3])
-        let middle = expand?.outputChannels ?? c
+        let (n, c) = (inputShape[0], inputShape[1])
+        // The depthwise stage's input planes are `h × w`: the first layer's output with one.
+        let firstShape = direct.map {
+            $0.parameters.outputShape(inputShape: inputShape, weightShape: $0.weightShape)
+        }
+        let (h, w) = (firstShape?[2] ?? inputShape[2], firstShape?[3] ?? inputShape[3])
+        let middle = expand?.outputChannels ?? direct?.weightShape[0] ?? c
         let p = depthwise.parameters
         let dwShape = depthwise.weightShape
         let dwOutput = p.outputShape(inputShape: [n, middle, h, w], weightShape: dwShape)
@@ -198,10 +216,15 @@ package enum DepthwiseBlock {
         let outChannels = project?.outputChannels ?? middle
         kernelPrecondition(
             (expand == nil || expand!.inputChannels == c) && (project == nil || project!.inputChannels == middle)
+                && (direct == nil
+                    || (expand == nil && !direct!.clamp.hasNaNBound
+                        && DepthwiseBlockDirect.fuses(
+                            inputShape: inputShape, weightShape: direct!.weightShape, parameters: direct!.parameters)))
                 && dwShape[0] == middle && p.groups == middle && (residual == nil || project != nil)
                 && !(expand?.clamp.hasNaNBound ?? false) && !depthwise.clamp.hasNaNBound
                 && !(project?.clamp.hasNaNBound ?? false),
             "[depthwise block] input \(inputShape), expand \(expand.map { [$0.outputChannels, $0.inputChannels] } ?? []), "
+                + "first layer \(direct.map { "\($0.weightShape) \($0.parameters)" } ?? "-"), "
                 + "depthwise \(dwShape), project \(project.map { [$0.outputChannels, $0.inputChannels] } ?? [])")
         if n * outChannels * oh * ow == 0 { return }
         if let expand, bandRows == nil,
@@ -230,17 +253,22 @@ package enum DepthwiseBlock {
         }
         let (kh, kw) = (dwShape[2], dwShape[3])
         let reach = (kh - 1) * p.dilationHeight + 1
+        // The first stage computes the depthwise input's rows band by band: an expansion, or a
+        // first layer whose input rows are split into their column phases here, once.
+        let producesRows = expand != nil || direct != nil
+        let directRows = direct.map { DirectRows($0, input: input, inputShape: inputShape) }
+        let firstPatch = directRows?.patch ?? 0
         let floats = MemoryLayout<Float>.stride
         // Rows per band: the expansion's rows (stride rows per output row) and the depthwise
         // band (one row each) within bandBytes, the halo of reach - stride rows on top.
         let perRow =
-            (expand == nil ? 0 : middle * p.strideHeight * w * floats) + (project == nil ? 0 : middle * ow * floats)
-        let halo = expand == nil ? 0 : middle * Swift.max(0, reach - p.strideHeight) * w * floats
+            (!producesRows ? 0 : middle * p.strideHeight * w * floats) + (project == nil ? 0 : middle * ow * floats)
+        let halo = !producesRows ? 0 : middle * Swift.max(0, reach - p.strideHeight) * w * floats
         var rows = bandRows ?? Swift.max(1, (bandBytes - halo) / Swift.max(1, perRow))
         rows = Swift.max(1, Swift.min(rows, oh))
         // Input rows a band reads: at most (rows - 1) · stride + reach.
         let capacityRows = Swift.min(h, (rows - 1) * p.strideHeight + reach)
-        let middleCapacity = expand == nil ? 0 : middle * capacityRows * w
+        let middleCapacity = !producesRows ? 0 : middle * capacityRows * w
         let bandCapacity = project == nil ? 0 : middle * rows * ow
 
         let expandPanels = expand?.panels
@@ -266,7 +294,7 @@ package enum DepthwiseBlock {
         }
         let perRowCost =
             Double(ow) * Double(kh * kw) * Double(middle) * 0.1
-            + Double(expand == nil ? 0 : p.strideHeight * w * middle * c) * 0.025
+            + Double(!producesRows ? 0 : p.strideHeight * w * middle * (direct.map { _ in firstPatch } ?? c)) * 0.025
             + Double(project == nil ? 0 : ow * middle * outChannels) * 0.025 + 500 / Double(rows)
         // The expansion's rows a thread holds are kept across the chunks of bands it runs: its
         // scratch block starts with a header (this call's token, the image, the input rows
@@ -283,6 +311,11 @@ package enum DepthwiseBlock {
                         let header = UnsafeMutableRawPointer(scratch)
                         let middleRows = scratch + headerFloats
                         let band = middleRows + middleCapacity
+                        // The first layer's row pointers for the rows a band computes.
+                        let pointers = directRows.map { _ in
+                            UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: capacityRows * firstPatch)
+                        }
+                        defer { pointers?.deallocate() }
                         // The expansion's rows in `middleRows`: the image, and the input rows
                         // [base, filled) from the block's first row.
                         var held: (image: Int, base: Int, filled: Int)?
@@ -306,7 +339,7 @@ package enum DepthwiseBlock {
                             let r1 = Swift.min(h, (y1 - 1) * p.strideHeight - p.padTop + reach)
                             let dwInput: UnsafePointer<Float>
                             let inputStride: Int
-                            if let expand, let expandPanels {
+                            if producesRows {
                                 // Rows this band shares with the thread's previous one move to the front.
                                 var first = r0
                                 if let kept = held, kept.image == image, kept.base <= r0, r0 < kept.filled {
@@ -319,12 +352,16 @@ package enum DepthwiseBlock {
                                     }
                                 }
                                 held = (image, r0, r1)
-                                if first < r1 {
+                                if first < r1, let expand, let expandPanels {
                                     PackedGEMM.multiply(
                                         expandPanels, firstRow: 0, rows: middle, columns: (r1 - first) * w,
                                         b: input + image * c * h * w + first * w, ldb: h * w,
                                         c: middleRows + (first - r0) * w, ldc: capacityRows * w, bias: expand.bias,
                                         clamp: expand.clamp)
+                                } else if first < r1, let directRows, let pointers {
+                                    directRows.rows(
+                                        image: image, first, r1, into: middleRows + (first - r0) * w,
+                                        ldc: capacityRows * w, pointers: pointers)
                                 }
                                 dwInput = UnsafePointer(middleRows)
                                 inputStride = capacityRows * w
@@ -361,5 +398,6 @@ package enum DepthwiseBlock {
                 }
             }
         }
+        withExtendedLifetime(directRows) {}
     }
 }

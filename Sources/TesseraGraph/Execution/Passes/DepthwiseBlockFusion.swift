@@ -2,7 +2,9 @@ import TesseraKernels
 
 /// Runs a depthwise convolution together with the pointwise convolution that feeds it, the one
 /// that reads it, or both, as one ``ExecutionPlan/Step/depthwiseBlock(entry:block:)`` step
-/// (MobileNet's inverted residual blocks; the kernel is ``DepthwiseBlock``).
+/// (MobileNet's inverted residual blocks; the kernel is ``DepthwiseBlock``). The convolution that
+/// feeds it may also be an image model's first layer, where the kernel layer runs one in the
+/// block's bands (``DepthwiseBlockDirect``).
 ///
 /// A stage is a `conv2d` entry and, when ``ConvolutionEpilogueFusion`` gave it one, its epilogue
 /// (the stage's output is then the epilogue's fusion root). The depthwise stage's epilogue may
