@@ -50,6 +50,47 @@ extension ConvolutionKernels {
             self.phase = phase
             shift = offset.map { $0 + lead }
         }
+
+        /// Floats of one channel's phase planes: `phases` planes of `g.h` rows of ``width``.
+        func planeFloats(_ g: ConvGeometry) -> Int { phases * g.h * width }
+
+        /// Splits every row of `channels` consecutive input planes (`g.h × g.w` each, from
+        /// `input`) into their phases at `planes` (``planeFloats(_:)`` per plane), in parallel.
+        func split(_ g: ConvGeometry, channels: Int, input: UnsafePointer<Float>, planes: UnsafeMutablePointer<Float>) {
+            let planeFloats = planeFloats(g)
+            parallelFor(count: channels * g.h, cost: .perItem(nanoseconds: Double(width * phases) * 0.5 + 20)) {
+                rows in
+                for row in rows {
+                    let (channel, y) = (row / g.h, row % g.h)
+                    tessera_row_phases_f32(
+                        input + row * g.w, g.w, phases, lead, width, planes + channel * planeFloats + y * width,
+                        g.h * width)
+                }
+            }
+        }
+
+        /// Points the micro-kernel at output rows `outputRows` of one image: `pointers[t · patch +
+        /// element]` for the `t`-th row and patch element `(c, i, j)` is the run of phase plane
+        /// `planes` it reads, or `zeros` (a row of ``width`` zeros) above and below the image.
+        func point(
+            _ g: ConvGeometry, outputRows: Range<Int>, planes: UnsafePointer<Float>, zeros: UnsafePointer<Float>,
+            pointers: UnsafeMutablePointer<UnsafePointer<Float>?>
+        ) {
+            let p = g.parameters
+            let (patch, planeFloats) = (g.patchSize, planeFloats(g))
+            for (t, y) in outputRows.enumerated() {
+                for element in 0..<patch {
+                    let (channel, i, j) = (element / (g.kh * g.kw), (element / g.kw) % g.kh, element % g.kw)
+                    let inputRow = y * p.strideHeight + i - p.padTop
+                    let slot = t * patch + element
+                    if inputRow < 0 || inputRow >= g.h {
+                        pointers[slot] = zeros
+                        continue
+                    }
+                    pointers[slot] = planes + channel * planeFloats + (phase[j] * g.h + inputRow) * width + shift[j]
+                }
+            }
+        }
     }
 
     /// `out[n] = epilogue(W × patches(in[n]))` with the patches read from the input rows in place
@@ -60,8 +101,7 @@ extension ConvolutionKernels {
         output: UnsafeMutablePointer<Float>, epilogue: ConvEpilogue
     ) {
         let split = RowPhases(g)
-        let p = g.parameters
-        let planeFloats = split.phases * g.h * split.width
+        let planeFloats = split.planeFloats(g)
         // Every channel's phase planes, then one row of zeros for the rows outside the image.
         let buffer = GEMMKernels.temporary(Float.self, count: g.c * planeFloats + split.width)
         let planes = buffer.typedPointer(Float.self)
@@ -75,35 +115,15 @@ extension ConvolutionKernels {
         // panel of the weight runs along them), at most 8.
         let band = Swift.max(1, Swift.min(8, (128 << 10) / Swift.max(1, patch * g.ow * MemoryLayout<Float>.stride)))
         for image in 0..<g.n {
-            let imageInput = input + image * g.c * g.h * g.w
-            parallelFor(count: g.c * g.h, cost: .perItem(nanoseconds: Double(split.width * split.phases) * 0.5 + 20)) {
-                rows in
-                for row in rows {
-                    let (channel, y) = (row / g.h, row % g.h)
-                    tessera_row_phases_f32(
-                        imageInput + row * g.w, g.w, split.phases, split.lead, split.width,
-                        planes + channel * planeFloats + y * split.width, g.h * split.width)
-                }
-            }
+            split.split(g, channels: g.c, input: input + image * g.c * g.h * g.w, planes: planes)
             let planeOffset = image * g.o * positions
             parallelFor(count: g.oh, cost: cost) { outputRows in
                 let pointers = UnsafeMutablePointer<UnsafePointer<Float>?>.allocate(capacity: band * patch)
                 defer { pointers.deallocate() }
                 for top in stride(from: outputRows.lowerBound, to: outputRows.upperBound, by: band) {
                     let rows = Swift.min(band, outputRows.upperBound - top)
-                    for (t, y) in (top..<(top + rows)).enumerated() {
-                        for element in 0..<patch {
-                            let (channel, i, j) = (element / (g.kh * g.kw), (element / g.kw) % g.kh, element % g.kw)
-                            let inputRow = y * p.strideHeight + i - p.padTop
-                            let slot = t * patch + element
-                            if inputRow < 0 || inputRow >= g.h {
-                                pointers[slot] = UnsafePointer(zeros)
-                                continue
-                            }
-                            let start = planes + channel * planeFloats + (split.phase[j] * g.h + inputRow) * split.width
-                            pointers[slot] = UnsafePointer(start + split.shift[j])
-                        }
-                    }
+                    split.point(
+                        g, outputRows: top..<(top + rows), planes: planes, zeros: zeros, pointers: pointers)
                     let first = planeOffset + top * g.ow
                     var e = tessera_gemm_epilogue(
                         bias: epilogue.bias, residual: epilogue.residual.map { $0 + first }, ldr: positions, lo: lo,

@@ -60,7 +60,7 @@ extension DepthwiseBlock {
         let bias: UnsafePointer<Float>?
         let clamp: ConvolutionClamp
 
-        var planeFloats: Int { split.phases * geometry.h * split.width }
+        var planeFloats: Int { split.planeFloats(geometry) }
         var patch: Int { geometry.patchSize }
         var planes: UnsafeMutablePointer<Float> { buffer.typedPointer(Float.self) }
         /// One row of zeros, for patch rows above and below the image.
@@ -76,21 +76,12 @@ extension DepthwiseBlock {
             panels = ConvolutionKernels.weightPanels(g, weights: stage.weights, prepared: stage.packed)
             bias = stage.bias
             clamp = stage.clamp
-            let planeFloats = split.phases * g.h * split.width
+            let planeFloats = split.planeFloats(g)
             buffer = GEMMKernels.temporary(Float.self, count: g.n * g.c * planeFloats + split.width)
             let planes = buffer.typedPointer(Float.self)
             (planes + g.n * g.c * planeFloats).initialize(repeating: 0, count: split.width)
-            let split = split
-            parallelFor(
-                count: g.n * g.c * g.h, cost: .perItem(nanoseconds: Double(split.width * split.phases) * 0.5 + 20)
-            ) { rows in
-                for row in rows {
-                    let (plane, y) = (row / g.h, row % g.h)
-                    tessera_row_phases_f32(
-                        input + row * g.w, g.w, split.phases, split.lead, split.width,
-                        planes + plane * planeFloats + y * split.width, g.h * split.width)
-                }
-            }
+            // The images' channel planes follow one another: one split over all of them.
+            split.split(g, channels: g.n * g.c, input: input, planes: planes)
         }
 
         /// Computes output rows `[first, end)` of `image` (every channel, bias and clamp) into
@@ -101,21 +92,9 @@ extension DepthwiseBlock {
             pointers: UnsafeMutablePointer<UnsafePointer<Float>?>
         ) {
             let g = geometry
-            let p = g.parameters
-            let imagePlanes = planes + image * g.c * planeFloats
-            for (t, y) in (first..<end).enumerated() {
-                for element in 0..<patch {
-                    let (channel, i, j) = (element / (g.kh * g.kw), (element / g.kw) % g.kh, element % g.kw)
-                    let inputRow = y * p.strideHeight + i - p.padTop
-                    let slot = t * patch + element
-                    if inputRow < 0 || inputRow >= g.h {
-                        pointers[slot] = UnsafePointer(zeros)
-                        continue
-                    }
-                    let start = imagePlanes + channel * planeFloats + (split.phase[j] * g.h + inputRow) * split.width
-                    pointers[slot] = UnsafePointer(start + split.shift[j])
-                }
-            }
+            split.point(
+                g, outputRows: first..<end, planes: planes + image * g.c * planeFloats, zeros: zeros, pointers: pointers
+            )
             let (lo, hi) = clamp.kernelBounds
             var e = tessera_gemm_epilogue(bias: bias, residual: nil, ldr: 0, lo: lo, hi: hi)
             if bias == nil && clamp.isIdentity {
