@@ -294,7 +294,7 @@ package enum DepthwiseBlock {
         }
         let perRowCost =
             Double(ow) * Double(kh * kw) * Double(middle) * 0.1
-            + Double(!producesRows ? 0 : p.strideHeight * w * middle * (direct.map { _ in firstPatch } ?? c)) * 0.025
+            + Double(!producesRows ? 0 : p.strideHeight * w * middle * (direct == nil ? c : firstPatch)) * 0.025
             + Double(project == nil ? 0 : ow * middle * outChannels) * 0.025 + 500 / Double(rows)
         // The expansion's rows a thread holds are kept across the chunks of bands it runs: its
         // scratch block starts with a header (this call's token, the image, the input rows
