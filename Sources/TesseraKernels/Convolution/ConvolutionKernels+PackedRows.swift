@@ -93,6 +93,24 @@ extension ConvolutionKernels {
         }
     }
 
+    /// `c = clamp(W × patches + bias + residual)` for `rows` output rows whose patch rows
+    /// ``RowPhases/point(_:outputRows:planes:zeros:pointers:)`` wrote to `pointers`: output
+    /// channel `o`'s row `t` at `c + o · ldc + t · OW`, the residual laid out the same way from
+    /// its own start (the micro-kernel skips the epilogue when there is none).
+    static func packedRowsProduct(
+        _ packed: PackedGEMMOperand, _ g: ConvGeometry, pointers: UnsafePointer<UnsafePointer<Float>?>, rows: Int,
+        c: UnsafeMutablePointer<Float>, ldc: Int, bias: UnsafePointer<Float>?, residual: UnsafePointer<Float>?,
+        clamp: ConvolutionClamp
+    ) {
+        if bias == nil && residual == nil && clamp.isIdentity {
+            tessera_sgemm_packed_rows(packed.panels, g.o, g.ow, g.patchSize, pointers, rows, c, ldc, nil)
+            return
+        }
+        let (lo, hi) = clamp.kernelBounds
+        var e = tessera_gemm_epilogue(bias: bias, residual: residual, ldr: ldc, lo: lo, hi: hi)
+        tessera_sgemm_packed_rows(packed.panels, g.o, g.ow, g.patchSize, pointers, rows, c, ldc, &e)
+    }
+
     /// `out[n] = epilogue(W × patches(in[n]))` with the patches read from the input rows in place
     /// (see the extension's summary); `packed` is W `[O, C·kH·kW]` in panels. Output rows run in
     /// parallel.
@@ -109,7 +127,6 @@ extension ConvolutionKernels {
         zeros.initialize(repeating: 0, count: split.width)
         let patch = g.patchSize
         let positions = g.outputPositions
-        let (lo, hi) = epilogue.clamp.kernelBounds
         let cost = ParallelCost.perItem(nanoseconds: Double(g.o * patch * g.ow) * 0.025 + 200)
         // Output rows per micro-kernel call: their input rows about 128 KiB (in L2 while every
         // panel of the weight runs along them), at most 8.
@@ -125,15 +142,9 @@ extension ConvolutionKernels {
                     split.point(
                         g, outputRows: top..<(top + rows), planes: planes, zeros: zeros, pointers: pointers)
                     let first = planeOffset + top * g.ow
-                    var e = tessera_gemm_epilogue(
-                        bias: epilogue.bias, residual: epilogue.residual.map { $0 + first }, ldr: positions, lo: lo,
-                        hi: hi)
-                    let c = output + first
-                    if epilogue.isIdentity {
-                        tessera_sgemm_packed_rows(packed.panels, g.o, g.ow, patch, pointers, rows, c, positions, nil)
-                    } else {
-                        tessera_sgemm_packed_rows(packed.panels, g.o, g.ow, patch, pointers, rows, c, positions, &e)
-                    }
+                    packedRowsProduct(
+                        packed, g, pointers: pointers, rows: rows, c: output + first, ldc: positions,
+                        bias: epilogue.bias, residual: epilogue.residual.map { $0 + first }, clamp: epilogue.clamp)
                 }
             }
         }

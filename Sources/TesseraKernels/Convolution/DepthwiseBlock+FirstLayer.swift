@@ -1,5 +1,3 @@
-import CTesseraSIMD
-
 /// An image model's first convolution as a ``DepthwiseBlock``'s first stage: a few input
 /// channels and a `kH × kW` kernel, run on the packed micro-kernel's direct path
 /// (``ConvolutionRoute/packedRows``: the input rows multiplied in place) a band of its output
@@ -95,13 +93,9 @@ extension DepthwiseBlock {
             split.point(
                 g, outputRows: first..<end, planes: planes + image * g.c * planeFloats, zeros: zeros, pointers: pointers
             )
-            let (lo, hi) = clamp.kernelBounds
-            var e = tessera_gemm_epilogue(bias: bias, residual: nil, ldr: 0, lo: lo, hi: hi)
-            if bias == nil && clamp.isIdentity {
-                tessera_sgemm_packed_rows(panels.panels, g.o, g.ow, patch, pointers, end - first, target, ldc, nil)
-            } else {
-                tessera_sgemm_packed_rows(panels.panels, g.o, g.ow, patch, pointers, end - first, target, ldc, &e)
-            }
+            ConvolutionKernels.packedRowsProduct(
+                panels, g, pointers: pointers, rows: end - first, c: target, ldc: ldc, bias: bias, residual: nil,
+                clamp: clamp)
         }
     }
 }
