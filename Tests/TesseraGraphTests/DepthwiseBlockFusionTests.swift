@@ -21,23 +21,34 @@ struct DepthwiseBlockFusionTests {
 
     /// The block's three stages on `x`; `stride` for the depthwise convolution. Each stage is
     /// returned so a test can ask for it.
-    static func block(_ x: Node, stride: Int = 1, residual: Bool = true, lower: Node? = nil)
-        -> (expand: Node, depthwise: Node, output: Node)
-    {
+    /// The block's weights and biases: `[16, 8, 1, 1]`, `[16]`, `[16, 1, 3, 3]`, `[16]`,
+    /// `[8, 16, 1, 1]`, `[8]`, seeded from `seed` on.
+    static func blockWeights(seed: UInt64 = 11) -> [Node] {
         let (c, m) = (channels, middle)
+        return [
+            weights(m * c, [m, c, 1, 1], seed: seed), weights(m, [m], seed: seed + 1),
+            weights(m * 9, [m, 1, 3, 3], seed: seed + 2), weights(m, [m], seed: seed + 3),
+            weights(c * m, [c, m, 1, 1], seed: seed + 4), weights(c, [c], seed: seed + 5),
+        ]
+    }
+
+    static func block(
+        _ x: Node, stride: Int = 1, residual: Bool = true, lower: Node? = nil, weights w: [Node] = blockWeights()
+    ) -> (expand: Node, depthwise: Node, output: Node) {
+        let m = middle
         let expandConv = Node(
             .conv2d(Conv2DParameters()),
-            inputs: [x, weights(m * c, [m, c, 1, 1], seed: 11), weights(m, [m], seed: 12)])
+            inputs: [x, w[0], w[1]])
         let expand = relu6(expandConv)
         let dwConv = Node(
             .conv2d(Conv2DParameters(strides: (stride, stride), padding: (1, 1, 1, 1), groups: m)),
-            inputs: [expand, weights(m * 9, [m, 1, 3, 3], seed: 13), weights(m, [m], seed: 14)])
+            inputs: [expand, w[2], w[3]])
         let depthwise =
             lower.map { Node(.binary(.min), inputs: [Node(.binary(.max), inputs: [dwConv, $0]), constant([6], [])]) }
             ?? relu6(dwConv)
         let project = Node(
             .conv2d(Conv2DParameters()),
-            inputs: [depthwise, weights(c * m, [c, m, 1, 1], seed: 15), weights(c, [c], seed: 16)])
+            inputs: [depthwise, w[4], w[5]])
         let output = residual && stride == 1 ? Node(.binary(.add), inputs: [project, x]) : project
         return (expand, depthwise, output)
     }
@@ -67,6 +78,33 @@ struct DepthwiseBlockFusionTests {
             #expect(mismatches == 0, "stride \(stride): \(mismatches) of \(got.count) differ")
             #expect(got.contains { $0 != 0 } && !got.contains { $0.isNaN })
         }
+    }
+
+    @Test("a plan run again takes the weights of that run: other weights, then the same ones with another input")
+    func operandsFollowTheWeights() {
+        // One plan (one cache scope) runs three times: weights A, weights B (other storages of
+        // the same shapes: its memo of A's operands must not be used), then A's storages again
+        // with another input (the memo of A's operands holds). Each agrees bit for bit with the
+        // same block run stage by stage, another plan.
+        let (a, b) = (Self.blockWeights(seed: 11), Self.blockWeights(seed: 31))
+        let inputs = [
+            Self.input(), Self.input(),
+            Self.weights(
+                Self.channels * Self.size * Self.size,
+                [1, Self.channels, Self.size, Self.size], seed: 40),
+        ]
+        let runs = [(inputs[0], a), (inputs[1], b), (inputs[2], a)]
+        let fused = runs.map { Self.block($0.0, weights: $0.1).output }
+        let hits = GraphExecutor.withPlanCache { fused.map { GraphExecutor.materialize([$0]).planCacheHit } }
+        #expect(hits == [false, true, true], "\(hits)")
+        for (index, (x, w)) in runs.enumerated() {
+            let plain = Self.block(x, weights: w)
+            GraphExecutor.materialize([plain.output, plain.expand, plain.depthwise])
+            let (got, unfused) = (floats(fused[index]), floats(plain.output))
+            let mismatches = zip(got, unfused).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(mismatches == 0, "run \(index): \(mismatches) of \(got.count) differ")
+        }
+        #expect(floats(fused[0]) != floats(fused[1]) && floats(fused[0]) != floats(fused[2]))
     }
 
     @Test("the fused block agrees with the graph evaluated in Double")

@@ -42,8 +42,11 @@ extension ExecutionPlan {
     /// Runs a depthwise block step: ``DepthwiseBlock/run(input:inputShape:expand:depthwise:project:residual:output:bandRows:)``
     /// with each pointwise weight's prepared panels, or, when a stage's clamp has a NaN bound
     /// this run (bounds are read at run time), the stages one after another as their own steps
-    /// would.
-    func runDepthwiseBlock(_ block: DepthwiseBlockStep, values: [TensorValue?]) -> TensorValue {
+    /// would. The kernel operands come from `memo` when this run's weights and biases are the
+    /// storages the last run resolved them from.
+    func runDepthwiseBlock(
+        _ block: DepthwiseBlockStep, memo: DepthwiseBlockMemo, values: [TensorValue?]
+    ) -> TensorValue {
         func value(_ i: Int) -> TensorValue { values[canonical[i]]! }
         func clamp(_ stage: DepthwiseBlockStep.Stage?) -> ConvolutionClamp { stage?.epilogue?.clamp(values) ?? .none }
         let (expandClamp, depthwiseClamp, projectClamp) = (
@@ -60,56 +63,91 @@ extension ExecutionPlan {
             return current
         }
         let input = value(block.input).compacted()
-        // A stage's parameters, compact weight and bias (held by the caller until the kernel
-        // has run: a compacted copy lives nowhere else).
+        // The stages' kernel operands: the memo's when the weights and biases are the storages
+        // they were last run (a model's constants), else resolved now.
+        var held: [TensorValue] = []
+        var operands: DepthwiseBlockMemo.Operands
+        if let remembered = memo.operands(matching: values) {
+            operands = remembered
+        } else {
+            (operands, held) = resolveOperands(block, inputShape: input.layout.shape, values: values)
+            // Operands that point into a compacted copy hold only for this run.
+            if held.isEmpty { memo.remember(operands) }
+        }
+        operands.expand?.clamp = expandClamp
+        operands.direct?.clamp = expandClamp
+        operands.depthwise.clamp = depthwiseClamp
+        operands.project?.clamp = projectClamp
+        let residual = block.project?.epilogue?.residual.map { value($0).compacted() }
+        let result = entries[block.output]
+        let out = TensorStorage.allocate(count: result.shape.reduce(1, *), type: result.type)
+        DepthwiseBlock.run(
+            input: input.floats, inputShape: input.layout.shape, expand: operands.expand, direct: operands.direct,
+            depthwise: operands.depthwise, project: operands.project, residual: residual?.floats,
+            output: out.pointer.assumingMemoryBound(to: Float.self))
+        withExtendedLifetime((input, held, residual)) {}
+        return TensorValue(storage: out, layout: contiguousLayouts[block.output], type: result.type)
+    }
+
+    /// A depthwise block's kernel operands from this run's weights and biases (clamps left
+    /// `.none`: they are read every run), with where each points, and the compacted copies they
+    /// point into (empty when every weight and bias was compact already): the caller holds those
+    /// until the kernel has run.
+    private func resolveOperands(
+        _ block: DepthwiseBlockStep, inputShape: [Int], values: [TensorValue?]
+    ) -> (DepthwiseBlockMemo.Operands, held: [TensorValue]) {
+        var sources: [DepthwiseBlockMemo.Source] = []
+        var held: [TensorValue] = []
+        // A compact weight or bias, and where it came from.
+        func compact(_ entry: Int) -> TensorValue {
+            let index = canonical[entry]
+            let original = values[index]!
+            let value = original.compacted()
+            if value.storage === original.storage {
+                sources.append(.init(value: index, serial: value.storage.serial, offset: value.layout.offset))
+            } else {
+                held.append(value)
+            }
+            return value
+        }
+        // A stage's parameters, compact weight and bias.
         func operands(of stage: DepthwiseBlockStep.Stage) -> (Conv2DParameters, TensorValue, TensorValue?) {
             guard case .conv2d(let parameters) = entries[stage.conv].op else {
                 kernelFailure("[depthwise block] \(entries[stage.conv].op) is not a convolution")
             }
             let inputs = entries[stage.conv].inputs
-            let weight = value(inputs[1]).compacted()
-            let bias = inputs.count > 2 ? value(inputs[2]).compacted() : nil
-            return (parameters, weight, bias)
+            return (parameters, compact(inputs[1]), inputs.count > 2 ? compact(inputs[2]) : nil)
         }
         func pointwise(
-            _ operands: (Conv2DParameters, TensorValue, TensorValue?)?, clamp: ConvolutionClamp, inputShape: [Int]
+            _ operands: (Conv2DParameters, TensorValue, TensorValue?)?, inputShape: [Int]
         ) -> DepthwiseBlockPointwise? {
             guard let (parameters, weight, bias) = operands else { return nil }
             let prepared = Conv2DRule.preparedWeights(weight, inputShape: inputShape, parameters: parameters)
             return DepthwiseBlockPointwise(
                 weights: weight.floats, outputChannels: weight.layout.shape[0], inputChannels: weight.layout.shape[1],
-                packed: prepared?.packed, bias: bias?.floats, clamp: clamp)
+                packed: prepared?.packed, bias: bias?.floats, clamp: .none)
         }
         let expandOperands = block.expand.map(operands(of:))
-        let depthwiseOperands = operands(of: block.depthwise)
+        let (parameters, dwWeight, dwBias) = operands(of: block.depthwise)
         let projectOperands = block.project.map(operands(of:))
         // The first stage is a pointwise expansion or an image model's first layer, as
         // `DepthwiseBlock.fuses` took it when the plan was made.
         var expand: DepthwiseBlockPointwise?
         var direct: DepthwiseBlockDirect?
         if let (parameters, weight, bias) = expandOperands,
-            DepthwiseBlockDirect.fuses(
-                inputShape: input.layout.shape, weightShape: weight.layout.shape, parameters: parameters)
+            DepthwiseBlockDirect.fuses(inputShape: inputShape, weightShape: weight.layout.shape, parameters: parameters)
         {
-            let prepared = Conv2DRule.preparedWeights(weight, inputShape: input.layout.shape, parameters: parameters)
+            let prepared = Conv2DRule.preparedWeights(weight, inputShape: inputShape, parameters: parameters)
             direct = DepthwiseBlockDirect(
                 weights: weight.floats, weightShape: weight.layout.shape, parameters: parameters,
-                packed: prepared?.packed, bias: bias?.floats, clamp: expandClamp)
+                packed: prepared?.packed, bias: bias?.floats, clamp: .none)
         } else {
-            expand = pointwise(expandOperands, clamp: expandClamp, inputShape: input.layout.shape)
+            expand = pointwise(expandOperands, inputShape: inputShape)
         }
-        let (parameters, dwWeight, dwBias) = depthwiseOperands
         let depthwise = DepthwiseBlockDepthwise(
             weights: dwWeight.floats, weightShape: dwWeight.layout.shape, parameters: parameters,
-            bias: dwBias?.floats, clamp: depthwiseClamp)
-        let project = pointwise(projectOperands, clamp: projectClamp, inputShape: entries[block.depthwise.output].shape)
-        let residual = block.project?.epilogue?.residual.map { value($0).compacted() }
-        let result = entries[block.output]
-        let out = TensorStorage.allocate(count: result.shape.reduce(1, *), type: result.type)
-        DepthwiseBlock.run(
-            input: input.floats, inputShape: input.layout.shape, expand: expand, direct: direct, depthwise: depthwise,
-            project: project, residual: residual?.floats, output: out.pointer.assumingMemoryBound(to: Float.self))
-        withExtendedLifetime((input, expandOperands, depthwiseOperands, projectOperands, residual)) {}
-        return TensorValue(storage: out, layout: contiguousLayouts[block.output], type: result.type)
+            bias: dwBias?.floats, clamp: .none)
+        let project = pointwise(projectOperands, inputShape: entries[block.depthwise.output].shape)
+        return (.init(sources: sources, expand: expand, direct: direct, depthwise: depthwise, project: project), held)
     }
 }

@@ -80,7 +80,8 @@ extension ExecutionPlan {
             case .rowFused(_, let group):
                 value = runRowGroup(tables.rowGroups[group], values: values)
             case .depthwiseBlock(_, let block):
-                value = runDepthwiseBlock(tables.depthwiseBlocks[block], values: values)
+                value = runDepthwiseBlock(
+                    tables.depthwiseBlocks[block], memo: depthwiseBlockMemos[block], values: values)
             case .convMean(_, let mean):
                 value = runConvolutionMean(tables.convMeans[mean], entry: i, values: values)
             case .convEpilogue(_, let index):

@@ -139,6 +139,9 @@ final class ExecutionPlan: @unchecked Sendable {
     let inPlaceCandidates: [[Int]]
     /// For every step, the memo that keeps a fused program's run plan between runs.
     let memos: [FusedPlanMemo?]
+    /// For every depthwise block (``StepTables/depthwiseBlocks``), the kernel operands its last
+    /// run resolved from its weights and biases.
+    let depthwiseBlockMemos: [DepthwiseBlockMemo]
     /// The steps that run a kernel or a program (all but views).
     let kernelCount: Int
     /// Counts for ``PlanStatistics`` and ``PlanDescription``.
@@ -188,6 +191,7 @@ final class ExecutionPlan: @unchecked Sendable {
         steps = state.steps
         tables = state.tables
         memos = state.steps.map { if case .fused = $0 { FusedPlanMemo() } else { nil } }
+        depthwiseBlockMemos = state.tables.depthwiseBlocks.map { _ in DepthwiseBlockMemo() }
         kernelCount = state.steps.filter { if case .view = $0 { false } else { true } }.count
         releases = state.releases
         inPlaceCandidates = state.inPlaceCandidates
