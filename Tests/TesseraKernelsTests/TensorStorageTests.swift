@@ -66,21 +66,6 @@ struct TensorStorageTests {
         borrowed = nil
         #expect(weakOwner == nil)
     }
-
-    @Test("every storage has a serial number of its own, never another's, even at a freed one's address")
-    func serialNumbers() {
-        let first = TensorStorage.allocateUnpooled(byteCount: 16)
-        let second = TensorStorage(borrowing: first.pointer, byteCount: 16, keepAlive: first)
-        #expect(first.serial != 0 && second.serial > first.serial)
-        // Storages made and freed one after another: the allocator may give a new one a freed
-        // one's address (and so its ObjectIdentifier), never its serial number.
-        var seen = Set<UInt64>()
-        for _ in 0..<64 {
-            let storage = TensorStorage(borrowing: first.pointer, byteCount: 16, keepAlive: first)
-            #expect(seen.insert(storage.serial).inserted)
-        }
-        #expect(seen.count == 64 && !seen.contains(first.serial) && !seen.contains(second.serial))
-    }
 }
 
 /// Counts release calls (the releases under test run on this thread, in `deinit`).

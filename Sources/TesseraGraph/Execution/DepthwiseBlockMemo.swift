@@ -9,19 +9,19 @@ import TesseraKernels
 /// still those storages at those offsets takes its operands from here: no prepared-weight
 /// lookups, compactions or graph entries between two parallel loops. (Resolving them took about
 /// 4 µs a step, most of the time MobileNetV2's calling thread spent outside parallel loops.)
-/// A storage is known by its ``TensorStorage/serial``, never reused, so a freed weight's address
-/// taken by another storage is not mistaken for it; the memo keeps no storage alive, and its
-/// pointers are used only while the run's values hold the storages they point into.
+/// The memo holds each storage weakly: it keeps none alive, and a freed weight's address taken
+/// by a new storage is not mistaken for it (the weak reference reads `nil` once the storage is
+/// gone). Its pointers are used only while the run's values hold the storages they point into.
 ///
 /// ```swift
 /// if let operands = memo.operands(matching: values) { … } else { memo.remember(resolved) }
 /// ```
 final class DepthwiseBlockMemo: Sendable {
-    /// A weight or bias the operands point into: its index in the run's values, its storage's
-    /// serial number and its layout's offset.
+    /// A weight or bias the operands point into: its index in the run's values, its storage
+    /// (weakly) and its layout's offset.
     struct Source {
         var value: Int
-        var serial: UInt64
+        weak var storage: TensorStorage?
         var offset: Int
     }
 
@@ -48,7 +48,7 @@ final class DepthwiseBlockMemo: Sendable {
         last.withLock { last -> Operands? in
             guard let last else { return nil }
             for source in last.sources {
-                guard let value = values[source.value], value.storage.serial == source.serial,
+                guard let value = values[source.value], let storage = source.storage, value.storage === storage,
                     value.layout.offset == source.offset, value.layout.isContiguous
                 else { return nil }
             }

@@ -104,7 +104,7 @@ extension ExecutionPlan {
             let original = values[index]!
             let value = original.compacted()
             if value.storage === original.storage {
-                sources.append(.init(value: index, serial: value.storage.serial, offset: value.layout.offset))
+                sources.append(.init(value: index, storage: value.storage, offset: value.layout.offset))
             } else {
                 held.append(value)
             }

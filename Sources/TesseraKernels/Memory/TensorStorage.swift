@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Memory that holds elements — of a tensor, a shaped array or a multi-array — kept alive by
 /// reference, with who owns it and so who may write it.
@@ -47,20 +46,11 @@ package final class TensorStorage: @unchecked Sendable {
     /// Who owns the memory.
     package let owner: Owner
 
-    /// A number no other storage of this process has had or will have (from 1 up): what a memo
-    /// of pointers into a storage compares to know it still has the same storage before it. An
-    /// `ObjectIdentifier` would not do: a freed storage's address can be a new storage's.
-    package let serial: UInt64
-
-    /// The last serial number given.
-    private static let serials = Atomic<UInt64>(0)
-
     /// Storage over `byteCount` bytes at `pointer` owned by `owner`.
     package init(pointer: UnsafeMutableRawPointer, byteCount: Int, owner: Owner) {
         self.pointer = pointer
         self.byteCount = byteCount
         self.owner = owner
-        serial = Self.serials.add(1, ordering: .relaxed).newValue
     }
 
     /// Storage backed by a pool (or unpooled) buffer, all of its bytes.
