@@ -213,6 +213,79 @@ struct DepthwiseBlockTests {
         }
     }
 
+    static let farCases: [Case] = [
+        // MobileNetV2's 14 × 14 block (384 channels) with its residual: two bands of 7 rows.
+        Case(
+            input: [1, 64, 14, 14], middle: 384, parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 384),
+            outputs: 64, residual: true),
+        // Its 28 × 28 block: more rows than fit one band, so two bands per thread.
+        Case(
+            input: [1, 32, 28, 28], middle: 192, parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 192),
+            outputs: 32, residual: true),
+        // Stride 2 from 14 × 14 to 7 × 7 (576 channels), bands of 3 and 4 output rows.
+        Case(
+            input: [1, 96, 14, 14], middle: 576,
+            parameters: Conv2DParameters(strides: (2, 2), padding: (1, 1, 1, 1), groups: 576), outputs: 160),
+        // Two images of 16 rows, no projection.
+        Case(input: [2, 8, 16, 12], middle: 40, parameters: Conv2DParameters(padding: (1, 1, 1, 1), groups: 40)),
+    ]
+
+    @Test(
+        "blocks that run by channel groups give the same bits in bands of rows when the cores are far apart",
+        .enabled(if: KernelThreads.coreBudget > 1, "bands replace channel groups only on several threads"),
+        arguments: farCases)
+    func farCoresMatchUnfused(_ c: Case) {
+        let middle = c.middle!
+        #expect(
+            DepthwiseBlock.splitsByChannels(hasExpand: true, middleShape: [c.input[0], middle, c.input[2], c.input[3]]))
+        #expect(
+            DepthwiseBlock.bandsAcrossFarCores(
+                inputRows: c.input[2], budget: KernelThreads.coreBudget, coresAreFar: true)
+                == (c.input[2] >= DepthwiseBlock.farBandRows * KernelThreads.coreBudget))
+        let dwShape = c.parameters.outputShape(
+            inputShape: [c.input[0], middle, c.input[2], c.input[3]], weightShape: [middle, 1, c.kernel, c.kernel])
+        let outputs = c.outputs ?? middle
+        let outShape = [dwShape[0], outputs, dwShape[2], dwShape[3]]
+        let (x, we, be, wd, bd) = Self.inputs(c, seed: 21)
+        let wp = Self.values(outputs * middle, seed: 26)
+        let bp = Self.values(outputs, seed: 27)
+        let r = Self.values(outShape.reduce(1, *), seed: 28)
+        let expected = Self.unfused(c, x: x, we: we, be: be, wd: wd, bd: bd, wp: wp, bp: bp, r: r)
+        for far in [true, false] {
+            var got = [Float](repeating: 12345, count: outShape.reduce(1, *))
+            got.withUnsafeMutableBufferPointer { out in
+                DepthwiseBlock.run(
+                    input: x, inputShape: c.input,
+                    expand: DepthwiseBlockPointwise(
+                        weights: we, outputChannels: middle, inputChannels: c.input[1],
+                        packed: PackedGEMMOperand(packing: we, lda: c.input[1], rows: middle, depth: c.input[1]),
+                        bias: be, clamp: c.clamp),
+                    depthwise: DepthwiseBlockDepthwise(
+                        weights: wd, weightShape: [middle, 1, c.kernel, c.kernel], parameters: c.parameters,
+                        bias: bd, clamp: c.clamp),
+                    project: c.outputs.map { o in
+                        DepthwiseBlockPointwise(
+                            weights: wp, outputChannels: o, inputChannels: middle,
+                            packed: PackedGEMMOperand(packing: wp, lda: middle, rows: o, depth: middle), bias: bp,
+                            clamp: c.clamp)
+                    },
+                    residual: c.residual ? r : nil, output: out.baseAddress!, coresAreFar: far)
+            }
+            let mismatches = zip(got, expected).filter { $0.bitPattern != $1.bitPattern }.count
+            #expect(mismatches == 0, "\(c), cores \(far ? "far" : "near"): \(mismatches) differ")
+        }
+    }
+
+    @Test("far cores: bands for blocks with 7 or more input rows per thread, channel groups otherwise")
+    func farCoreSplit() {
+        #expect(DepthwiseBlock.bandsAcrossFarCores(inputRows: 14, budget: 2, coresAreFar: true))
+        #expect(DepthwiseBlock.bandsAcrossFarCores(inputRows: 28, budget: 2, coresAreFar: true))
+        #expect(!DepthwiseBlock.bandsAcrossFarCores(inputRows: 14, budget: 2, coresAreFar: false))
+        #expect(!DepthwiseBlock.bandsAcrossFarCores(inputRows: 7, budget: 2, coresAreFar: true))
+        #expect(!DepthwiseBlock.bandsAcrossFarCores(inputRows: 14, budget: 4, coresAreFar: true))
+        #expect(!DepthwiseBlock.bandsAcrossFarCores(inputRows: 28, budget: 1, coresAreFar: true))
+    }
+
     @Test("channel groups: multiples of a panel that fill about 16 KiB; small expansions")
     func channelGroupChoice() {
         #expect(DepthwiseBlock.groupChannels(positions: 14 * 14) == 16)

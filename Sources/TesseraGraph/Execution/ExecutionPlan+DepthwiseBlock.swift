@@ -39,7 +39,7 @@ extension ExecutionPlan {
         }
     }
 
-    /// Runs a depthwise block step: ``DepthwiseBlock/run(input:inputShape:expand:depthwise:project:residual:output:bandRows:)``
+    /// Runs a depthwise block step: ``DepthwiseBlock/run(input:inputShape:expand:direct:depthwise:project:residual:output:bandRows:coresAreFar:)``
     /// with each pointwise weight's prepared panels, or, when a stage's clamp has a NaN bound
     /// this run (bounds are read at run time), the stages one after another as their own steps
     /// would. The kernel operands come from `memo` when this run's weights and biases are the

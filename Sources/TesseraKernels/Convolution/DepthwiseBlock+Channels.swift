@@ -21,6 +21,31 @@ extension DepthwiseBlock {
             < minimumIntermediateBytes
     }
 
+    /// Whether a block that would run by channel groups (``splitsByChannels(hasExpand:middleShape:)``)
+    /// runs in bands of rows instead, an equal run of bands per thread: when the cores are far
+    /// apart (``KernelThreads/coresAreFar``) and each thread has at least ``farBandRows`` of
+    /// the expansion's input rows.
+    ///
+    /// By channel groups, each thread's expansion reads the whole input, half of it written by
+    /// the other core, and the projection reads every group's planes, half of them the other
+    /// core's: about 150 KB a block at 14 × 14 with 384 channels. Between far cores that made
+    /// MobileNetV2 at two threads 13 % slower than bands, which share only a halo row; between
+    /// near cores bands were 1 % slower (each band computes its halo row of the expansion too,
+    /// and no thread takes another's band).
+    ///
+    /// ```swift
+    /// DepthwiseBlock.bandsAcrossFarCores(inputRows: 14, budget: 2, coresAreFar: true)  // true
+    /// DepthwiseBlock.bandsAcrossFarCores(inputRows: 7, budget: 2, coresAreFar: true)   // false
+    /// ```
+    package static func bandsAcrossFarCores(inputRows: Int, budget: Int, coresAreFar: Bool) -> Bool {
+        coresAreFar && budget > 1 && inputRows >= farBandRows * budget
+    }
+
+    /// The fewest input rows per thread for ``bandsAcrossFarCores(inputRows:budget:coresAreFar:)``:
+    /// MobileNetV2's 7 × 7 blocks in two bands of 3 and 4 rows computed 10 expansion rows for 7
+    /// and ran 8 % slower than by channel groups.
+    package static let farBandRows = 7
+
     /// Channels per group for planes of `positions` floats: a multiple of the micro-kernel's
     /// eight-row panels whose planes take about ``channelGroupBytes`` (at least one panel).
     ///

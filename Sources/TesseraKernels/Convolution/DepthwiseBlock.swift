@@ -92,7 +92,7 @@ package enum DepthwiseBlock {
     /// smaller products and depthwise calls (`Docs/Performance.md`).
     package static let bandBytes = 512 << 10
 
-    /// Numbers each ``run(input:inputShape:expand:depthwise:project:residual:output:bandRows:)``
+    /// Numbers each ``run(input:inputShape:expand:direct:depthwise:project:residual:output:bandRows:coresAreFar:)``
     /// call, so a thread's scratch header is read only in the call that wrote it.
     private static let bandToken = Atomic<Int>(0)
 
@@ -193,14 +193,18 @@ package enum DepthwiseBlock {
     ///     pass small values to cross many band edges), and then an expansion that
     ///     ``splitsByChannels(hasExpand:middleShape:)`` runs by channel groups
     ///     (``runByChannels(input:inputShape:expand:depthwise:output:groupChannels:)``), the
-    ///     projection, if any, after them over the depthwise planes.
+    ///     projection, if any, after them over the depthwise planes — unless
+    ///     ``bandsAcrossFarCores(inputRows:budget:coresAreFar:)`` holds.
+    ///   - coresAreFar: Whether the threads' cores are far apart (``KernelThreads/coresAreFar``,
+    ///     measured as the loops run; tests pass both).
     /// - Precondition: ``fuses(inputShape:expand:depthwiseWeightShape:depthwiseParameters:project:)``
     ///   holds for these shapes, apart from the size threshold, and no clamp has a NaN bound.
     ///   Runs multithreaded: do not call it from inside a `parallelFor` body.
     package static func run(
         input: UnsafePointer<Float>, inputShape: [Int], expand: DepthwiseBlockPointwise?,
         direct: DepthwiseBlockDirect? = nil, depthwise: DepthwiseBlockDepthwise, project: DepthwiseBlockPointwise?,
-        residual: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, bandRows: Int? = nil
+        residual: UnsafePointer<Float>?, output: UnsafeMutablePointer<Float>, bandRows: Int? = nil,
+        coresAreFar: Bool = KernelThreads.coresAreFar
     ) {
         let (n, c) = (inputShape[0], inputShape[1])
         // The depthwise stage's input planes are `h × w`: the first layer's output with one.
@@ -227,9 +231,12 @@ package enum DepthwiseBlock {
                 + "first layer \(direct.map { "\($0.weightShape) \($0.parameters)" } ?? "-"), "
                 + "depthwise \(dwShape), project \(project.map { [$0.outputChannels, $0.inputChannels] } ?? [])")
         if n * outChannels * oh * ow == 0 { return }
-        if let expand, bandRows == nil,
-            splitsByChannels(hasExpand: true, middleShape: [n, middle, h, w])
-        {
+        let budget = KernelThreads.coreBudget
+        let splitsChannels =
+            expand != nil && bandRows == nil && splitsByChannels(hasExpand: true, middleShape: [n, middle, h, w])
+        let farBands =
+            splitsChannels && bandsAcrossFarCores(inputRows: h, budget: budget, coresAreFar: coresAreFar)
+        if let expand, splitsChannels, !farBands {
             guard let project else {
                 runByChannels(
                     input: input, inputShape: inputShape, expand: expand, depthwise: depthwise, output: output)
@@ -280,9 +287,12 @@ package enum DepthwiseBlock {
         // its own run of bands takes the other's last ones (two runs of bands, one per thread,
         // left a core idle whenever the other ran slower: the 112 × 112 and 56 × 56 blocks ran
         // 1.5 times faster on two cores than on one).
-        let budget = KernelThreads.coreBudget
         var piecesPerImage = (oh + rows - 1) / rows
-        if budget > 1 && bandRows == nil {
+        if farBands {
+            // An equal run of bands per thread, each its thread's own part of the rows: a band
+            // taken from the other thread would compute its rows again and read far ones.
+            piecesPerImage = Swift.min(oh, (piecesPerImage + budget - 1) / budget * budget)
+        } else if budget > 1 && bandRows == nil {
             piecesPerImage = Swift.max(piecesPerImage, Swift.min(oh, (4 * budget + n - 1) / n))
         }
         var bands: [(image: Int, y0: Int, y1: Int)] = []

@@ -44,6 +44,11 @@ final class SpinningWorkers: @unchecked Sendable {
     private let participants: Int
     private let remaining = Atomic<Int>(0)
     private let sleepers = Atomic<Int>(0)
+    /// When the last timed loop was opened (`DispatchTime` nanoseconds), for
+    /// ``handoffNanoseconds``.
+    private let openedAt = Atomic<UInt64>(0)
+    /// The first worker's ``HandoffLatency`` estimate in nanoseconds; 0 before it has one.
+    private let handoff = Atomic<Int>(0)
     private let condition = NSCondition()
     /// The open loop's body and size: written by its caller before the generation is opened,
     /// read only by workers that joined it.
@@ -58,6 +63,13 @@ final class SpinningWorkers: @unchecked Sendable {
             thread.stackSize = 1 << 20
             thread.start()
         }
+    }
+
+    /// How long a loop takes to reach the first worker while it polls (``HandoffLatency``), in
+    /// nanoseconds, or `nil` until it has seen a few loops.
+    package var handoffNanoseconds: Int? {
+        let estimate = handoff.load(ordering: .relaxed)
+        return estimate > 0 ? estimate : nil
     }
 
     /// Runs `body(chunk)` once for every chunk in `0..<chunks`, on the workers and the calling
@@ -80,6 +92,9 @@ final class SpinningWorkers: @unchecked Sendable {
             // Open the loop: the next odd generation, nobody inside.
             let closed = state.load(ordering: .sequentiallyConsistent) >> SpinningWorkers.insideBits
             let open = closed + 1
+            if SpinningWorkers.isTimed(open) {
+                openedAt.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+            }
             state.store(open << SpinningWorkers.insideBits, ordering: .sequentiallyConsistent)
             if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
                 condition.lock()
@@ -163,25 +178,47 @@ final class SpinningWorkers: @unchecked Sendable {
 
     private func work(participant: Int) {
         var done = 0  // the last generation this worker took part in (or skipped)
+        var latency = HandoffLatency()
         while true {
-            let generation = waitForLoop(after: done)
+            let (generation, handoffSample) = waitForLoop(after: done, timed: participant == 1)
             done = generation
+            if let handoffSample {
+                latency.add(nanoseconds: handoffSample)
+                if let estimate = latency.estimate { handoff.store(Swift.max(1, estimate), ordering: .relaxed) }
+            }
             guard join(generation) else { continue }
             runJoinedLoop(participant: participant)
             state.subtract(1, ordering: .sequentiallyConsistent)
         }
     }
 
-    /// Polls, then sleeps, until an open (odd) generation newer than `done` appears.
-    private func waitForLoop(after done: Int) -> Int {
+    /// Whether the loop of odd generation `generation` is timed for ``handoffNanoseconds``: one
+    /// loop in four, so most loops read no clock (two reads a loop made short workloads of
+    /// many loops, T8's 46 µs, about 0.5 % slower).
+    private static func isTimed(_ generation: Int) -> Bool { generation & 7 == 1 }
+
+    /// Polls, then sleeps, until an open (odd) generation newer than `done` appears. With
+    /// `timed`, also returns how long after its opening the loop was seen, if this worker was
+    /// already polling then (not asleep, not arriving late).
+    private func waitForLoop(after done: Int, timed: Bool) -> (generation: Int, handoff: Int?) {
         func openGeneration() -> Int? {
             let generation = state.load(ordering: .sequentiallyConsistent) >> SpinningWorkers.insideBits
             return generation > done && generation & 1 == 1 ? generation : nil
         }
         let deadline = DispatchTime.now().uptimeNanoseconds + SpinningWorkers.spinDuration
+        var polled = false
         while DispatchTime.now().uptimeNanoseconds < deadline {
             for _ in 0..<32 {
-                if let generation = openGeneration() { return generation }
+                if let generation = openGeneration() {
+                    guard timed && polled && SpinningWorkers.isTimed(generation) else { return (generation, nil) }
+                    let opened = openedAt.load(ordering: .sequentiallyConsistent)
+                    let seen = DispatchTime.now().uptimeNanoseconds
+                    // `openedAt` is this loop's while the loop is still open: the caller writes
+                    // the next loop's only after closing this one.
+                    let current = state.load(ordering: .sequentiallyConsistent) >> SpinningWorkers.insideBits
+                    return (generation, current == generation ? Int(seen) - Int(opened) : nil)
+                }
+                polled = true
                 tessera_spin_pause()
             }
         }
@@ -190,7 +227,7 @@ final class SpinningWorkers: @unchecked Sendable {
         sleepers.add(1, ordering: .sequentiallyConsistent)
         defer { sleepers.subtract(1, ordering: .sequentiallyConsistent) }
         while true {
-            if let generation = openGeneration() { return generation }
+            if let generation = openGeneration() { return (generation, nil) }
             condition.wait()
         }
     }
