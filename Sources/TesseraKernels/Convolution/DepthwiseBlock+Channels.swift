@@ -29,9 +29,9 @@ extension DepthwiseBlock {
     /// By channel groups, each thread's expansion reads the whole input, half of it written by
     /// the other core, and the projection reads every group's planes, half of them the other
     /// core's: about 150 KB a block at 14 × 14 with 384 channels. Between far cores that made
-    /// MobileNetV2 at two threads 13 % slower than bands, which share only a halo row; between
-    /// near cores bands were 1 % slower (each band computes its halo row of the expansion too,
-    /// and no thread takes another's band).
+    /// MobileNetV2 at two threads 11–14 % slower than bands, which share only a halo row; between
+    /// near cores bands were 0.6–1.5 % slower (each band computes its halo row of the expansion
+    /// too, and no thread takes another's band).
     ///
     /// ```swift
     /// DepthwiseBlock.bandsAcrossFarCores(inputRows: 14, budget: 2, coresAreFar: true)  // true
@@ -42,8 +42,8 @@ extension DepthwiseBlock {
     }
 
     /// The fewest input rows per thread for ``bandsAcrossFarCores(inputRows:budget:coresAreFar:)``:
-    /// MobileNetV2's 7 × 7 blocks in two bands of 3 and 4 rows computed 10 expansion rows for 7
-    /// and ran 8 % slower than by channel groups.
+    /// MobileNetV2's 7 × 7 blocks in two bands of 3 and 4 rows compute 10 expansion rows for 7;
+    /// in bands too they made the model 5 % slower between far cores.
     package static let farBandRows = 7
 
     /// Channels per group for planes of `positions` floats: a multiple of the micro-kernel's
