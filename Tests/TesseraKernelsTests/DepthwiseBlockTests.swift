@@ -120,43 +120,67 @@ struct DepthwiseBlockTests {
         return y
     }
 
+    /// A case's operands (seeds `seed` to `seed + 7`), the block's output shape and the three
+    /// convolutions' result.
+    struct Operands {
+        var x: [Float], we: [Float], be: [Float], wd: [Float], bd: [Float], wp: [Float], bp: [Float], r: [Float]
+        var outShape: [Int]
+        var expected: [Float]
+
+        init(_ c: Case, seed: UInt64) {
+            let middle = c.middle ?? c.input[1]
+            let dwShape = c.parameters.outputShape(
+                inputShape: [c.input[0], middle, c.input[2], c.input[3]], weightShape: [middle, 1, c.kernel, c.kernel])
+            let outputs = c.outputs ?? middle
+            outShape = [dwShape[0], outputs, dwShape[2], dwShape[3]]
+            (x, we, be, wd, bd) = DepthwiseBlockTests.inputs(c, seed: seed)
+            wp = DepthwiseBlockTests.values(outputs * middle, seed: seed + 5)
+            bp = DepthwiseBlockTests.values(outputs, seed: seed + 6)
+            r = DepthwiseBlockTests.values(outShape.reduce(1, *), seed: seed + 7)
+            expected = DepthwiseBlockTests.unfused(c, x: x, we: we, be: be, wd: wd, bd: bd, wp: wp, bp: bp, r: r)
+        }
+    }
+
+    /// The fused block on `o`'s operands, the expansion's weights prepared or not, and how many
+    /// of its outputs differ from the three convolutions' in their bits.
+    static func mismatches(
+        _ c: Case, _ o: Operands, preparedExpand: Bool, bandRows: Int? = nil, coresAreFar: Bool = false
+    ) -> Int {
+        let middle = c.middle ?? c.input[1]
+        var got = [Float](repeating: 12345, count: o.outShape.reduce(1, *))
+        got.withUnsafeMutableBufferPointer { out in
+            let expand = c.middle.map { m in
+                DepthwiseBlockPointwise(
+                    weights: o.we, outputChannels: m, inputChannels: c.input[1],
+                    packed: preparedExpand
+                        ? PackedGEMMOperand(packing: o.we, lda: c.input[1], rows: m, depth: c.input[1]) : nil,
+                    bias: o.be, clamp: c.clamp)
+            }
+            let project = c.outputs.map { outputs in
+                DepthwiseBlockPointwise(
+                    weights: o.wp, outputChannels: outputs, inputChannels: middle,
+                    packed: PackedGEMMOperand(packing: o.wp, lda: middle, rows: outputs, depth: middle), bias: o.bp,
+                    clamp: c.clamp)
+            }
+            DepthwiseBlock.run(
+                input: o.x, inputShape: c.input, expand: expand,
+                depthwise: DepthwiseBlockDepthwise(
+                    weights: o.wd, weightShape: [middle, 1, c.kernel, c.kernel], parameters: c.parameters,
+                    bias: o.bd, clamp: c.clamp),
+                project: project, residual: c.residual ? o.r : nil, output: out.baseAddress!, bandRows: bandRows,
+                coresAreFar: coresAreFar)
+        }
+        return zip(got, o.expected).filter { $0.bitPattern != $1.bitPattern }.count
+    }
+
     @Test(
         "the fused block gives the bits of its three convolutions: in bands of every size, by channel groups",
         arguments: cases)
     func matchesUnfused(_ c: Case) {
-        let middle = c.middle ?? c.input[1]
-        let dwShape = c.parameters.outputShape(
-            inputShape: [c.input[0], middle, c.input[2], c.input[3]], weightShape: [middle, 1, c.kernel, c.kernel])
-        let outputs = c.outputs ?? middle
-        let outShape = [dwShape[0], outputs, dwShape[2], dwShape[3]]
-        let (x, we, be, wd, bd) = Self.inputs(c, seed: 1)
-        let wp = Self.values(outputs * middle, seed: 6)
-        let bp = Self.values(outputs, seed: 7)
-        let r = Self.values(outShape.reduce(1, *), seed: 8)
-        let expected = Self.unfused(c, x: x, we: we, be: be, wd: wd, bd: bd, wp: wp, bp: bp, r: r)
-        #expect(expected.contains { $0.isNaN } && expected.contains { !$0.isNaN }, "\(c)")
+        let operands = Operands(c, seed: 1)
+        #expect(operands.expected.contains { $0.isNaN } && operands.expected.contains { !$0.isNaN }, "\(c)")
         for bandRows in [1, 2, 3, 5, nil] as [Int?] {
-            var got = [Float](repeating: 12345, count: outShape.reduce(1, *))
-            got.withUnsafeMutableBufferPointer { out in
-                let expand = c.middle.map { m in
-                    DepthwiseBlockPointwise(
-                        weights: we, outputChannels: m, inputChannels: c.input[1], packed: nil, bias: be,
-                        clamp: c.clamp)
-                }
-                let project = c.outputs.map { o in
-                    DepthwiseBlockPointwise(
-                        weights: wp, outputChannels: o, inputChannels: middle,
-                        packed: PackedGEMMOperand(packing: wp, lda: middle, rows: o, depth: middle), bias: bp,
-                        clamp: c.clamp)
-                }
-                DepthwiseBlock.run(
-                    input: x, inputShape: c.input, expand: expand,
-                    depthwise: DepthwiseBlockDepthwise(
-                        weights: wd, weightShape: [middle, 1, c.kernel, c.kernel], parameters: c.parameters,
-                        bias: bd, clamp: c.clamp),
-                    project: project, residual: c.residual ? r : nil, output: out.baseAddress!, bandRows: bandRows)
-            }
-            let mismatches = zip(got, expected).filter { $0.bitPattern != $1.bitPattern }.count
+            let mismatches = Self.mismatches(c, operands, preparedExpand: false, bandRows: bandRows)
             #expect(mismatches == 0, "\(c), band rows \(bandRows.map(String.init) ?? "auto"): \(mismatches) differ")
         }
     }
@@ -235,43 +259,16 @@ struct DepthwiseBlockTests {
         .enabled(if: KernelThreads.coreBudget > 1, "bands replace channel groups only on several threads"),
         arguments: farCases)
     func farCoresMatchUnfused(_ c: Case) {
-        let middle = c.middle!
+        let budget = KernelThreads.coreBudget
         #expect(
-            DepthwiseBlock.splitsByChannels(hasExpand: true, middleShape: [c.input[0], middle, c.input[2], c.input[3]]))
+            DepthwiseBlock.splitsByChannels(
+                hasExpand: true, middleShape: [c.input[0], c.middle!, c.input[2], c.input[3]]))
         #expect(
-            DepthwiseBlock.bandsAcrossFarCores(
-                inputRows: c.input[2], budget: KernelThreads.coreBudget, coresAreFar: true)
-                == (c.input[2] >= DepthwiseBlock.farBandRows * KernelThreads.coreBudget))
-        let dwShape = c.parameters.outputShape(
-            inputShape: [c.input[0], middle, c.input[2], c.input[3]], weightShape: [middle, 1, c.kernel, c.kernel])
-        let outputs = c.outputs ?? middle
-        let outShape = [dwShape[0], outputs, dwShape[2], dwShape[3]]
-        let (x, we, be, wd, bd) = Self.inputs(c, seed: 21)
-        let wp = Self.values(outputs * middle, seed: 26)
-        let bp = Self.values(outputs, seed: 27)
-        let r = Self.values(outShape.reduce(1, *), seed: 28)
-        let expected = Self.unfused(c, x: x, we: we, be: be, wd: wd, bd: bd, wp: wp, bp: bp, r: r)
+            DepthwiseBlock.bandsAcrossFarCores(inputRows: c.input[2], budget: budget, coresAreFar: true)
+                == (c.input[2] >= DepthwiseBlock.farBandRows * budget))
+        let operands = Operands(c, seed: 21)
         for far in [true, false] {
-            var got = [Float](repeating: 12345, count: outShape.reduce(1, *))
-            got.withUnsafeMutableBufferPointer { out in
-                DepthwiseBlock.run(
-                    input: x, inputShape: c.input,
-                    expand: DepthwiseBlockPointwise(
-                        weights: we, outputChannels: middle, inputChannels: c.input[1],
-                        packed: PackedGEMMOperand(packing: we, lda: c.input[1], rows: middle, depth: c.input[1]),
-                        bias: be, clamp: c.clamp),
-                    depthwise: DepthwiseBlockDepthwise(
-                        weights: wd, weightShape: [middle, 1, c.kernel, c.kernel], parameters: c.parameters,
-                        bias: bd, clamp: c.clamp),
-                    project: c.outputs.map { o in
-                        DepthwiseBlockPointwise(
-                            weights: wp, outputChannels: o, inputChannels: middle,
-                            packed: PackedGEMMOperand(packing: wp, lda: middle, rows: o, depth: middle), bias: bp,
-                            clamp: c.clamp)
-                    },
-                    residual: c.residual ? r : nil, output: out.baseAddress!, coresAreFar: far)
-            }
-            let mismatches = zip(got, expected).filter { $0.bitPattern != $1.bitPattern }.count
+            let mismatches = Self.mismatches(c, operands, preparedExpand: true, coresAreFar: far)
             #expect(mismatches == 0, "\(c), cores \(far ? "far" : "near"): \(mismatches) differ")
         }
     }
