@@ -44,16 +44,16 @@ final class SpinningWorkers: @unchecked Sendable {
     private let participants: Int
     private let remaining = Atomic<Int>(0)
     private let sleepers = Atomic<Int>(0)
-    /// When the last timed loop was opened (`DispatchTime` nanoseconds), for
-    /// ``handoffNanoseconds``.
-    private let openedAt = Atomic<UInt64>(0)
-    /// The first worker's ``HandoffLatency`` estimate in nanoseconds; 0 before it has one.
-    private let handoff = Atomic<Int>(0)
     private let condition = NSCondition()
     /// The open loop's body and size: written by its caller before the generation is opened,
     /// read only by workers that joined it.
     private var body: ((Int) -> Void)?
     private var chunkCount = 0
+    /// When the last timed loop was opened (`DispatchTime` nanoseconds), for
+    /// ``handoffNanoseconds``.
+    private let openedAt = Atomic<UInt64>(0)
+    /// The first worker's ``HandoffLatency`` estimate in nanoseconds; 0 before it has one.
+    private let handoff = Atomic<Int>(0)
 
     private init(workers: Int) {
         participants = workers + 1
