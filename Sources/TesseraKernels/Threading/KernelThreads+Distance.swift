@@ -3,9 +3,9 @@ import Foundation
 extension KernelThreads {
     /// The handoff latency (``SpinningWorkers/handoffNanoseconds``) above which the cores
     /// running Tessera's loops count as far apart. On this project's two-vCPU machine the
-    /// estimate's medians over a run were 80–110 ns (none above 125) while a cache-line round trip
-    /// between the cores took 60–130 ns, and 220–260 ns (none below 165) while it took
-    /// 310–350 ns. `TESSERA_FAR_HANDOFF_NS` overrides it.
+    /// estimate's medians over a run were 80–111 ns (90th percentiles 85–117 ns) while a
+    /// cache-line round trip between the cores took 60–130 ns, and 205–289 ns (10th percentiles
+    /// 176–228 ns) while it took 310–350 ns. `TESSERA_FAR_HANDOFF_NS` overrides it.
     package static let farHandoffNanoseconds: Int =
         ProcessInfo.processInfo.environment["TESSERA_FAR_HANDOFF_NS"].flatMap { Int($0) } ?? 150
 
