@@ -5,7 +5,8 @@ import TesseraTensor
 // Benchmarks, run in release mode: `make bench` (or `swift run -c release TesseraBenchmarks`).
 // Arguments: area names to run only some (tensor, elementwise, reduction, linalg, conv, winograd, attention, copy,
 // multiarray, models, compile, classic; t9parts times the pieces of T9, loadparts the phases of a
-// model load, loadloop one model loaded repeatedly (for a profiler), compiledload a compiled model's load with and without its stored prepared weights), `--json PATH` to write the tensor
+// model load, loadloop one model loaded repeatedly (for a profiler), compiledload a compiled model's load with and without its stored prepared weights;
+// roundtrip, alone, a cache line's round trip between two threads' cores), `--json PATH` to write the tensor
 // workloads' medians for Benchmarks/peers/compare.py, and `--models-dir DIR` for the model
 // workloads (made by Benchmarks/peers/model_workloads.py --make-models DIR) and the compile
 // workloads (made by Benchmarks/peers/make_compile_model.py DIR) and the classic workloads (made by
@@ -30,6 +31,11 @@ if let flag = arguments.firstIndex(of: "--models-dir"), flag + 1 < arguments.cou
 }
 let selected = Set(arguments)
 func wants(_ area: String) -> Bool { selected.isEmpty || selected.contains(area) }
+// Before anything can start Tessera's kernel threads, which would spin on the same cores.
+if selected.contains("roundtrip") {
+    runRoundTrip()
+    exit(0)
+}
 
 print(
     "Tessera benchmarks: \(KernelThreads.coreBudget) threads, OpenBLAS \(KernelThreads.blasSummary); "

@@ -36,6 +36,7 @@ import argparse
 import datetime
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -70,9 +71,30 @@ def load_average() -> float | None:
         return None
 
 
+# The TesseraBenchmarks binary whose `roundtrip` area `core_round_trip` runs (set by main), or None.
+ROUND_TRIP_BINARY: str | None = None
+
+
+def core_round_trip() -> float | None:
+    """A cache line's round trip between two threads' cores in ns (`TesseraBenchmarks roundtrip`),
+    or None without the binary, with one CPU or when it fails. On a VM the host moves the vCPUs
+    between cores that share a cache (tens of ns) and cores far apart (hundreds), which moves
+    two-thread figures of small models by 10-30 %: `measured` records it around every run."""
+    if ROUND_TRIP_BINARY is None:
+        return None
+    try:
+        output = subprocess.run([ROUND_TRIP_BINARY, "roundtrip"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r"round trip ([0-9.]+) ns", output)
+    return float(match[1]) if match else None
+
+
 def measured(label: str, command: list[str], idle_wait: float, max_load: float, env: dict | None = None) -> dict:
     """Wait for an idle machine, run `command` (its output goes to stderr) and say how busy
-    other processes kept the machine meanwhile: {"other_cpu_load", "load_average"}."""
+    other processes kept the machine meanwhile and how far apart the cores were right before
+    and after it: {"other_cpu_load", "load_average", "round_trip_ns": [before, after]} (the
+    round trips None where `core_round_trip` has none)."""
     average = load_average()
     if idle_wait > 0:
         idle = wait_for_idle(max_load, idle_wait)
@@ -83,13 +105,15 @@ def measured(label: str, command: list[str], idle_wait: float, max_load: float, 
         # Without the idle wait, the 1-minute load average (which lags) is all there is to go by.
         print(f"warning: load average {average} on {os.cpu_count()} cores before {label}; "
               "its figures may be skewed", file=sys.stderr)
+    trip_before = core_round_trip()
     print("running " + " ".join(command), file=sys.stderr, flush=True)
     before, start = cpu_seconds(), time.perf_counter()
     try:
         subprocess.run(command, check=True, stdout=sys.stderr, env=env)
     except (OSError, subprocess.CalledProcessError) as error:
         raise SystemExit(f"{label} failed: {error}") from error
-    return {"other_cpu_load": other_load(before, cpu_seconds(), time.perf_counter() - start), "load_average": average}
+    load = other_load(before, cpu_seconds(), time.perf_counter() - start)
+    return {"other_cpu_load": load, "load_average": average, "round_trip_ns": [trip_before, core_round_trip()]}
 
 
 def least_disturbed(label: str, command: list[str], out_path: str, attempts: int, idle_wait: float,
@@ -155,13 +179,20 @@ def run_rounds(binary: str, models_dir: str, out_dir: str, tessera: dict, peers:
     alone. PyTorch keeps its figure from the first run. Each round also times the loads of
     ROUND_LOADS (``load_round``), whose figures become the least of theirs the same way (kept as
     `package_ms_runs`, `compiled_ms_runs`, `median_ms_runs`), and so do the first predictions of
-    freshly loaded models (`first_prediction_ms_runs`, `first_run_ms_runs`). Returns each round's
-    conditions."""
+    freshly loaded models (`first_prediction_ms_runs`, `first_run_ms_runs`). Each one-prediction
+    entry also keeps the cores' round trip before and after each of its runs
+    (`runs_round_trip_ns`, see `core_round_trip`) and the kept run's (`kept_round_trip_ns`).
+    Returns each round's conditions."""
     ort = peers.setdefault("onnxruntime", {})
     by_threads = {"tessera": (tessera.get("models") or {}).get("by_threads") or {}, "onnxruntime": ort.get("by_threads") or {}}
     first = {(side, str(t)): by_threads[side].get(str(t)) or {} for side in by_threads for t in SINGLE_THREADS}
     samples = {key: {name: [figures[name]["median_ms"]] for name in SINGLE_MODELS if dig(figures, name, "median_ms") is not None}
                for key, figures in first.items()}
+    # The round trips around each sample's run, in the same order; the first runs' from their conditions.
+    first_conditions = {("tessera", str(THREADS)): tessera.get("conditions"), ("tessera", "1"): tessera.get("conditions_1thread"),
+                        **{("onnxruntime", str(t)): peers.get("conditions") for t in SINGLE_THREADS}}
+    trips = {key: {name: [(first_conditions.get(key) or {}).get("round_trip_ns")] for name in by_name}
+             for key, by_name in samples.items()}
     log = []
     load_samples: dict = {}
     for number in range(1, rounds + 1):
@@ -185,6 +216,7 @@ def run_rounds(binary: str, models_dir: str, out_dir: str, tessera: dict, peers:
                     value = dig(figures, name, "median_ms")
                     if value is not None:
                         samples[(side, t)].setdefault(name, []).append(value)
+                        trips[(side, t)].setdefault(name, []).append(conditions.get("round_trip_ns"))
                 log.append({"round": number, "side": side, "threads": threads, **conditions})
         log += load_round(binary, models_dir, out_dir, tessera, peers, number, idle_wait, max_load, load_samples)
     for (side, t), by_name in samples.items():
@@ -194,10 +226,13 @@ def run_rounds(binary: str, models_dir: str, out_dir: str, tessera: dict, peers:
                 continue
             entry["runs_ms"] = values
             entry["median_ms"] = min(values)
+            entry["runs_round_trip_ns"] = trips[(side, t)][name]
+            entry["kept_round_trip_ns"] = entry["runs_round_trip_ns"][values.index(entry["median_ms"])]
             if t == str(THREADS):  # the top-level two-thread entries, where they are separate objects
                 top = (tessera.get("models") or {}).get(name) if side == "tessera" else ort.get(name)
                 if isinstance(top, dict) and top is not entry:
-                    top["runs_ms"], top["median_ms"] = values, entry["median_ms"]
+                    for field in ("runs_ms", "median_ms", "runs_round_trip_ns", "kept_round_trip_ns"):
+                        top[field] = entry[field]
     for (side, name, field), values in load_samples.items():
         entry = ((tessera.get("compile") or {}).get(name) if side == "tessera"
                  else ((ort.get("session_creation") or {}).get(name)))
@@ -264,6 +299,18 @@ def dig(document: dict | None, *keys):
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+def round_trip_note(tessera_entry, ort_entry) -> str:
+    """"cores' round trip around the kept runs (ns, before/after): Tessera 82/110, ORT 331/302" for a
+    two-thread row, from each side's `kept_round_trip_ns`; empty when neither has one."""
+    parts = []
+    for label, entry in (("Tessera", tessera_entry), ("ORT", ort_entry)):
+        trip = entry.get("kept_round_trip_ns") if isinstance(entry, dict) else None
+        if isinstance(trip, list) and any(isinstance(value, (int, float)) for value in trip):
+            parts.append(label + " " + "/".join(f"{value:.0f}" if isinstance(value, (int, float)) else "?"
+                                                for value in trip))
+    return "cores' round trip around the kept runs (ns, before/after): " + ", ".join(parts) if parts else ""
+
+
 def rows(tessera: dict, peers: dict) -> list[dict]:
     """The table's rows: workload, unit, Tessera's figure, ONNX Runtime's, PyTorch's, a note."""
     models, compile_ = tessera.get("models", {}), tessera.get("compile", {})
@@ -281,6 +328,10 @@ def rows(tessera: dict, peers: dict) -> list[dict]:
             note = "" if error is None else f"max \\|Δ\\| vs PyTorch {error:.1e}"
             if ort_error is not None:
                 note += f" (ORT {ort_error:.1e})"
+            if threads > 1:
+                trips = round_trip_note(((models.get("by_threads") or {}).get(t) or {}).get(key),
+                                        ((ort.get("by_threads") or {}).get(t) or {}).get(key))
+                note = "; ".join(part for part in (note.strip(), trips) if part)
             table.append({
                 "workload": f"{name}, one prediction, {threads} thread{'s' if threads > 1 else ''}", "unit": "ms",
                 "tessera": figures[0], "onnxruntime": figures[1], "torch": figures[2], "note": note.strip(),
@@ -405,6 +456,12 @@ def markdown(results: dict) -> str:
         lines.append(f"One-prediction rows and the loads of {', '.join(name.upper() for name in ROUND_LOADS)}: "
                      f"Tessera's and ONNX Runtime's figures are the least of {rounds} runs' "
                      "medians, the two sides taking turns (PyTorch's from the first run).")
+    if any("round trip" in row["note"] for row in results["rows"]):
+        lines.append("Cores' round trip: a cache line passed back and forth between two threads "
+                     "(`TesseraBenchmarks roundtrip`) right before and after each run, tens of ns between cores "
+                     "that share a cache, hundreds between cores far apart. A VM's host may move its vCPUs "
+                     "between the two within seconds; two-thread figures of the small models move by 10–30 % "
+                     "with it.")
     loaded = {label: (entry.get("conditions") or {}).get("other_cpu_load")
               for label, entry in (("Tessera", tessera), ("the peers", peers))}
     loaded = {label: load for label, load in loaded.items() if isinstance(load, (int, float)) and load > 0.05}
@@ -443,6 +500,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Collect both sides, merge, print the Markdown table and write results-models.json/.md."""
     args = parse_args(argv)
+    global ROUND_TRIP_BINARY
+    ROUND_TRIP_BINARY = args.tessera_binary
     os.makedirs(args.out_dir, exist_ok=True)
     models_dir = os.path.abspath(args.models_dir)
     sources = {}
