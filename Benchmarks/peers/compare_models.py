@@ -300,8 +300,9 @@ def dig(document: dict | None, *keys):
 
 
 def round_trip_note(tessera_entry, ort_entry) -> str:
-    """"cores' round trip around the kept runs (ns, before/after): Tessera 82/110, ORT 331/302" for a
-    two-thread row, from each side's `kept_round_trip_ns`; empty when neither has one."""
+    """A two-thread row's note on the cores, from each side's `kept_round_trip_ns`, such as
+    "cores' round trip around the kept runs (ns, before/after): Tessera 82/110, ORT 331/302";
+    empty when neither side has one."""
     parts = []
     for label, entry in (("Tessera", tessera_entry), ("ORT", ort_entry)):
         trip = entry.get("kept_round_trip_ns") if isinstance(entry, dict) else None
