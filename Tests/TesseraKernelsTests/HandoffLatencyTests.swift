@@ -27,21 +27,26 @@ struct HandoffLatencyTests {
     @Test("the spinning workers estimate how long a loop takes to reach a polling worker")
     func workersMeasure() {
         guard let workers = SpinningWorkers.shared else { return }
-        var ran = 0
-        for _ in 0..<5_000 where ran < 40 * HandoffLatency.batchSize {
-            // Another thread's loop may hold the workers (tests run in parallel).
-            // Chunks of 2 µs: the loop is still open when the worker checks its sample.
-            let ranLoop = workers.run(chunks: 2) { _ in
-                let until = ContinuousClock.now + .microseconds(2)
-                while ContinuousClock.now < until {}
-            }
-            if ranLoop { ran += 1 }
-            // Leave the worker polling before the next loop opens.
-            let until = ContinuousClock.now + .microseconds(5)
+        func spin(_ duration: Duration) {
+            let until = ContinuousClock.now + duration
             while ContinuousClock.now < until {}
         }
-        guard ran == 40 * HandoffLatency.batchSize else { return }
+        // Loops until there is an estimate (the workers are shared, so other tests' loops count
+        // too), for at most 20 s: on a loaded machine (the suite under a sanitizer, tests running
+        // in parallel on two CPUs) the worker is often not running when a loop opens, and most
+        // loops give no sample. A fixed 320 loops gave none in one such run.
+        let deadline = ContinuousClock.now + .seconds(20)
+        var loops = 0
+        while workers.handoffNanoseconds == nil && ContinuousClock.now < deadline {
+            // Chunks of 10 µs: the loop is still open when the worker checks its sample.
+            // `run` returns false when another thread's loop holds the workers.
+            if workers.run(chunks: 2, { _ in spin(.microseconds(10)) }) { loops += 1 }
+            // Leave the worker polling before the next loop opens.
+            spin(.microseconds(5))
+        }
         let estimate = workers.handoffNanoseconds
-        #expect(estimate.map { $0 > 0 && $0 < 1_000_000 } == true, "\(estimate.map(String.init) ?? "none")")
+        #expect(
+            estimate.map { $0 > 0 && $0 < 1_000_000 } == true,
+            "after \(loops) loops: \(estimate.map(String.init) ?? "none")")
     }
 }
