@@ -34,7 +34,7 @@ struct HandoffLatencyTests {
         // Loops until there is an estimate (the workers are shared, so other tests' loops count
         // too), for at most 20 s: on a loaded machine (the suite under a sanitizer, tests running
         // in parallel on two CPUs) the worker is often not running when a loop opens, and most
-        // loops give no sample. A fixed 320 loops gave none in one such run.
+        // loops give no sample.
         let deadline = ContinuousClock.now + .seconds(20)
         var loops = 0
         while workers.handoffNanoseconds == nil && ContinuousClock.now < deadline {
